@@ -1,0 +1,31 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A libc error number as a typed Swift error (the swift-system idea, kept small).
+public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+    public init(_ rawValue: Int32) { self.rawValue = rawValue }
+
+    /// The current thread's `errno`.
+    public static var current: Errno { Errno(errno) }
+
+    public var description: String {
+        guard let message = strerror(rawValue) else { return "errno \(rawValue)" }
+        return String(cString: message)
+    }
+}
+
+/// Runs a libc call that returns -1 on failure, retrying on EINTR in this one place.
+@inline(__always)
+public func retryingOnInterrupt<T: FixedWidthInteger>(_ call: () -> T) throws(Errno) -> T {
+    while true {
+        let result = call()
+        if result != -1 { return result }
+        let error = Errno.current
+        if error.rawValue == EINTR { continue }
+        throw error
+    }
+}
