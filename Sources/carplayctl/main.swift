@@ -1,2 +1,6 @@
-// placeholder; replaced by the verb table
-print("carplayctl")
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// carplayctl: parse the arguments, pick the verb, run it (systemd's small tools' shape).
+exit(CarplayCtl.run(arguments: Array(CommandLine.arguments.dropFirst())))

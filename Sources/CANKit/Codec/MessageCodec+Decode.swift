@@ -1,0 +1,133 @@
+extension MessageCodec {
+    /// Decodes a payload into the signals present for its multiplexer values, in
+    /// cantools' order. `choices: false` gives numbers instead of choice names.
+    public func decode(_ data: [UInt8], choices: Bool = true) throws(DBCDecodeError) -> [(name: String, value: SignalValue)] {
+        var result: [(name: String, value: SignalValue)] = []
+        result.reserveCapacity(fields.count)
+        try data.withUnsafeBufferPointer { (buffer) throws(DBCDecodeError) in
+            try decode(buffer, choices: choices) { index, value in result.append((fields[index].name, value)) }
+        }
+        return result
+    }
+
+    /// The name of the signal at `index`, as passed to the visitor of `decode(_:choices:visit:)`.
+    public func signalName(at index: Int) -> String { fields[index].name }
+
+    /// The allocation-free core: calls `visit(signalIndex, value)` for each present signal.
+    /// A payload longer than the message is accepted (the excess is ignored), as in cantools.
+    public func decode(
+        _ data: UnsafeBufferPointer<UInt8>, choices: Bool, visit: (Int, SignalValue) -> Void
+    ) throws(DBCDecodeError) {
+        if let decodeProblem { throw .unusableMessage(message: messageName, reason: decodeProblem) }
+        guard data.count >= length else {
+            throw .wrongLength(message: messageName, actual: data.count, expected: length)
+        }
+        try decode(node: root, data, choices: choices, visit: visit)
+    }
+
+    private func decode(
+        node: CodecNode, _ data: UnsafeBufferPointer<UInt8>, choices: Bool, visit: (Int, SignalValue) -> Void
+    ) throws(DBCDecodeError) {
+        for index in node.signals {
+            visit(index, fields[index].value(in: data, choices: choices))
+        }
+        for (multiplexer, branches) in node.multiplexers {
+            let field = fields[multiplexer]
+            let selector = field.value(in: data, choices: choices)
+            guard let id = field.multiplexerNumber(selector), let branch = branches[id] else {
+                throw .invalidMultiplexerValue(
+                    message: messageName, multiplexer: field.name,
+                    value: field.multiplexerNumber128(selector) ?? 0, expected: branches.keys.sorted())
+            }
+            try decode(node: branch, data, choices: choices, visit: visit)
+        }
+    }
+}
+
+extension SignalField {
+    /// The field's bits, right-aligned.
+    @inline(__always)
+    func rawBits(in data: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        if lastByte - firstByte < 8 {
+            var accumulator: UInt64 = 0
+            if bigEndian {
+                for byte in firstByte...lastByte { accumulator = accumulator << 8 | UInt64(data[byte]) }
+            } else {
+                var byte = lastByte
+                while byte >= firstByte {
+                    accumulator = accumulator << 8 | UInt64(data[byte])
+                    byte -= 1
+                }
+            }
+            return (accumulator >> UInt64(shift)) & mask
+        }
+        // Nine bytes: a 64-bit field that does not start on a byte boundary.
+        var accumulator: UInt128 = 0
+        if bigEndian {
+            for byte in firstByte...lastByte { accumulator = accumulator << 8 | UInt128(data[byte]) }
+        } else {
+            var byte = lastByte
+            while byte >= firstByte {
+                accumulator = accumulator << 8 | UInt128(data[byte])
+                byte -= 1
+            }
+        }
+        return UInt64(truncatingIfNeeded: accumulator >> UInt128(shift)) & mask
+    }
+
+    @inline(__always)
+    func integerRaw(_ bits: UInt64) -> Int128 {
+        guard case .integer(signed: true) = valueType else { return Int128(bits) }
+        if length >= 64 { return Int128(Int64(bitPattern: bits)) }
+        let signBit = UInt64(1) << UInt64(length - 1)
+        return bits & signBit != 0 ? Int128(bits) - (Int128(1) << Int128(length)) : Int128(bits)
+    }
+
+    /// The physical value, exactly as cantools computes it.
+    func value(in data: UnsafeBufferPointer<UInt8>, choices: Bool) -> SignalValue {
+        let bits = rawBits(in: data)
+        switch valueType {
+        case .integer:
+            let raw = integerRaw(bits)
+            if choices, !choicesByValue.isEmpty, let name = choicesByValue[raw] { return .choice(name, raw: raw) }
+            switch conversion {
+            case .identity:
+                return .integer(raw)
+            case let .integer(scale, offset):
+                let (product, overflow) = raw.multipliedReportingOverflow(by: scale)
+                let (sum, overflow2) = product.addingReportingOverflow(offset)
+                if overflow || overflow2 { return .float(Double(raw) * Double(scale) + Double(offset)) }
+                return .integer(sum)
+            case let .linear(scale, offset):
+                return .float(Double(raw) * scale + offset.doubleValue)
+            }
+        case .float32, .float64:
+            let raw = valueType == .float32 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
+            // cantools looks choices up by int(raw); a NaN or infinity has none.
+            if choices, !choicesByValue.isEmpty, raw.isFinite, abs(raw) < 1e38, let name = choicesByValue[Int128(raw)] {
+                return .choice(name, raw: Int128(raw))
+            }
+            switch conversion {
+            case .identity, .integer:
+                return .float(raw)
+            case let .linear(scale, offset):
+                return .float(raw * scale + offset.doubleValue)
+            }
+        }
+    }
+
+    /// cantools' `_get_mux_number`: a choice by its name, a number by `int()`.
+    func multiplexerNumber128(_ value: SignalValue) -> Int128? {
+        switch value {
+        case let .choice(name, _): return choicesByName[name]
+        case let .integer(number): return number
+        case let .float(number):
+            guard number.isFinite, abs(number) < 1e38 else { return nil }
+            return Int128(number.rounded(.towardZero))
+        }
+    }
+
+    func multiplexerNumber(_ value: SignalValue) -> Int? {
+        multiplexerNumber128(value).flatMap { Int(exactly: $0) }
+    }
+}

@@ -1,0 +1,199 @@
+/// A message compiled for decoding and encoding: each signal's bit field and
+/// conversion, and the multiplexing tree, following cantools' `_create_codec`.
+public struct MessageCodec: Sendable {
+    public let messageName: String
+    public let length: Int
+    let fields: [SignalField]
+    let root: CodecNode
+    let signalIndex: [String: Int]
+    /// Why this message cannot be decoded (a signal does not fit); cantools' strict mode refuses it.
+    let decodeProblem: String?
+    /// Why it cannot be encoded (also: overlapping signals).
+    let encodeProblem: String?
+
+    /// Problems found while compiling, for the loader's warnings.
+    var problems: [String] { [encodeProblem].compactMap { $0 } }
+
+    init(messageName: String, length: Int, signals: [DBCSignal]) {
+        self.messageName = messageName
+        self.length = length
+        self.fields = signals.map(SignalField.init)
+        var index: [String: Int] = [:]
+        for (position, signal) in signals.enumerated() { index[signal.name] = position }
+        self.signalIndex = index
+
+        // Children grouped by their multiplexer signal (nil: the root).
+        var byParent: [String?: [(Int, Set<Int>?)]] = [:]
+        for (position, signal) in signals.enumerated() {
+            byParent[signal.multiplexerSignal, default: []].append((position, signal.multiplexerIDs.map(Set.init)))
+        }
+        var cycle: String?
+        self.root = CodecNode.build(parent: nil, multiplexerID: nil, byParent: byParent, signals: signals, depth: 0, cycle: &cycle)
+
+        var decodeProblem: String?
+        for signal in signals {
+            let end = signal.sortKey + signal.length
+            let bitCount = 8 * length
+            let fits = signal.byteOrder == .littleEndian ? signal.startBit + signal.length <= bitCount : end <= bitCount
+            if !fits {
+                decodeProblem = "signal \(signal.name) (line \(signal.line)) does not fit in the \(length)-byte message"
+                break
+            }
+        }
+        if let cycle { decodeProblem = decodeProblem ?? cycle }
+        self.decodeProblem = decodeProblem
+        self.encodeProblem = decodeProblem ?? Self.overlap(in: root, fields: fields, signals: signals)
+    }
+
+    /// cantools' strict check: within any multiplexer path, no two signals share a bit.
+    private static func overlap(in root: CodecNode, fields: [SignalField], signals: [DBCSignal]) -> String? {
+        var owner = [Int?](repeating: nil, count: 8 * 64 + 64)
+        return overlap(node: root, owner: &owner, fields: fields, signals: signals)
+    }
+
+    private static func overlap(node: CodecNode, owner: inout [Int?], fields: [SignalField], signals: [DBCSignal]) -> String? {
+        func claim(_ index: Int, _ owner: inout [Int?]) -> String? {
+            for bit in fields[index].bitIndices() where bit < owner.count {
+                if let other = owner[bit], other != index {
+                    return "signals \(signals[index].name) and \(signals[other].name) overlap"
+                }
+                owner[bit] = index
+            }
+            return nil
+        }
+        for index in node.signals {
+            if let problem = claim(index, &owner) { return problem }
+            guard let branches = node.multiplexers.first(where: { $0.signal == index })?.branches else { continue }
+            let before = owner
+            for id in branches.keys.sorted() {
+                var branchOwner = before
+                if let problem = overlap(node: branches[id]!, owner: &branchOwner, fields: fields, signals: signals) { return problem }
+                for bit in branchOwner.indices where branchOwner[bit] != nil { owner[bit] = branchOwner[bit] }
+            }
+        }
+        return nil
+    }
+}
+
+/// One level of the multiplexing tree: the signals present at this level and, for each
+/// multiplexer among them, the subtree selected by each of its values.
+struct CodecNode: Sendable {
+    var signals: [Int]
+    var multiplexers: [(signal: Int, branches: [Int: CodecNode])]
+
+    var hasMultiplexers: Bool { !multiplexers.isEmpty }
+
+    static func build(
+        parent: String?, multiplexerID: Int?, byParent: [String?: [(Int, Set<Int>?)]], signals: [DBCSignal], depth: Int, cycle: inout String?
+    ) -> CodecNode {
+        var node = CodecNode(signals: [], multiplexers: [])
+        guard depth < 32 else {
+            cycle = "the multiplexers of this message select each other in a cycle"
+            return node
+        }
+        for (index, ids) in byParent[parent] ?? [] {
+            if let multiplexerID, ids?.contains(multiplexerID) != true { continue }
+            let signal = signals[index]
+            if signal.isMultiplexer {
+                var childIDs = Set<Int>()
+                for (_, ids) in byParent[signal.name] ?? [] { if let ids { childIDs.formUnion(ids) } }
+                // A multiplexer's named values select (possibly empty) branches too.
+                for choice in signal.choices { if let id = Int(exactly: choice.value) { childIDs.insert(id) } }
+                if !childIDs.isEmpty {
+                    var branches: [Int: CodecNode] = [:]
+                    for id in childIDs {
+                        branches[id] = build(parent: signal.name, multiplexerID: id, byParent: byParent, signals: signals, depth: depth + 1, cycle: &cycle)
+                    }
+                    node.multiplexers.append((index, branches))
+                }
+            }
+            node.signals.append(index)
+        }
+        return node
+    }
+}
+
+/// How a signal's value is scaled: cantools' Identity, LinearInteger and Linear conversions.
+enum Conversion: Sendable {
+    case identity
+    case integer(scale: Int128, offset: Int128)
+    case linear(scale: Double, offset: DBCNumber)
+}
+
+/// A signal's bits and conversion, precomputed for fast decoding and encoding.
+struct SignalField: Sendable {
+    let name: String
+    let length: Int
+    let bigEndian: Bool
+    let valueType: DBCValueType
+    /// First and last payload byte the field touches.
+    let firstByte: Int
+    let lastByte: Int
+    /// Right shift of the assembled bytes that brings the field's LSB to bit 0.
+    let shift: Int
+    let mask: UInt64
+    let conversion: Conversion
+    let scaleMagnitude: Double
+    let minimum: DBCNumber?
+    let maximum: DBCNumber?
+    let choicesByValue: [Int128: String]
+    let choicesByName: [String: Int128]
+    let choiceNames: [String]
+
+    init(_ signal: DBCSignal) {
+        name = signal.name
+        length = signal.length
+        bigEndian = signal.byteOrder == .bigEndian
+        valueType = signal.valueType
+        if bigEndian {
+            let first = signal.sortKey
+            let last = first + signal.length - 1
+            firstByte = first / 8
+            lastByte = last / 8
+            shift = 7 - last % 8
+        } else {
+            firstByte = signal.startBit / 8
+            lastByte = (signal.startBit + signal.length - 1) / 8
+            shift = signal.startBit % 8
+        }
+        mask = signal.length >= 64 ? .max : (UInt64(1) << UInt64(signal.length)) - 1
+
+        let isFloat = signal.valueType.isFloat
+        let scale = signal.scale
+        let offset = signal.offset
+        if scale.doubleValue == 1, offset.doubleValue == 0 {
+            conversion = .identity
+        } else if !isFloat, let integerScale = scale.integralValue, let integerOffset = offset.integralValue {
+            conversion = .integer(scale: integerScale, offset: integerOffset)
+        } else {
+            conversion = .linear(scale: scale.doubleValue, offset: offset)
+        }
+        scaleMagnitude = abs(scale.doubleValue)
+        minimum = signal.minimum
+        maximum = signal.maximum
+        var byValue: [Int128: String] = [:]
+        var byName: [String: Int128] = [:]
+        for choice in signal.choices {
+            byValue[choice.value] = choice.name
+            byName[choice.name] = choice.value
+        }
+        choicesByValue = byValue
+        choicesByName = byName
+        choiceNames = signal.choices.map(\.name)
+    }
+
+    /// Absolute bit positions (byte * 8 + bit, LSB = 0) this field occupies.
+    func bitIndices() -> [Int] {
+        var bits: [Int] = []
+        bits.reserveCapacity(length)
+        if bigEndian {
+            // Walk MSB0 (network order) positions from the field's first bit.
+            let msb0Start = (lastByte * 8 + 7 - shift) - (length - 1)
+            for n in msb0Start..<(msb0Start + length) { bits.append(8 * (n / 8) + 7 - n % 8) }
+        } else {
+            let start = firstByte * 8 + shift
+            for bit in start..<(start + length) { bits.append(bit) }
+        }
+        return bits
+    }
+}

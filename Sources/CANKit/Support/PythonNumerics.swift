@@ -1,0 +1,41 @@
+/// The few Python float behaviours that cantools' results depend on, so that this
+/// codec gives the same numbers, not just close ones.
+enum PythonFloat {
+    /// `repr(float)`: Swift's shortest round-trip description already matches it.
+    static func repr(_ value: Double) -> String {
+        value.description
+    }
+
+    /// Python's `divmod(x, y)` for floats (Objects/floatobject.c, float_divmod).
+    static func divmod(_ x: Double, _ y: Double) -> (quotient: Double, remainder: Double) {
+        var mod = x.truncatingRemainder(dividingBy: y)
+        var div = (x - mod) / y
+        if mod != 0 {
+            if (y < 0) != (mod < 0) {
+                mod += y
+                div -= 1.0
+            }
+        } else {
+            mod = y.sign == .minus ? -0.0 : 0.0
+        }
+        var floordiv: Double
+        if div != 0 {
+            floordiv = div.rounded(.down)
+            if div - floordiv > 0.5 { floordiv += 1.0 }
+        } else {
+            floordiv = (x / y).sign == .minus ? -0.0 : 0.0
+        }
+        return (floordiv, mod)
+    }
+}
+
+extension Int128 {
+    /// Python's `round(float)`: half to even; nil where Python raises (nan, inf) or
+    /// where the result could not fit any CAN signal anyway.
+    init?(pythonRounding value: Double) {
+        guard value.isFinite else { return nil }
+        let rounded = value.rounded(.toNearestOrEven)
+        guard abs(rounded) < 1.0e38 else { return nil }
+        self.init(rounded)
+    }
+}

@@ -1,0 +1,85 @@
+import LinuxSupport
+
+/// Exit codes, documented in `carplayctl --help` and docs/CLI.md.
+enum ExitCode {
+    static let success: Int32 = 0
+    /// The operation ran and failed (an intent not confirmed, a frame that does not encode).
+    static let failure: Int32 = 1
+    /// Wrong arguments or unreadable input files.
+    static let usage: Int32 = 2
+    /// The daemon could not be reached.
+    static let unreachable: Int32 = 3
+}
+
+/// A usage error: printed with the verb's usage, exit code 2.
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A failure of the operation itself: printed, exit code 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct Verb {
+    var name: String
+    var summary: String
+    var usage: String
+    var run: ([String]) throws -> Int32
+}
+
+enum CarplayCtl {
+    /// The verb table. Each verb parses its own arguments.
+    static let verbs: [Verb] = [
+        Verb(name: "dbc", summary: "decode, encode and show frames with a DBC file (offline)", usage: DBCCommand.usage, run: DBCCommand.run),
+    ]
+
+    static let usage = """
+        usage: carplayctl VERB [ARGS...]
+
+        verbs:
+        \(verbs.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+
+        Run 'carplayctl VERB --help' for a verb's options.
+
+        exit codes: 0 success, 1 the operation failed, 2 usage error, 3 daemon unreachable
+        """
+
+    static func run(arguments: [String]) -> Int32 {
+        guard let name = arguments.first else {
+            printError(usage)
+            return ExitCode.usage
+        }
+        if name == "--help" || name == "-h" || name == "help" {
+            print(usage)
+            return ExitCode.success
+        }
+        guard let verb = verbs.first(where: { $0.name == name }) else {
+            printError("carplayctl: unknown verb '\(name)'\n\n\(usage)")
+            return ExitCode.usage
+        }
+        let rest = Array(arguments.dropFirst())
+        if rest.first == "--help" || rest.first == "-h" {
+            print(verb.usage)
+            return ExitCode.success
+        }
+        do {
+            return try verb.run(rest)
+        } catch let error as UsageError {
+            printError("carplayctl \(verb.name): \(error)\n\n\(verb.usage)")
+            return ExitCode.usage
+        } catch let error as CommandFailure {
+            printError("carplayctl \(verb.name): \(error)")
+            return ExitCode.failure
+        } catch {
+            printError("carplayctl \(verb.name): \(error)")
+            return ExitCode.failure
+        }
+    }
+}
+
+func printError(_ text: String) {
+    try? FileDescriptor.standardError.writeAll(text + "\n")
+}

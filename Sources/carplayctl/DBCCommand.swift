@@ -1,0 +1,207 @@
+import CANKit
+import LinuxSupport
+
+/// `carplayctl dbc decode|encode|show`: offline tools over a DBC file.
+enum DBCCommand {
+    static let usage = """
+        usage: carplayctl dbc decode [--raw-choices] [--warnings] DBC_FILE < candump.log
+               carplayctl dbc encode [--warnings] DBC_FILE MESSAGE SIGNAL=VALUE...
+               carplayctl dbc show [--json] DBC_FILE
+
+          decode   read candump lines (-L log or the default human format) on stdin and
+                   write one JSON object per frame on stdout:
+                   {"id":496,"name":"ExampleMessage","signals":{"Enable":"Disabled",...}}
+                   Choices are written as names; --raw-choices writes their numbers.
+                   Frames that cannot be decoded give {"id":...,"error":"..."}; lines that
+                   are not frames give {"line":N,"error":"..."}; decoding goes on.
+          encode   print the frame in cansend form (1F0#80000000..., 123##1... for CAN FD).
+                   MESSAGE is a name or a frame ID (decimal or 0x hex). VALUE is a number
+                   (42, 21.5) or a choice name. Exactly the signals of the message (and of
+                   its selected multiplexer branch) must be given, each within its range.
+          show     print the messages and signals as a table.
+
+          --warnings   also print the DBC's warnings (skipped statements) on stderr
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        guard let sub = arguments.first else { throw UsageError("missing decode, encode or show") }
+        var rest = Array(arguments.dropFirst())
+        let showWarnings = rest.contains("--warnings")
+        rest.removeAll { $0 == "--warnings" }
+        switch sub {
+        case "decode":
+            let rawChoices = rest.contains("--raw-choices")
+            rest.removeAll { $0 == "--raw-choices" }
+            try rejectUnknownOptions(rest)
+            guard rest.count == 1 else { throw UsageError("decode takes one DBC file") }
+            let database = try load(rest[0], warnings: showWarnings)
+            return try decode(database: database, rawChoices: rawChoices)
+        case "encode":
+            try rejectUnknownOptions(rest)
+            guard rest.count >= 2 else { throw UsageError("encode needs a DBC file and a message") }
+            let database = try load(rest[0], warnings: showWarnings)
+            return try encode(database: database, message: rest[1], assignments: Array(rest.dropFirst(2)))
+        case "show":
+            let json = rest.contains("--json")
+            rest.removeAll { $0 == "--json" }
+            try rejectUnknownOptions(rest)
+            guard rest.count == 1 else { throw UsageError("show takes one DBC file") }
+            let database = try load(rest[0], warnings: true)
+            print(json ? DBCTable.json(database) : DBCTable.render(database), terminator: "")
+            return ExitCode.success
+        default:
+            throw UsageError("unknown dbc command '\(sub)'")
+        }
+    }
+
+    private static func rejectUnknownOptions(_ arguments: [String]) throws {
+        if let option = arguments.first(where: { $0.hasPrefix("--") }) { throw UsageError("unknown option \(option)") }
+    }
+
+    static func load(_ path: String, warnings: Bool) throws -> DBCDatabase {
+        let bytes: [UInt8]
+        do {
+            bytes = try FileDescriptor.readFile(atPath: path)
+        } catch {
+            throw UsageError("cannot read \(path): \(error)")
+        }
+        let database: DBCDatabase
+        do {
+            database = try DBCDatabase(parsing: bytes, source: path)
+        } catch {
+            throw UsageError("\(error)")
+        }
+        if warnings {
+            for warning in database.warnings { printError(warning.description) }
+        }
+        return database
+    }
+
+    // MARK: - decode
+
+    /// Per message: the JSON text that never changes, built once.
+    private struct MessageOutput {
+        var message: DBCMessage
+        var prefix: [UInt8]
+        var signalKeys: [[UInt8]]
+    }
+
+    private static func decode(database: DBCDatabase, rawChoices: Bool) throws -> Int32 {
+        var outputs: [UInt32: MessageOutput] = [:]
+        for message in database.messages {
+            var prefix = Array("{\"id\":".utf8)
+            JSONBytes.appendInteger(message.frameID, to: &prefix)
+            prefix.append(contentsOf: ",\"name\":".utf8)
+            JSONBytes.appendString(message.name, to: &prefix)
+            prefix.append(contentsOf: ",\"signals\":{".utf8)
+            let keys = message.signals.indices.map { index -> [UInt8] in
+                var key: [UInt8] = []
+                JSONBytes.appendString(message.codec.signalName(at: index), to: &key)
+                key.append(0x3A)
+                return key
+            }
+            outputs[message.frameID] = MessageOutput(message: message, prefix: prefix, signalKeys: keys)
+        }
+
+        var reader = LineReader(.standardInput)
+        var writer = BufferedWriter(.standardOutput)
+        var lineNumber = 0
+        var failures = 0
+        try reader.forEachLine { (line: UnsafeBufferPointer<UInt8>) throws(Errno) in
+            lineNumber += 1
+            let parsed: CandumpLine
+            do {
+                parsed = try CandumpReader.parseLine(line)
+            } catch {
+                failures += 1
+                writer.buffer.append(contentsOf: "{\"line\":".utf8)
+                JSONBytes.appendInteger(lineNumber, to: &writer.buffer)
+                writer.buffer.append(contentsOf: ",\"error\":".utf8)
+                JSONBytes.appendString(error.description, to: &writer.buffer)
+                writer.buffer.append(contentsOf: "}\n".utf8)
+                try writer.flushIfNeeded()
+                return
+            }
+            guard case let .record(record) = parsed else { return }
+            let frame = record.frame
+            writer.buffer.append(contentsOf: "{\"id\":".utf8)
+            guard let output = outputs[frame.id.rawValue], !frame.isRemote, !frame.isError else {
+                JSONBytes.appendInteger(frame.id.rawValue, to: &writer.buffer)
+                writer.buffer.append(contentsOf: ",\"error\":\"unknown message\"}\n".utf8)
+                try writer.flushIfNeeded()
+                return
+            }
+            let mark = writer.buffer.count - 6
+            writer.buffer.removeLast(6)
+            writer.buffer.append(contentsOf: output.prefix)
+            var first = true
+            do {
+                try frame.data.withUnsafeBufferPointer { (data) throws(DBCDecodeError) in
+                    try output.message.codec.decode(data, choices: !rawChoices) { index, value in
+                        if !first { writer.buffer.append(0x2C) }
+                        first = false
+                        writer.buffer.append(contentsOf: output.signalKeys[index])
+                        JSONBytes.appendValue(value, to: &writer.buffer)
+                    }
+                }
+                writer.buffer.append(contentsOf: "}}\n".utf8)
+            } catch {
+                failures += 1
+                writer.buffer.removeSubrange(mark...)
+                writer.buffer.append(contentsOf: "{\"id\":".utf8)
+                JSONBytes.appendInteger(frame.id.rawValue, to: &writer.buffer)
+                writer.buffer.append(contentsOf: ",\"name\":".utf8)
+                JSONBytes.appendString(output.message.name, to: &writer.buffer)
+                writer.buffer.append(contentsOf: ",\"error\":".utf8)
+                JSONBytes.appendString(error.description, to: &writer.buffer)
+                writer.buffer.append(contentsOf: "}\n".utf8)
+            }
+            try writer.flushIfNeeded()
+        }
+        try writer.flush()
+        // Undecodable frames are reported in the output; the run itself succeeded.
+        return ExitCode.success
+    }
+
+    // MARK: - encode
+
+    private static func encode(database: DBCDatabase, message name: String, assignments: [String]) throws -> Int32 {
+        guard let message = lookUp(name, in: database) else {
+            throw UsageError("no message '\(name)' in \(database.source) (give its name or frame ID)")
+        }
+        var values: [String: SignalInput] = [:]
+        for assignment in assignments {
+            guard let equals = assignment.firstIndex(of: "="), equals != assignment.startIndex else {
+                throw UsageError("'\(assignment)' is not SIGNAL=VALUE")
+            }
+            let signal = String(assignment[..<equals])
+            let value = String(assignment[assignment.index(after: equals)...])
+            guard values[signal] == nil else { throw UsageError("signal \(signal) given twice") }
+            values[signal] = SignalInput(parsing: value)
+        }
+        let payload: [UInt8]
+        do {
+            payload = try message.codec.encode(values)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        let frame: CANFrame
+        if message.isFD {
+            let length = CANFrame.fdLength(atLeast: payload.count) ?? 64
+            frame = try CANFrame(id: message.canID, data: payload + [UInt8](repeating: 0, count: length - payload.count), kind: .fd(bitRateSwitch: true, errorStateIndicator: false))
+        } else {
+            guard payload.count <= 8 else {
+                throw CommandFailure("message \(message.name) is \(payload.count) bytes but not CAN FD (VFrameFormat); a classic frame holds 8")
+            }
+            frame = try CANFrame(id: message.canID, data: payload)
+        }
+        print(CandumpWriter.compactFrame(frame))
+        return ExitCode.success
+    }
+
+    static func lookUp(_ name: String, in database: DBCDatabase) -> DBCMessage? {
+        if let message = database.message(named: name) { return message }
+        let id: UInt32? = name.hasPrefix("0x") || name.hasPrefix("0X") ? UInt32(name.dropFirst(2), radix: 16) : UInt32(name)
+        return id.flatMap { database.message(frameID: $0) }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+@testable import CANKit
+
+/// Compares the codec with cantools on vectors that cantools produced
+/// (tools/golden/generate_vectors.py, run by scripts/test.sh into CARPLAYD_GOLDEN_DIR).
+/// Without the vectors this test fails: it never passes without comparing.
+@Suite struct GoldenVectorTests {
+    struct Tally {
+        var files = 0
+        var messages = 0
+        var signals = 0
+        var decodes = 0
+        var encodes = 0
+        var errorsMatched = 0
+        var littleEndian = 0
+        var bigEndian = 0
+        var signed = 0
+        var floats = 0
+        var multiplexed = 0
+        var fd = 0
+    }
+
+    static var goldenDirectory: URL? {
+        ProcessInfo.processInfo.environment["CARPLAYD_GOLDEN_DIR"].map { URL(fileURLWithPath: $0) }
+    }
+
+    @Test func codecMatchesCantools() throws {
+        let directory = try #require(
+            Self.goldenDirectory,
+            "CARPLAYD_GOLDEN_DIR is not set: run scripts/test.sh, which generates the cantools vectors")
+        let vectorFiles = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(vectorFiles.count >= 80, "expected vectors for the whole corpus in \(directory.path)")
+
+        var dbcPaths: [String: URL] = [:]
+        for url in try TestPaths.corpusFiles() + TestPaths.profileDBCFiles() { dbcPaths[url.lastPathComponent] = url }
+
+        var tally = Tally()
+        for vectorFile in vectorFiles {
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(vectorFile))) as! [String: Any]
+            let dbcName = json["dbc"] as! String
+            let dbcURL = try #require(dbcPaths[dbcName], "no DBC file \(dbcName) for \(vectorFile)")
+            let bytes = try TestPaths.bytes(dbcURL)
+            if let loadError = json["load_error"] as? String {
+                #expect(throws: DBCParseError.self, "cantools refuses \(dbcName) (\(loadError)); so must we") {
+                    try DBCDatabase(parsing: bytes, source: dbcName)
+                }
+                continue
+            }
+            let database = try DBCDatabase(parsing: bytes, source: dbcName)
+            tally.files += 1
+            for messageJSON in json["messages"] as! [[String: Any]] {
+                try compare(messageJSON, in: database, file: dbcName, tally: &tally)
+            }
+        }
+        print("""
+            golden vectors vs cantools: \(tally.files) DBC files, \(tally.messages) messages, \(tally.signals) signals; \
+            \(tally.decodes) decodes and \(tally.encodes) encodes identical (\(tally.errorsMatched) of them errors on both sides); \
+            messages with Intel signals \(tally.littleEndian), Motorola \(tally.bigEndian), signed \(tally.signed), \
+            float \(tally.floats), multiplexed \(tally.multiplexed), CAN FD \(tally.fd)
+            """)
+        #expect(tally.messages >= 400)
+        #expect(tally.bigEndian > 0 && tally.littleEndian > 0 && tally.signed > 0 && tally.floats > 0 && tally.multiplexed > 0 && tally.fd > 0)
+    }
+
+    private func compare(_ json: [String: Any], in database: DBCDatabase, file: String, tally: inout Tally) throws {
+        let name = json["name"] as! String
+        let message = try #require(database.message(named: name), "\(file): message \(name) missing")
+        #expect(message.frameID == UInt32(json["frame_id"] as! Int), "\(file) \(name): frame ID")
+        #expect(message.isExtended == (json["extended"] as! Bool), "\(file) \(name): extended")
+        #expect(message.length == json["length"] as! Int, "\(file) \(name): length")
+        if let isFD = json["is_fd"] as? Bool { #expect(message.isFD == isFD, "\(file) \(name): is_fd") }
+        tally.messages += 1
+        tally.signals += message.signals.count
+        if message.signals.contains(where: { $0.byteOrder == .littleEndian }) { tally.littleEndian += 1 }
+        if message.signals.contains(where: { $0.byteOrder == .bigEndian }) { tally.bigEndian += 1 }
+        if message.signals.contains(where: \.isSigned) { tally.signed += 1 }
+        if message.signals.contains(where: { $0.valueType.isFloat }) { tally.floats += 1 }
+        if message.isMultiplexed { tally.multiplexed += 1 }
+        if message.isFD { tally.fd += 1 }
+
+        for vector in json["decode"] as? [[String: Any]] ?? [] {
+            let data = hexBytes(vector["data"] as! String)
+            let context = "\(file) \(name) decode \(vector["data"] as! String)"
+            if vector["error"] != nil {
+                #expect(throws: DBCDecodeError.self, "\(context): cantools says \(vector["error"]!)") {
+                    try message.codec.decode(data)
+                }
+                tally.errorsMatched += 1
+            } else {
+                for (key, choices) in [("choices", true), ("raw", false)] {
+                    let expected = try #require(vector[key] as? [String: Any], "\(context): no \(key)")
+                    let decoded = try message.codec.decode(data, choices: choices)
+                    #expect(decoded.count == expected.count, "\(context) \(key): \(decoded.map(\.name)) vs \(expected.keys.sorted())")
+                    for (signal, value) in decoded {
+                        let want = try #require(expected[signal] as? [String: String], "\(context): cantools has no \(signal)")
+                        #expect(same(value, want), "\(context) \(key) \(signal): ours \(value) cantools \(want)")
+                    }
+                }
+            }
+            tally.decodes += 1
+        }
+        for vector in json["encode"] as? [[String: Any]] ?? [] {
+            let inputJSON = vector["input"] as! [String: [String: String]]
+            var input: [String: SignalInput] = [:]
+            for (signal, tagged) in inputJSON { input[signal] = signalInput(tagged) }
+            let context = "\(file) \(name) encode \(inputJSON)"
+            if vector["error"] != nil {
+                #expect(throws: DBCEncodeError.self, "\(context): cantools says \(vector["error"]!)") {
+                    try message.codec.encode(input)
+                }
+                tally.errorsMatched += 1
+            } else {
+                let expected = vector["data"] as! String
+                do {
+                    let encoded = try message.codec.encode(input)
+                    #expect(hexString(encoded) == expected.uppercased(), "\(context)")
+                } catch {
+                    Issue.record("\(context): ours failed (\(error)), cantools gives \(expected)")
+                }
+            }
+            tally.encodes += 1
+        }
+    }
+
+    private func same(_ value: SignalValue, _ tagged: [String: String]) -> Bool {
+        switch value {
+        case let .integer(number): return tagged["i"] == String(number)
+        case let .float(number):
+            guard let text = tagged["f"], let want = parseFloat(text) else { return false }
+            return number.bitPattern == want.bitPattern || (number.isNaN && want.isNaN)
+        case let .choice(name, _): return tagged["c"] == name
+        }
+    }
+
+    private func signalInput(_ tagged: [String: String]) -> SignalInput {
+        if let integer = tagged["i"] { return .integer(Int128(integer)!) }
+        if let real = tagged["f"] { return .float(parseFloat(real)!) }
+        return .choice(tagged["c"]!)
+    }
+
+    /// Python's float.hex() output, "inf", "-inf", "nan".
+    private func parseFloat(_ text: String) -> Double? {
+        switch text {
+        case "nan", "-nan": return .nan
+        case "inf": return .infinity
+        case "-inf": return -.infinity
+        default: return Double(text)
+        }
+    }
+
+    private func hexBytes(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            bytes.append(UInt8(text[index..<next], radix: 16)!)
+            index = next
+        }
+        return bytes
+    }
+
+    private func hexString(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16, uppercase: true).count == 1 ? "0" + String($0, radix: 16, uppercase: true) : String($0, radix: 16, uppercase: true) }.joined()
+    }
+}
