@@ -574,14 +574,14 @@ private struct LineParser {
         // Data bytes: " XX" each.
         var data = [UInt8](repeating: 0, count: length)
         for byteIndex in 0..<length {
+            guard index < end else {
+                throw fail(at: index, "expected \(length) data bytes, found \(byteIndex)")
+            }
             if byteIndex > 0 {
-                guard index < end, ASCII.isBlank(bytes[index]) else {
+                guard ASCII.isBlank(bytes[index]) else {
                     throw fail(at: index, "expected a space between data bytes, found \(describe(index))")
                 }
                 skipBlanks()
-            }
-            guard index < end else {
-                throw fail(at: index, "expected \(length) data bytes, found \(byteIndex)")
             }
             let high = ASCII.hexValue(bytes[index])
             let low = index + 1 < end ? ASCII.hexValue(bytes[index + 1]) : 0xFF
