@@ -235,6 +235,7 @@ private func format2(_ value: Int) -> String {
     @Test func bytesAPI() throws {
         let line: [UInt8] = Array("(1.000000) vcan0 123#11".utf8)
         #expect(try CandumpReader.parseLine(line).record?.frame.data == [0x11])
+        #expect(try CandumpReader.records(in: Array("123#11\r\n124#22\r\n".utf8)).count == 2)
     }
 }
 

@@ -89,6 +89,13 @@ public enum CandumpReader {
         return records
     }
 
+    public static func records(in text: [UInt8]) throws(CandumpParseError) -> [CandumpRecord] {
+        let result = text.withUnsafeBufferPointer { buffer in
+            Result { () throws(CandumpParseError) in try records(in: buffer) }
+        }
+        return try result.get()
+    }
+
     public static func records(in text: String) throws(CandumpParseError) -> [CandumpRecord] {
         var text = text
         let result = text.withUTF8 { buffer in
