@@ -23,11 +23,11 @@ struct CommandFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-struct Verb {
+struct Verb: Sendable {
     var name: String
     var summary: String
     var usage: String
-    var run: ([String]) throws -> Int32
+    var run: @Sendable ([String]) throws -> Int32
 }
 
 enum CarplayCtl {
@@ -40,7 +40,7 @@ enum CarplayCtl {
         usage: carplayctl VERB [ARGS...]
 
         verbs:
-        \(verbs.map { "  \($0.name.padding(toLength: 10, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+        \(verbs.map { "  \(padded($0.name, 10))\($0.summary)" }.joined(separator: "\n"))
 
         Run 'carplayctl VERB --help' for a verb's options.
 
@@ -82,4 +82,9 @@ enum CarplayCtl {
 
 func printError(_ text: String) {
     try? FileDescriptor.standardError.writeAll(text + "\n")
+}
+
+/// Left-aligns `text` in a column of `width` characters.
+func padded(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
 }

@@ -6,7 +6,7 @@ enum DBCCommand {
     static let usage = """
         usage: carplayctl dbc decode [--raw-choices] [--warnings] DBC_FILE < candump.log
                carplayctl dbc encode [--warnings] DBC_FILE MESSAGE SIGNAL=VALUE...
-               carplayctl dbc show [--json] DBC_FILE
+               carplayctl dbc show DBC_FILE
 
           decode   read candump lines (-L log or the default human format) on stdin and
                    write one JSON object per frame on stdout:
@@ -42,12 +42,10 @@ enum DBCCommand {
             let database = try load(rest[0], warnings: showWarnings)
             return try encode(database: database, message: rest[1], assignments: Array(rest.dropFirst(2)))
         case "show":
-            let json = rest.contains("--json")
-            rest.removeAll { $0 == "--json" }
             try rejectUnknownOptions(rest)
             guard rest.count == 1 else { throw UsageError("show takes one DBC file") }
             let database = try load(rest[0], warnings: true)
-            print(json ? DBCTable.json(database) : DBCTable.render(database), terminator: "")
+            print(DBCTable.render(database), terminator: "")
             return ExitCode.success
         default:
             throw UsageError("unknown dbc command '\(sub)'")
@@ -110,7 +108,7 @@ enum DBCCommand {
         try reader.forEachLine { (line: UnsafeBufferPointer<UInt8>) throws(Errno) in
             lineNumber += 1
             let parsed: CandumpLine
-            do {
+            do throws(CandumpParseError) {
                 parsed = try CandumpReader.parseLine(line)
             } catch {
                 failures += 1
@@ -135,7 +133,7 @@ enum DBCCommand {
             writer.buffer.removeLast(6)
             writer.buffer.append(contentsOf: output.prefix)
             var first = true
-            do {
+            do throws(DBCDecodeError) {
                 try frame.data.withUnsafeBufferPointer { (data) throws(DBCDecodeError) in
                     try output.message.codec.decode(data, choices: !rawChoices) { index, value in
                         if !first { writer.buffer.append(0x2C) }

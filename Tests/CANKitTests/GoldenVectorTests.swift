@@ -33,7 +33,10 @@ import Testing
         #expect(vectorFiles.count >= 80, "expected vectors for the whole corpus in \(directory.path)")
 
         var dbcPaths: [String: URL] = [:]
-        for url in try TestPaths.corpusFiles() + TestPaths.profileDBCFiles() { dbcPaths[url.lastPathComponent] = url }
+        for url in try TestPaths.corpusFiles() + TestPaths.profileDBCFiles() {
+            dbcPaths[url.lastPathComponent] = url
+            dbcPaths[url.deletingPathExtension().lastPathComponent] = url
+        }
 
         var tally = Tally()
         for vectorFile in vectorFiles {
