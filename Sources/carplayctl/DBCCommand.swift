@@ -77,11 +77,39 @@ enum DBCCommand {
 
     // MARK: - decode
 
-    /// Per message: the JSON text that never changes, built once.
-    private struct MessageOutput {
-        var message: DBCMessage
-        var prefix: [UInt8]
-        var signalKeys: [[UInt8]]
+    /// Per message: the codec and the JSON text that never changes, built once.
+    /// A class, so the per-frame lookup hands out one reference instead of copying.
+    private final class MessageOutput {
+        let codec: MessageCodec
+        let name: String
+        let prefix: [UInt8]
+        /// `"Signal":` for every signal, back to back, in memory owned by this object
+        /// (appending from it costs no reference counting in the per-signal loop).
+        private let keyBytes: UnsafeMutableBufferPointer<UInt8>
+        private let keyRanges: [Range<Int>]
+
+        init(codec: MessageCodec, name: String, prefix: [UInt8], signalKeys: [[UInt8]]) {
+            self.codec = codec
+            self.name = name
+            self.prefix = prefix
+            let flat = signalKeys.flatMap { $0 }
+            keyBytes = .allocate(capacity: max(flat.count, 1))
+            _ = keyBytes.initialize(from: flat)
+            var ranges: [Range<Int>] = []
+            var offset = 0
+            for key in signalKeys {
+                ranges.append(offset..<(offset + key.count))
+                offset += key.count
+            }
+            keyRanges = ranges
+        }
+
+        deinit { keyBytes.deallocate() }
+
+        @inline(__always)
+        func appendKey(_ index: Int, to buffer: inout [UInt8]) {
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: keyBytes[keyRanges[index]]))
+        }
     }
 
     private static func decode(database: DBCDatabase, rawChoices: Bool) throws -> Int32 {
@@ -98,18 +126,19 @@ enum DBCCommand {
                 key.append(0x3A)
                 return key
             }
-            outputs[message.frameID] = MessageOutput(message: message, prefix: prefix, signalKeys: keys)
+            outputs[message.frameID] = MessageOutput(codec: message.codec, name: message.name, prefix: prefix, signalKeys: keys)
         }
 
         var reader = LineReader(.standardInput)
         var writer = BufferedWriter(.standardOutput)
         var lineNumber = 0
         var failures = 0
+        var storage: [UInt8] = []
         try reader.forEachLine { (line: UnsafeBufferPointer<UInt8>) throws(Errno) in
             lineNumber += 1
             let parsed: CandumpLine
             do throws(CandumpParseError) {
-                parsed = try CandumpReader.parseLine(line)
+                parsed = try CandumpReader.parseLine(line, reusing: &storage)
             } catch {
                 failures += 1
                 writer.buffer.append(contentsOf: "{\"line\":".utf8)
@@ -135,10 +164,10 @@ enum DBCCommand {
             var first = true
             do throws(DBCDecodeError) {
                 try frame.data.withUnsafeBufferPointer { (data) throws(DBCDecodeError) in
-                    try output.message.codec.decode(data, choices: !rawChoices) { index, value in
+                    try output.codec.decode(data, choices: !rawChoices) { index, value in
                         if !first { writer.buffer.append(0x2C) }
                         first = false
-                        writer.buffer.append(contentsOf: output.signalKeys[index])
+                        output.appendKey(index, to: &writer.buffer)
                         JSONBytes.appendValue(value, to: &writer.buffer)
                     }
                 }
@@ -149,7 +178,7 @@ enum DBCCommand {
                 writer.buffer.append(contentsOf: "{\"id\":".utf8)
                 JSONBytes.appendInteger(frame.id.rawValue, to: &writer.buffer)
                 writer.buffer.append(contentsOf: ",\"name\":".utf8)
-                JSONBytes.appendString(output.message.name, to: &writer.buffer)
+                JSONBytes.appendString(output.name, to: &writer.buffer)
                 writer.buffer.append(contentsOf: ",\"error\":".utf8)
                 JSONBytes.appendString(error.description, to: &writer.buffer)
                 writer.buffer.append(contentsOf: "}\n".utf8)

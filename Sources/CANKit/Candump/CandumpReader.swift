@@ -33,6 +33,16 @@ public enum CandumpReader {
         return try parser.parse()
     }
 
+    /// Like `parseLine(_:)`, but the frame's payload is built in `storage`, whose
+    /// capacity is reused: when the caller has dropped the previous line's frame,
+    /// reading a `-L` line allocates nothing (the decoder tool's hot loop).
+    public static func parseLine(_ line: UnsafeBufferPointer<UInt8>, reusing storage: inout [UInt8]) throws(CandumpParseError) -> CandumpLine {
+        var parser = LineParser(bytes: line)
+        swap(&parser.storage, &storage)
+        defer { swap(&parser.storage, &storage) }
+        return try parser.parse()
+    }
+
     public static func parseLine(_ line: [UInt8]) throws(CandumpParseError) -> CandumpLine {
         let result = line.withUnsafeBufferPointer { buffer in
             Result { () throws(CandumpParseError) in try parseLine(buffer) }
@@ -151,6 +161,8 @@ private struct LineParser {
     /// End of the meaningful text (trailing whitespace and line terminators removed).
     var end: Int
     var index = 0
+    /// Reusable payload buffer (see `parseLine(_:reusing:)`).
+    var storage: [UInt8] = []
 
     init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -360,7 +372,7 @@ private struct LineParser {
     // MARK: compact form
 
     /// `123#DEADBEEF`, `1F334455#R`, `123##1DEADBEEF` in `[start, stop)`, which contains a '#'.
-    func parseCompactFrame(from start: Int, to stop: Int) throws(CandumpParseError) -> CANFrame {
+    mutating func parseCompactFrame(from start: Int, to stop: Int) throws(CandumpParseError) -> CANFrame {
         let digits = hexRun(from: start, to: stop)
         let hashPosition = start + digits
         if digits > 8 {
@@ -419,8 +431,12 @@ private struct LineParser {
         }
 
         let dataStart = position
+        // Take the reusable buffer (uniquely referenced once the last frame is gone).
         var data: [UInt8] = []
+        swap(&data, &storage)
+        data.removeAll(keepingCapacity: true)
         data.reserveCapacity(min(maxLength, (stop - position) / 2))
+        defer { storage = data }
         while true {
             if position < stop, bytes[position] == ASCII.dot { position += 1 }
             guard position < stop, bytes[position] != ASCII.underscore || kind != .classic else { break }

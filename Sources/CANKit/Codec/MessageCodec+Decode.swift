@@ -84,22 +84,33 @@ extension SignalField {
     }
 
     /// The physical value, exactly as cantools computes it.
+    @inline(__always)
     func value(in data: UnsafeBufferPointer<UInt8>, choices: Bool) -> SignalValue {
         let bits = rawBits(in: data)
         switch valueType {
-        case .integer:
-            let raw = integerRaw(bits)
-            if choices, !choicesByValue.isEmpty, let name = choicesByValue[raw] { return .choice(name, raw: raw) }
+        case let .integer(signed):
+            // Everything but unsigned 64-bit fields fits Int64: the fast, common path.
+            guard signed || length < 64 else { return integerValue(Int128(bits), choices: choices) }
+            var raw = Int64(bitPattern: bits)
+            if signed, length < 64, bits & (UInt64(1) << UInt64(length - 1)) != 0 {
+                raw -= Int64(bitPattern: UInt64(1) << UInt64(length))
+            }
+            if choices, !choicesByValue.isEmpty,
+               let name = choicesBySmallValue[raw] ?? (hasWideChoices ? choicesByValue[Int128(raw)] : nil) {
+                return .choice(name, raw: Int128(raw))
+            }
             switch conversion {
             case .identity:
-                return .integer(raw)
+                return .integer(Int128(raw))
             case let .integer(scale, offset):
-                let (product, overflow) = raw.multipliedReportingOverflow(by: scale)
-                let (sum, overflow2) = product.addingReportingOverflow(offset)
-                if overflow || overflow2 { return .float(Double(raw) * Double(scale) + Double(offset)) }
-                return .integer(sum)
-            case let .linear(scale, offset):
-                return .float(Double(raw) * scale + offset.doubleValue)
+                if let scale64 = Int64(exactly: scale), let offset64 = Int64(exactly: offset) {
+                    let (product, overflow) = raw.multipliedReportingOverflow(by: scale64)
+                    let (sum, overflow2) = product.addingReportingOverflow(offset64)
+                    if !overflow, !overflow2 { return .integer(Int128(sum)) }
+                }
+                return integerValue(Int128(raw), choices: false)
+            case let .linear(scale, _):
+                return .float(Double(raw) * scale + offsetValue)
             }
         case .float32, .float64:
             let raw = valueType == .float32 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
@@ -110,9 +121,25 @@ extension SignalField {
             switch conversion {
             case .identity, .integer:
                 return .float(raw)
-            case let .linear(scale, offset):
-                return .float(raw * scale + offset.doubleValue)
+            case let .linear(scale, _):
+                return .float(raw * scale + offsetValue)
             }
+        }
+    }
+
+    /// The general (slow) path, for raw values that need 128-bit arithmetic.
+    private func integerValue(_ raw: Int128, choices: Bool) -> SignalValue {
+        if choices, !choicesByValue.isEmpty, let name = choicesByValue[raw] { return .choice(name, raw: raw) }
+        switch conversion {
+        case .identity:
+            return .integer(raw)
+        case let .integer(scale, offset):
+            let (product, overflow) = raw.multipliedReportingOverflow(by: scale)
+            let (sum, overflow2) = product.addingReportingOverflow(offset)
+            if overflow || overflow2 { return .float(Double(raw) * Double(scale) + Double(offset)) }
+            return .integer(sum)
+        case let .linear(scale, _):
+            return .float(Double(raw) * scale + offsetValue)
         }
     }
 

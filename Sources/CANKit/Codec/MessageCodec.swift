@@ -121,7 +121,9 @@ enum Conversion: Sendable {
 }
 
 /// A signal's bits and conversion, precomputed for fast decoding and encoding.
-struct SignalField: Sendable {
+/// A class so that the hot loops pass one reference around instead of copying
+/// (and retaining) every dictionary inside; immutable, hence Sendable.
+final class SignalField: Sendable {
     let name: String
     let length: Int
     let bigEndian: Bool
@@ -134,6 +136,12 @@ struct SignalField: Sendable {
     let mask: UInt64
     let conversion: Conversion
     let scaleMagnitude: Double
+    /// The offset as a float, for the decode path (cantools adds it as a float there).
+    let offsetValue: Double
+    /// Choices whose raw values fit Int64: the decode path's cheaper lookup.
+    let choicesBySmallValue: [Int64: String]
+    /// True when some choice value does not fit Int64 (then the 128-bit table is consulted).
+    let hasWideChoices: Bool
     let minimum: DBCNumber?
     let maximum: DBCNumber?
     let choicesByValue: [Int128: String]
@@ -169,6 +177,7 @@ struct SignalField: Sendable {
             conversion = .linear(scale: scale.doubleValue, offset: offset)
         }
         scaleMagnitude = abs(scale.doubleValue)
+        offsetValue = offset.doubleValue
         minimum = signal.minimum
         maximum = signal.maximum
         var byValue: [Int128: String] = [:]
@@ -178,6 +187,10 @@ struct SignalField: Sendable {
             byName[choice.name] = choice.value
         }
         choicesByValue = byValue
+        var small: [Int64: String] = [:]
+        for (value, name) in byValue { if let key = Int64(exactly: value) { small[key] = name } }
+        choicesBySmallValue = small
+        hasWideChoices = small.count != byValue.count
         choicesByName = byName
         choiceNames = signal.choices.map(\.name)
     }

@@ -3,8 +3,23 @@
 public enum JSONBytes {
     /// A JSON string literal, escaped.
     public static func appendString(_ text: String, to buffer: inout [UInt8]) {
+        // Fast path: nothing to escape (names and choices nearly always).
+        var utf8 = text.utf8
+        let plain: Bool? = utf8.withContiguousStorageIfAvailable { bytes in
+            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            buffer.append(0x22)
+            buffer.append(contentsOf: bytes)
+            buffer.append(0x22)
+            return true
+        }
+        if plain == true { return }
+        if plain == nil {
+            var copy = text
+            copy.makeContiguousUTF8()
+            utf8 = copy.utf8
+        }
         buffer.append(0x22)
-        for byte in text.utf8 {
+        for byte in utf8 {
             switch byte {
             case 0x22: buffer.append(contentsOf: [0x5C, 0x22])
             case 0x5C: buffer.append(contentsOf: [0x5C, 0x5C])
@@ -32,26 +47,44 @@ public enum JSONBytes {
         }
     }
 
-    public static func appendInteger<T: BinaryInteger>(_ value: T, to buffer: inout [UInt8]) {
-        if value == 0 {
-            buffer.append(0x30)
-            return
-        }
-        var magnitude = value.magnitude
+    public static func appendInteger(_ value: Int, to buffer: inout [UInt8]) {
+        appendInteger(Int64(value), to: &buffer)
+    }
+
+    public static func appendInteger(_ value: UInt32, to buffer: inout [UInt8]) {
+        appendInteger(Int64(value), to: &buffer)
+    }
+
+    public static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
         if value < 0 { buffer.append(0x2D) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        appendMagnitude(value.magnitude, to: &buffer)
+    }
+
+    public static func appendInteger(_ value: Int128, to buffer: inout [UInt8]) {
+        if let small = Int64(exactly: value) {
+            appendInteger(small, to: &buffer)
+        } else {
+            // Beyond 64 bits (rare): the standard library's conversion.
+            buffer.append(contentsOf: String(value).utf8)
+        }
+    }
+
+    @inline(__always)
+    private static func appendMagnitude(_ value: UInt64, to buffer: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes >= the 20 digits of UInt64.max
+        var magnitude = value
         var count = 0
         withUnsafeMutableBytes(of: &digits) { raw in
-            while magnitude > 0 {
-                raw[count] = 0x30 + UInt8(magnitude % 10)
+            repeat {
+                raw[count] = 0x30 + UInt8(truncatingIfNeeded: magnitude % 10)
                 magnitude /= 10
                 count += 1
+            } while magnitude > 0
+            var index = count - 1
+            while index >= 0 {
+                buffer.append(raw[index])
+                index -= 1
             }
-            for index in stride(from: count - 1, through: 0, by: -1) { buffer.append(raw[index]) }
         }
     }
 
