@@ -93,7 +93,7 @@ extension SignalField {
             guard signed || length < 64 else { return integerValue(Int128(bits), choices: choices) }
             var raw = Int64(bitPattern: bits)
             if signed, length < 64, bits & (UInt64(1) << UInt64(length - 1)) != 0 {
-                raw -= Int64(bitPattern: UInt64(1) << UInt64(length))
+                raw = raw &- Int64(bitPattern: UInt64(1) << UInt64(length))  // wraps correctly for 63 bits
             }
             if choices, !choicesByValue.isEmpty,
                let name = choicesBySmallValue[raw] ?? (hasWideChoices ? choicesByValue[Int128(raw)] : nil) {
