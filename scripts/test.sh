@@ -5,7 +5,7 @@
 #   2. swift build --build-tests, warnings are errors
 #   3. golden vectors from cantools into .build/golden
 #   4. swift test, with CARPLAYD_GOLDEN_DIR and CARPLAYD_DBC_CORPUS exported
-#   5. later stages (vcan bench, systemd VM tests): see the stage_* stubs
+#   5. carplayctl dbc decode against cantools on generated candump logs
 #
 # Environment:
 #   CARPLAYD_DBC_CORPUS  DBC corpus directory
@@ -27,6 +27,8 @@ fi
 PY="$REPO_ROOT/.venv/bin/python"
 GOLDEN_DIR="$REPO_ROOT/.build/golden"
 SEED="${CARPLAYD_GOLDEN_SEED:-1}"
+SWIFT_TEST_LOG="$REPO_ROOT/.build/swift-test.log"
+RESULTS="$REPO_ROOT/.build/test-results.txt"
 
 step() { printf '\n==> %s\n' "$*"; }
 die() { echo "test.sh: FAIL: $*" >&2; exit 1; }
@@ -72,56 +74,50 @@ stage_golden() {
 
 stage_swift_test() {
     step "swift test"
-    "$SWIFT" test -Xswiftc -warnings-as-errors
+    "$SWIFT" test -Xswiftc -warnings-as-errors 2>&1 | tee "$SWIFT_TEST_LOG"
 }
 
 stage_decode_cli() {
-    # carplayctl dbc decode against cantools on a generated candump log.
-    # Runs only once the CLI has the verb (the other branch is adding it).
+    # carplayctl dbc decode, whole process, against cantools on generated candump logs.
     local bin
     bin="$("$SWIFT" build --show-bin-path)/carplayctl"
-    # Skipped only while the sources have no decode verb at all; once they
-    # do, any failure here fails the run.
-    if ! grep -rqs '"decode"' "$REPO_ROOT/Sources/carplayctl"; then
-        step "decode CLI check: skipped (Sources/carplayctl has no 'dbc decode' verb yet)"
-        return 0
-    fi
     [ -x "$bin" ] || die "carplayctl not built: $bin"
     step "carplayctl dbc decode vs cantools"
     local corpus="$CARPLAYD_DBC_CORPUS" dbc log
     for dbc in "$corpus/motohawk.dbc" "$corpus/multiplex_2.dbc" "$corpus/choices.dbc" \
                "$corpus/signed.dbc" "$corpus/floating_point.dbc" "$corpus/vehicle.dbc"; do
-        [ -f "$dbc" ] || continue
+        [ -f "$dbc" ] || die "corpus file missing: $dbc"
         log="$REPO_ROOT/.build/golden/$(basename "$dbc" .dbc).log"
         "$PY" "$REPO_ROOT/Benchmarks/codec/make_log.py" --frames 2000 --seed "$SEED" \
             --out "$log" "$dbc"
-        "$PY" "$REPO_ROOT/tools/golden/check_decode_cli.py" --carplayctl "$bin" "$dbc" "$log"
+        "$PY" "$REPO_ROOT/tools/golden/check_decode_cli.py" --carplayctl "$bin" "$dbc" "$log" \
+            | tee -a "$RESULTS"
     done
 }
 
-# ---------------------------------------------------------------- later stages
-stage_vcan_bench() {
-    # TODO(vcan): python-can / can-utils peers against carplayd on vcan0.
-    # Natively when the kernel has vcan (ip link add dev vcan0 type vcan),
-    # otherwise inside the qemu VM described in DESIGN.md.
-    :
-}
-
-stage_systemd_vm() {
-    # TODO(systemd): boot the Debian kernel + systemd 252 in qemu (DESIGN.md,
-    # "Testing on a real kernel CAN stack") and run the unit tests there.
-    :
-}
+# Later issues add stages here: the vcan bench (natively where the kernel has
+# vcan, else in the qemu VM of DESIGN.md) and the systemd VM tests.
 
 main() {
+    mkdir -p "$REPO_ROOT/.build"
+    : > "$RESULTS"
     stage_bootstrap
     stage_build
     stage_golden
     stage_swift_test
     stage_decode_cli
-    stage_vcan_bench
-    stage_systemd_vm
-    step "all tests passed"
+    summary
+}
+
+# One closing line for the whole run: swift-testing's test count plus each
+# decode-CLI comparison (every stage has already failed the run on any failure).
+summary() {
+    local swift_tests cli_runs
+    swift_tests="$(sed -n 's/.*Test run with \([0-9]*\) tests.* passed.*/\1/p' "$SWIFT_TEST_LOG" | tail -n 1)"
+    [ -n "$swift_tests" ] || die "could not find swift test's result line"
+    cli_runs="$(grep -c ' passed, 0 failed' "$RESULTS" || true)"
+    step "all stages passed"
+    echo "$((swift_tests + cli_runs)) passed, 0 failed"
 }
 
 main "$@"

@@ -131,3 +131,89 @@ public struct BufferedWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 }
+
+/// Reads a descriptor in large blocks that each end at a line boundary (the last
+/// block may end without a newline), for tools that process many lines at once.
+public struct BlockReader {
+    private let descriptor: FileDescriptor
+    private var buffer: [UInt8]
+    private var end = 0
+
+    public init(_ descriptor: FileDescriptor, blockSize: Int = 1 << 22) {
+        self.descriptor = descriptor
+        self.buffer = [UInt8](repeating: 0, count: blockSize)
+    }
+
+    /// Calls `body` with each block of whole lines until end of file.
+    public mutating func forEachBlock<E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> Void) throws {
+        var finished = false
+        while !finished {
+            if end == buffer.count { buffer.append(contentsOf: [UInt8](repeating: 0, count: buffer.count)) }
+            let readCount = try buffer.withUnsafeMutableBytes { raw in
+                try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[end...]))
+            }
+            if readCount == 0 { finished = true }
+            end += readCount
+            // Hand out everything up to the last newline (everything, at end of file).
+            var cut = end
+            if !finished {
+                while cut > 0, buffer[cut - 1] != 0x0A { cut -= 1 }
+                if cut == 0 { continue }  // one line longer than the buffer: read more
+            }
+            try buffer.withUnsafeBufferPointer { pointer in
+                try body(UnsafeBufferPointer(rebasing: pointer[0..<cut]))
+            }
+            let rest = end - cut
+            if rest > 0 {
+                buffer.withUnsafeMutableBufferPointer { pointer in
+                    _ = memmove(pointer.baseAddress!, pointer.baseAddress! + cut, rest)
+                }
+            }
+            end = rest
+        }
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// The index just past the first newline at or after `index` (or `count`).
+    public func lineBoundary(near index: Int) -> Int {
+        var position = index
+        while position < count, self[position] != 0x0A { position += 1 }
+        return Swift.min(position + 1, count)
+    }
+
+    public func countNewlines(in range: Range<Int>) -> Int {
+        var lines = 0
+        for position in range where self[position] == 0x0A { lines += 1 }
+        return lines
+    }
+}
+
+/// A heap buffer that concurrent workers write at distinct indices.
+///
+/// @unchecked Sendable: the caller guarantees that no two threads touch the same
+/// element and that the buffer outlives the workers (DispatchQueue.concurrentPerform
+/// returns only after all of them finished).
+public struct UnsafeSendableBuffer<Element>: @unchecked Sendable {
+    public let buffer: UnsafeMutableBufferPointer<Element>
+    private let owned: Bool
+
+    /// Allocates `count` elements; `Element` must have a default (e.g. arrays start empty).
+    public init(count: Int) where Element == [UInt8] {
+        buffer = .allocate(capacity: count)
+        buffer.initialize(repeating: [])
+        owned = true
+    }
+
+    /// Shares read-only bytes owned by someone else for the duration of a call.
+    public init(borrowing bytes: UnsafeBufferPointer<Element>) {
+        buffer = UnsafeMutableBufferPointer(mutating: bytes)
+        owned = false
+    }
+
+    public func deallocate() {
+        guard owned else { return }
+        _ = buffer.deinitialize()
+        buffer.deallocate()
+    }
+}

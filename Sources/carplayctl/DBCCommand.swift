@@ -1,4 +1,5 @@
 import CANKit
+import Dispatch
 import LinuxSupport
 
 /// `carplayctl dbc decode|encode|show`: offline tools over a DBC file.
@@ -77,115 +78,32 @@ enum DBCCommand {
 
     // MARK: - decode
 
-    /// Per message: the codec and the JSON text that never changes, built once.
-    /// A class, so the per-frame lookup hands out one reference instead of copying.
-    private final class MessageOutput {
-        let codec: MessageCodec
-        let name: String
-        let prefix: [UInt8]
-        /// `"Signal":` for every signal, back to back, in memory owned by this object
-        /// (appending from it costs no reference counting in the per-signal loop).
-        private let keyBytes: UnsafeMutableBufferPointer<UInt8>
-        private let keyRanges: [Range<Int>]
-
-        init(codec: MessageCodec, name: String, prefix: [UInt8], signalKeys: [[UInt8]]) {
-            self.codec = codec
-            self.name = name
-            self.prefix = prefix
-            let flat = signalKeys.flatMap { $0 }
-            keyBytes = .allocate(capacity: max(flat.count, 1))
-            _ = keyBytes.initialize(from: flat)
-            var ranges: [Range<Int>] = []
-            var offset = 0
-            for key in signalKeys {
-                ranges.append(offset..<(offset + key.count))
-                offset += key.count
-            }
-            keyRanges = ranges
-        }
-
-        deinit { keyBytes.deallocate() }
-
-        @inline(__always)
-        func appendKey(_ index: Int, to buffer: inout [UInt8]) {
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: keyBytes[keyRanges[index]]))
-        }
-    }
-
     private static func decode(database: DBCDatabase, rawChoices: Bool) throws -> Int32 {
-        var outputs: [UInt32: MessageOutput] = [:]
-        for message in database.messages {
-            var prefix = Array("{\"id\":".utf8)
-            JSONBytes.appendInteger(message.frameID, to: &prefix)
-            prefix.append(contentsOf: ",\"name\":".utf8)
-            JSONBytes.appendString(message.name, to: &prefix)
-            prefix.append(contentsOf: ",\"signals\":{".utf8)
-            let keys = message.signals.indices.map { index -> [UInt8] in
-                var key: [UInt8] = []
-                JSONBytes.appendString(message.codec.signalName(at: index), to: &key)
-                key.append(0x3A)
-                return key
-            }
-            outputs[message.frameID] = MessageOutput(codec: message.codec, name: message.name, prefix: prefix, signalKeys: keys)
-        }
-
-        var reader = LineReader(.standardInput)
-        var writer = BufferedWriter(.standardOutput)
+        let decoder = FrameJSONDecoder(database: database, choices: !rawChoices)
+        var reader = BlockReader(.standardInput)
+        let standardOutput = FileDescriptor.standardOutput
         var lineNumber = 0
-        var failures = 0
-        var storage: [UInt8] = []
-        try reader.forEachLine { (line: UnsafeBufferPointer<UInt8>) throws(Errno) in
-            lineNumber += 1
-            let parsed: CandumpLine
-            do throws(CandumpParseError) {
-                parsed = try CandumpReader.parseLine(line, reusing: &storage)
-            } catch {
-                failures += 1
-                writer.buffer.append(contentsOf: "{\"line\":".utf8)
-                JSONBytes.appendInteger(lineNumber, to: &writer.buffer)
-                writer.buffer.append(contentsOf: ",\"error\":".utf8)
-                JSONBytes.appendString(error.description, to: &writer.buffer)
-                writer.buffer.append(contentsOf: "}\n".utf8)
-                try writer.flushIfNeeded()
-                return
+        // Blocks of whole lines; each is split in two halves decoded on both cores,
+        // written in input order.
+        try reader.forEachBlock { (block: UnsafeBufferPointer<UInt8>) throws(Errno) in
+            let split = block.count < 1 << 16 ? block.count : block.lineBoundary(near: block.count / 2)
+            let halves = [0..<split, split..<block.count]
+            let firstLines = [lineNumber, lineNumber + block.countNewlines(in: 0..<split)]
+            let results = UnsafeSendableBuffer<[UInt8]>(count: 2)
+            defer { results.deallocate() }
+            let input = UnsafeSendableBuffer<UInt8>(borrowing: block)
+            DispatchQueue.concurrentPerform(iterations: halves[1].isEmpty ? 1 : 2) { half in
+                var out: [UInt8] = []
+                out.reserveCapacity(halves[half].count * 2)
+                decoder.decodeLines(UnsafeBufferPointer(rebasing: input.buffer[halves[half]]), firstLineNumber: firstLines[half], into: &out)
+                results.buffer[half] = out
             }
-            guard case let .record(record) = parsed else { return }
-            let frame = record.frame
-            writer.buffer.append(contentsOf: "{\"id\":".utf8)
-            guard let output = outputs[frame.id.rawValue], !frame.isRemote, !frame.isError else {
-                JSONBytes.appendInteger(frame.id.rawValue, to: &writer.buffer)
-                writer.buffer.append(contentsOf: ",\"error\":\"unknown message\"}\n".utf8)
-                try writer.flushIfNeeded()
-                return
+            for half in 0..<2 {
+                let written = results.buffer[half].withUnsafeBytes { raw in Result { () throws(Errno) in try standardOutput.writeAll(raw) } }
+                try written.get()
             }
-            let mark = writer.buffer.count - 6
-            writer.buffer.removeLast(6)
-            writer.buffer.append(contentsOf: output.prefix)
-            var first = true
-            do throws(DBCDecodeError) {
-                try frame.data.withUnsafeBufferPointer { (data) throws(DBCDecodeError) in
-                    try output.codec.decode(data, choices: !rawChoices) { index, value in
-                        if !first { writer.buffer.append(0x2C) }
-                        first = false
-                        output.appendKey(index, to: &writer.buffer)
-                        JSONBytes.appendValue(value, to: &writer.buffer)
-                    }
-                }
-                writer.buffer.append(contentsOf: "}}\n".utf8)
-            } catch {
-                failures += 1
-                writer.buffer.removeSubrange(mark...)
-                writer.buffer.append(contentsOf: "{\"id\":".utf8)
-                JSONBytes.appendInteger(frame.id.rawValue, to: &writer.buffer)
-                writer.buffer.append(contentsOf: ",\"name\":".utf8)
-                JSONBytes.appendString(output.name, to: &writer.buffer)
-                writer.buffer.append(contentsOf: ",\"error\":".utf8)
-                JSONBytes.appendString(error.description, to: &writer.buffer)
-                writer.buffer.append(contentsOf: "}\n".utf8)
-            }
-            try writer.flushIfNeeded()
+            lineNumber = firstLines[1] + block.countNewlines(in: split..<block.count)
         }
-        try writer.flush()
         // Undecodable frames are reported in the output; the run itself succeeded.
         return ExitCode.success
     }

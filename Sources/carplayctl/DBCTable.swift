@@ -40,7 +40,7 @@ enum DBCTable {
             }
             let headings = ["signal", "start", "len", "order", "type", "factor", "offset", "range", "unit", "mux", "choices"]
             let widths = headings.indices.map { column in ([headings[column]] + rows.map { $0[column] }).map(\.count).max()! + 2 }
-            out += "  " + headings.enumerated().map { padded($1, widths[$0]) }.joined() + "\n"
+            out += ("  " + headings.enumerated().map { padded($1, widths[$0]) }.joined()).trimmingTrailingSpaces() + "\n"
             for row in rows {
                 out += "  " + row.enumerated().map { padded($1, widths[$0]) }.joined().trimmingTrailingSpaces() + "\n"
             }

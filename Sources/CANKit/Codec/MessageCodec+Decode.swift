@@ -32,12 +32,11 @@ extension MessageCodec {
             visit(index, fields[index].value(in: data, choices: choices))
         }
         for (multiplexer, branches) in node.multiplexers {
-            let field = fields[multiplexer]
-            let selector = field.value(in: data, choices: choices)
-            guard let id = field.multiplexerNumber(selector), let branch = branches[id] else {
+            let selector = fields[multiplexer].value(in: data, choices: choices)
+            guard let id = fields[multiplexer].multiplexerNumber(selector), let branch = branches[id] else {
                 throw .invalidMultiplexerValue(
-                    message: messageName, multiplexer: field.name,
-                    value: field.multiplexerNumber128(selector) ?? 0, expected: branches.keys.sorted())
+                    message: messageName, multiplexer: fields[multiplexer].name,
+                    value: fields[multiplexer].multiplexerNumber128(selector) ?? 0, expected: branches.keys.sorted())
             }
             try decode(node: branch, data, choices: choices, visit: visit)
         }

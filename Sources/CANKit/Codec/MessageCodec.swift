@@ -1,9 +1,14 @@
 /// A message compiled for decoding and encoding: each signal's bit field and
 /// conversion, and the multiplexing tree, following cantools' `_create_codec`.
-public struct MessageCodec: Sendable {
+///
+/// A class so that a codec is passed around as one reference. `@unchecked Sendable`:
+/// everything is immutable after `init`; `fields` is memory this object owns, written
+/// only in `init` and freed in `deinit`. The decode loop reads fields in place through
+/// it (no copies, no reference counting per signal).
+public final class MessageCodec: @unchecked Sendable {
     public let messageName: String
     public let length: Int
-    let fields: [SignalField]
+    let fields: UnsafeMutableBufferPointer<SignalField>
     let root: CodecNode
     let signalIndex: [String: Int]
     /// Why this message cannot be decoded (a signal does not fit); cantools' strict mode refuses it.
@@ -17,7 +22,9 @@ public struct MessageCodec: Sendable {
     init(messageName: String, length: Int, signals: [DBCSignal]) {
         self.messageName = messageName
         self.length = length
-        self.fields = signals.map(SignalField.init)
+        let compiled = signals.map(SignalField.init)
+        self.fields = .allocate(capacity: compiled.count)
+        _ = self.fields.initialize(from: compiled)
         var index: [String: Int] = [:]
         for (position, signal) in signals.enumerated() { index[signal.name] = position }
         self.signalIndex = index
@@ -42,7 +49,12 @@ public struct MessageCodec: Sendable {
         }
         if let cycle { decodeProblem = decodeProblem ?? cycle }
         self.decodeProblem = decodeProblem
-        self.encodeProblem = decodeProblem ?? Self.overlap(in: root, fields: fields, signals: signals)
+        self.encodeProblem = decodeProblem ?? Self.overlap(in: root, fields: compiled, signals: signals)
+    }
+
+    deinit {
+        _ = fields.deinitialize()
+        fields.deallocate()
     }
 
     /// cantools' strict check: within any multiplexer path, no two signals share a bit.
@@ -121,9 +133,7 @@ enum Conversion: Sendable {
 }
 
 /// A signal's bits and conversion, precomputed for fast decoding and encoding.
-/// A class so that the hot loops pass one reference around instead of copying
-/// (and retaining) every dictionary inside; immutable, hence Sendable.
-final class SignalField: Sendable {
+struct SignalField: Sendable {
     let name: String
     let length: Int
     let bigEndian: Bool
