@@ -34,6 +34,9 @@ let package = Package(
 
         .testTarget(name: "CANKitTests", dependencies: ["CANKit"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
+        // Runs the built carplayctl binary as a subprocess; depending on the executable
+        // target makes SwiftPM build it before the tests. CANKit lists a DBC's names.
+        .testTarget(name: "carplayctlTests", dependencies: ["carplayctl", "CANKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
