@@ -3,13 +3,13 @@ import CANKit
 /// Decodes candump lines into one JSON object per frame, for `dbc decode`.
 /// Immutable after init, so both halves of a block can use it at once.
 struct FrameJSONDecoder: Sendable {
-    private let outputs: [UInt32: MessageOutput]
+    private let outputs: [CANID: MessageOutput]
     private let choices: Bool
 
     init(database: DBCDatabase, choices: Bool) {
-        var outputs: [UInt32: MessageOutput] = [:]
+        var outputs: [CANID: MessageOutput] = [:]
         for message in database.messages {
-            outputs[message.frameID] = MessageOutput(message)
+            outputs[message.canID] = MessageOutput(message)
         }
         self.outputs = outputs
         self.choices = choices
@@ -30,7 +30,7 @@ struct FrameJSONDecoder: Sendable {
             let line = UnsafeBufferPointer(rebasing: lines[start..<end])
             // The common `-L` line goes straight to the codec; everything else through the full reader.
             if let frame = CandumpReader.scanCompactFrame(line, payload: payload) {
-                decodeFrame(id: frame.id.rawValue, data: UnsafeBufferPointer(rebasing: payload[0..<frame.count]), into: &out)
+                decodeFrame(id: frame.id, data: UnsafeBufferPointer(rebasing: payload[0..<frame.count]), into: &out)
             } else {
                 decodeLine(line, number: lineNumber, storage: &storage, into: &out)
             }
@@ -56,7 +56,7 @@ struct FrameJSONDecoder: Sendable {
             appendUnknown(frame.id.rawValue, to: &out)
             return
         }
-        frame.data.withUnsafeBufferPointer { data in decodeFrame(id: frame.id.rawValue, data: data, into: &out) }
+        frame.data.withUnsafeBufferPointer { data in decodeFrame(id: frame.id, data: data, into: &out) }
     }
 
     private func appendUnknown(_ id: UInt32, to out: inout [UInt8]) {
@@ -65,9 +65,9 @@ struct FrameJSONDecoder: Sendable {
         append(",\"error\":\"unknown message\"}\n", to: &out)
     }
 
-    private func decodeFrame(id: UInt32, data: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    private func decodeFrame(id: CANID, data: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
         guard let output = outputs[id] else {
-            appendUnknown(id, to: &out)
+            appendUnknown(id.rawValue, to: &out)
             return
         }
         let mark = out.count
@@ -84,7 +84,7 @@ struct FrameJSONDecoder: Sendable {
         } catch {
             out.removeSubrange(mark...)
             append("{\"id\":", to: &out)
-            JSONBytes.appendInteger(id, to: &out)
+            JSONBytes.appendInteger(id.rawValue, to: &out)
             append(",\"name\":", to: &out)
             JSONBytes.appendString(output.name, to: &out)
             append(",\"error\":", to: &out)

@@ -201,6 +201,26 @@ import CANKit
             """)
     }
 
+    /// Standard 0x400 is not extended 0x400: a frame matches a message only with the same kind of ID.
+    @Test func decodeMatchesTheKindOfID() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carplayctlTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let dbc = directory.appendingPathComponent("ext.dbc")
+        try Data("""
+            BO_ 2147484672 Ext: 1 Vector__XXX
+             SG_ S : 0|8@1+ (1,0) [0|255] "" Vector__XXX
+
+            """.utf8).write(to: dbc)
+        let result = try Self.run(["dbc", "decode", dbc.path], stdin: "400#22\n00000400#22\n")
+        #expect(result.status == 0)
+        #expect(result.stdout == """
+            {"id":1024,"error":"unknown message"}
+            {"id":1024,"name":"Ext","signals":{"S":34}}
+
+            """)
+    }
+
     @Test func decodeNeedsOneFile() throws {
         let result = try Self.run(["dbc", "decode"])
         #expect(result.status == 2)

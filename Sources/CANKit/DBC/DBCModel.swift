@@ -15,6 +15,7 @@ public struct DBCDatabase: Sendable {
     public var source: String
 
     private var indexByFrameID: [UInt32: Int]
+    private var indexByID: [CANID: Int]
     private var indexByName: [String: Int]
 
     init(
@@ -31,20 +32,30 @@ public struct DBCDatabase: Sendable {
         self.attributes = attributes
         self.comment = comment
         self.warnings = warnings
-        var byID: [UInt32: Int] = [:]
+        var byFrameID: [UInt32: Int] = [:]
+        var byID: [CANID: Int] = [:]
         var byName: [String: Int] = [:]
         for (index, message) in messages.enumerated() {
             // Like cantools, the last definition of a frame ID or name wins.
-            byID[message.frameID] = index
+            byFrameID[message.frameID] = index
+            byID[message.canID] = index
             byName[message.name] = index
         }
-        indexByFrameID = byID
+        indexByFrameID = byFrameID
+        indexByID = byID
         indexByName = byName
     }
 
-    /// The message with this frame ID (11- or 29-bit value, without DBC's bit 31).
+    /// The message with this frame ID (11- or 29-bit value, without DBC's bit 31),
+    /// standard or extended -- as cantools' `get_message_by_frame_id` looks it up.
     public func message(frameID: UInt32) -> DBCMessage? {
         indexByFrameID[frameID].map { messages[$0] }
+    }
+
+    /// The message for a frame on the bus: the ID's value and its kind (standard or
+    /// extended) must both match, so standard 0x400 is not extended 0x400.
+    public func message(id: CANID) -> DBCMessage? {
+        indexByID[id].map { messages[$0] }
     }
 
     public func message(named name: String) -> DBCMessage? {
