@@ -6,6 +6,8 @@ let package = Package(
     name: "carplayd",
     products: [
         .library(name: "CANKit", targets: ["CANKit"]),
+        .library(name: "VehicleKit", targets: ["VehicleKit"]),
+        .library(name: "CarIntents", targets: ["CarIntents"]),
         .executable(name: "carplayctl", targets: ["carplayctl"]),
     ],
     targets: [
@@ -26,14 +28,26 @@ let package = Package(
         // Pure: frames, DBC, codec, E2E, candump. No I/O.
         .target(name: "CANKit"),
 
+        // The bus abstraction and the in-process virtual bus (vcan semantics).
+        .target(name: "CANBus", dependencies: ["CANKit"]),
+
+        // Pure: vehicle profiles, state, state <-> frames, the simulated vehicle.
+        .target(name: "VehicleKit", dependencies: ["CANKit", "CANBus"]),
+
+        // The eleven intents: resolve, confirm, handle; the controller over a bus.
+        .target(name: "CarIntents", dependencies: ["CANKit", "CANBus", "VehicleKit"]),
+
         // The only place that talks to the Linux C libraries.
         .target(name: "LinuxSupport", dependencies: ["CSocketCAN", "CSystemd"]),
 
         // Thin executables.
-        .executableTarget(name: "carplayctl", dependencies: ["CANKit", "LinuxSupport"]),
+        .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "LinuxSupport"]),
 
         .testTarget(name: "CANKitTests", dependencies: ["CANKit"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
+        .testTarget(name: "CANBusTests", dependencies: ["CANBus", "CANKit"]),
+        .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANBus", "CANKit"]),
+        .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "CANBus", "CANKit"]),
         // Runs the built carplayctl binary as a subprocess; depending on the executable
         // target makes SwiftPM build it before the tests. CANKit lists a DBC's names.
         .testTarget(name: "carplayctlTests", dependencies: ["carplayctl", "CANKit"]),

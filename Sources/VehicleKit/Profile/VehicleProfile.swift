@@ -1,0 +1,306 @@
+import CANKit
+
+/// A vehicle: what it can do (capabilities), how its state maps onto DBC signals
+/// (bindings), and the policies intents follow. Loaded and validated from
+/// `VehicleProfiles/<vehicle>/` by `ProfileLoader`; every reference into the DBC is
+/// checked there, so users of this type can rely on it.
+public struct VehicleProfile: Sendable {
+    /// The folder name, e.g. "sedan".
+    public var identifier: String
+    /// "Example Sedan".
+    public var displayName: String
+    /// Names a user may call the car (`carName` in intents), compared case-insensitively.
+    public var carNames: [String]
+    public var driverSide: DriverSide
+    public var database: DBCDatabase
+
+    public var climate: ClimateCapabilities?
+    public var defrosters: [CarDefroster]
+    public var seats: [SeatCapabilities]
+    public var radio: RadioCapabilities?
+    /// In the order `next` / `previous` cycle through them.
+    public var audioSources: [CarAudioSource]
+    /// Number of car-profile slots (`SaveProfileInCar` / `SetProfileInCar`), 0 for none.
+    public var profileSlots: Int
+    public var hasLock: Bool
+    public var carSignals: [CarSignal]
+    public var power: PowerCapabilities
+
+    public var bindings: [PropertyKey: PropertyBinding]
+    /// E2E protection of command and status messages, by message name.
+    public var e2e: [String: E2EBinding]
+    public var acknowledgement: AcknowledgementBinding?
+    public var policies: Policies
+
+    public init(
+        identifier: String, displayName: String, carNames: [String], driverSide: DriverSide, database: DBCDatabase,
+        climate: ClimateCapabilities?, defrosters: [CarDefroster], seats: [SeatCapabilities], radio: RadioCapabilities?,
+        audioSources: [CarAudioSource], profileSlots: Int, hasLock: Bool, carSignals: [CarSignal], power: PowerCapabilities,
+        bindings: [PropertyKey: PropertyBinding], e2e: [String: E2EBinding], acknowledgement: AcknowledgementBinding?,
+        policies: Policies
+    ) {
+        self.identifier = identifier
+        self.displayName = displayName
+        self.carNames = carNames
+        self.driverSide = driverSide
+        self.database = database
+        self.climate = climate
+        self.defrosters = defrosters
+        self.seats = seats
+        self.radio = radio
+        self.audioSources = audioSources
+        self.profileSlots = profileSlots
+        self.hasLock = hasLock
+        self.carSignals = carSignals
+        self.power = power
+        self.bindings = bindings
+        self.e2e = e2e
+        self.acknowledgement = acknowledgement
+        self.policies = policies
+    }
+
+    public func seat(_ seat: CarSeat) -> SeatCapabilities? { seats.first { $0.seat == seat } }
+}
+
+/// A numeric range with the step the car accepts.
+public struct SteppedRange: Sendable, Hashable, Codable {
+    public var min: Double
+    public var max: Double
+    public var step: Double
+
+    public init(min: Double, max: Double, step: Double) {
+        self.min = min
+        self.max = max
+        self.step = step
+    }
+
+    public func contains(_ value: Double) -> Bool { value >= min - 1e-9 && value <= max + 1e-9 }
+
+    /// Clamped into the range, then snapped to the nearest step from `min`.
+    public func snap(_ value: Double) -> Double {
+        let clamped = Swift.min(Swift.max(value, min), max)
+        guard step > 0 else { return clamped }
+        let steps = ((clamped - min) / step).rounded(.toNearestOrEven)
+        // Round away binary noise (0.1 steps) so 101.1 stays 101.1.
+        let snapped = min + steps * step
+        let decimals = 1e9
+        return Swift.min((snapped * decimals).rounded() / decimals, max)
+    }
+}
+
+public struct ClimateZone: Sendable, Hashable, Codable {
+    /// Used in property keys: `climate.temperature.<id>`.
+    public var id: String
+    /// The physical seats this zone serves.
+    public var seats: [CarSeat]
+
+    public init(id: String, seats: [CarSeat]) {
+        self.id = id
+        self.seats = seats
+    }
+}
+
+public struct ClimateCapabilities: Sendable, Hashable {
+    public var zones: [ClimateZone]
+    public var celsius: SteppedRange
+    public var fahrenheit: SteppedRange
+    /// Fan levels 1...fanSpeedLevels (0 if the fan speed cannot be set).
+    public var fanSpeedLevels: Int
+    public var airConditioner: Bool
+    public var autoMode: Bool
+    public var recirculation: Bool
+    public var climateControl: Bool
+
+    public init(
+        zones: [ClimateZone], celsius: SteppedRange, fahrenheit: SteppedRange, fanSpeedLevels: Int,
+        airConditioner: Bool, autoMode: Bool, recirculation: Bool, climateControl: Bool
+    ) {
+        self.zones = zones
+        self.celsius = celsius
+        self.fahrenheit = fahrenheit
+        self.fanSpeedLevels = fanSpeedLevels
+        self.airConditioner = airConditioner
+        self.autoMode = autoMode
+        self.recirculation = recirculation
+        self.climateControl = climateControl
+    }
+
+    /// The zones serving any of these physical seats, in profile order.
+    public func zones(serving seats: [CarSeat]) -> [ClimateZone] {
+        zones.filter { zone in zone.seats.contains { seats.contains($0) } }
+    }
+}
+
+public struct SeatCapabilities: Sendable, Hashable, Codable {
+    /// A physical seat (frontLeft, …, thirdRowRight).
+    public var seat: CarSeat
+    /// Highest level of each feature; 0 when the seat does not have it.
+    public var heating: Int
+    public var cooling: Int
+    public var massage: Int
+
+    public init(seat: CarSeat, heating: Int = 0, cooling: Int = 0, massage: Int = 0) {
+        self.seat = seat
+        self.heating = heating
+        self.cooling = cooling
+        self.massage = massage
+    }
+
+    public func maximum(_ feature: SeatFeature) -> Int {
+        switch feature {
+        case .heating: heating
+        case .cooling: cooling
+        case .massage: massage
+        }
+    }
+}
+
+public struct RadioBand: Sendable, Hashable, Codable {
+    public var type: RadioType
+    /// Frequencies (AM kHz, FM/HD MHz) or, for satellite and DAB, channel numbers.
+    public var range: SteppedRange
+    public var unit: String
+
+    public init(type: RadioType, range: SteppedRange, unit: String) {
+        self.type = type
+        self.range = range
+        self.unit = unit
+    }
+
+    /// Satellite and DAB tune by channel, the others by frequency.
+    public var tunesByChannel: Bool { type == .satellite || type == .DAB }
+}
+
+/// A named station (like AppIntentVocabulary) or a preset: a band and a frequency or channel.
+public struct RadioStation: Sendable, Hashable, Codable {
+    public var name: String
+    public var type: RadioType
+    public var frequency: Double?
+    public var channel: Int?
+
+    public init(name: String, type: RadioType, frequency: Double? = nil, channel: Int? = nil) {
+        self.name = name
+        self.type = type
+        self.frequency = frequency
+        self.channel = channel
+    }
+}
+
+public struct RadioPreset: Sendable, Hashable, Codable {
+    public var number: Int
+    public var station: RadioStation
+
+    public init(number: Int, station: RadioStation) {
+        self.number = number
+        self.station = station
+    }
+}
+
+public struct RadioCapabilities: Sendable, Hashable {
+    public var bands: [RadioBand]
+    public var presets: [RadioPreset]
+    public var stations: [RadioStation]
+    /// False when satellite radio needs a subscription the car does not have
+    /// (`SetRadioStation` then answers `failureNotSubscribed`).
+    public var satelliteSubscribed: Bool
+
+    public init(bands: [RadioBand], presets: [RadioPreset], stations: [RadioStation], satelliteSubscribed: Bool) {
+        self.bands = bands
+        self.presets = presets
+        self.stations = stations
+        self.satelliteSubscribed = satelliteSubscribed
+    }
+
+    public func band(_ type: RadioType) -> RadioBand? { bands.first { $0.type == type } }
+}
+
+public struct PowerCapabilities: Sendable, Hashable, Codable {
+    public var fuel: Bool
+    public var battery: Bool
+
+    public init(fuel: Bool, battery: Bool) {
+        self.fuel = fuel
+        self.battery = battery
+    }
+}
+
+public struct Policies: Sendable, Hashable {
+    /// Intent names (e.g. "SetClimateSettingsInCar") refused while the car is locked.
+    public var restrictedWhileLocked: Set<String>
+    /// How long a command may take to show in the status frames.
+    public var confirmationTimeout: Duration
+    /// The vehicle counts as unreachable after this many cycle times without a status frame.
+    public var unreachableAfterCycles: Int
+
+    public init(restrictedWhileLocked: Set<String>, confirmationTimeout: Duration, unreachableAfterCycles: Int) {
+        self.restrictedWhileLocked = restrictedWhileLocked
+        self.confirmationTimeout = confirmationTimeout
+        self.unreachableAfterCycles = unreachableAfterCycles
+    }
+}
+
+/// A signal of a message of the profile's DBC (checked to exist when loading).
+public struct SignalReference: Sendable, Hashable {
+    public var message: String
+    public var signal: String
+
+    public init(message: String, signal: String) {
+        self.message = message
+        self.signal = signal
+    }
+}
+
+/// How one state property travels over the bus.
+public struct PropertyBinding: Sendable, Hashable {
+    /// The command signal that sets the property; nil for status-only properties.
+    public var command: SignalReference?
+    /// What the command signal carries when a command frame does not change this
+    /// property (several properties share a command message): a raw value, typically
+    /// the signal's "NoRequest" choice.
+    public var idleRawValue: Int128?
+    /// The status signal that reports the property.
+    public var status: SignalReference
+    /// For enumerations and booleans: SiriKit case name (or "true"/"false") to the DBC
+    /// choice name. Empty: booleans are 0/1 and numbers are physical values as they are.
+    public var values: [String: String]
+
+    public init(command: SignalReference?, idleRawValue: Int128?, status: SignalReference, values: [String: String]) {
+        self.command = command
+        self.idleRawValue = idleRawValue
+        self.status = status
+        self.values = values
+    }
+}
+
+/// E2E protection of one message: where its CRC and alive counter live, and its data ID.
+public struct E2EBinding: Sendable, Hashable {
+    public var message: String
+    public var crcSignal: String
+    public var counterSignal: String
+    public var protection: E2EProtection
+
+    public init(message: String, crcSignal: String, counterSignal: String, protection: E2EProtection) {
+        self.message = message
+        self.crcSignal = crcSignal
+        self.counterSignal = counterSignal
+        self.protection = protection
+    }
+}
+
+/// The vehicle's answer to each command frame: which command (by frame ID), which
+/// alive counter, and the result (a DBC choice; `acceptedChoice` means applied).
+public struct AcknowledgementBinding: Sendable, Hashable {
+    public var message: String
+    public var commandIDSignal: String
+    public var counterSignal: String
+    public var resultSignal: String
+    public var acceptedChoice: String
+
+    public init(message: String, commandIDSignal: String, counterSignal: String, resultSignal: String, acceptedChoice: String) {
+        self.message = message
+        self.commandIDSignal = commandIDSignal
+        self.counterSignal = counterSignal
+        self.resultSignal = resultSignal
+        self.acceptedChoice = acceptedChoice
+    }
+}

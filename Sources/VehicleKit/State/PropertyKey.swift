@@ -1,0 +1,133 @@
+/// The name of one piece of vehicle state, e.g. `climate.temperature.left` or
+/// `seat.frontLeft.heating`. Profiles bind each key to a DBC command signal (that
+/// sets it) and a status signal (that reports it). The vocabulary:
+///
+/// | key | kind | meaning |
+/// | --- | --- | --- |
+/// | `climate.temperature.<zone>` | number (°C) | target temperature of a climate zone |
+/// | `climate.fan` | bool | fan on |
+/// | `climate.fanSpeed` | integer 1...fanSpeedLevels | fan level |
+/// | `climate.airConditioner` | bool | A/C on |
+/// | `climate.autoMode` | bool | automatic climate |
+/// | `climate.climateControl` | bool | climate system on |
+/// | `climate.airCirculation` | enum `AirCirculationMode` | fresh or recirculated air |
+/// | `climate.cabinTemperature` | number (°C), status only | measured cabin temperature |
+/// | `defroster.front`, `defroster.rear` | bool | defroster on |
+/// | `seat.<seat>.heating` / `.cooling` / `.massage` | integer 0...level | 0 is off |
+/// | `audio.source` | enum `CarAudioSource` | active audio source |
+/// | `radio.band` | enum `RadioType` | tuner band |
+/// | `radio.frequency` | number (kHz for AM, MHz otherwise) | tuned frequency |
+/// | `radio.channel` | integer | satellite / DAB channel |
+/// | `profile.active` | integer | active car profile slot (0 none) |
+/// | `lock.locked` | bool | doors locked |
+/// | `signal.audible`, `signal.visible` | bool | horn sounding / lights flashing |
+/// | `power.fuelPercent`, `power.chargePercent` | number 0...100, status only | |
+/// | `power.distanceRemaining` | number (km), status only | |
+/// | `power.charging` | bool, status only | |
+/// | `power.minutesToFull` | integer, status only | |
+public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral, Codable {
+    public let rawValue: String
+
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public var description: String { rawValue }
+    public static func < (lhs: PropertyKey, rhs: PropertyKey) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public static func temperature(zone: String) -> PropertyKey { PropertyKey("climate.temperature.\(zone)") }
+    public static func seat(_ seat: CarSeat, _ feature: SeatFeature) -> PropertyKey { PropertyKey("seat.\(seat.rawValue).\(feature.rawValue)") }
+    public static func defroster(_ defroster: CarDefroster) -> PropertyKey { PropertyKey("defroster.\(defroster.rawValue)") }
+    public static func signal(_ signal: CarSignal) -> PropertyKey { PropertyKey("signal.\(signal.rawValue)") }
+
+    public static let fan: PropertyKey = "climate.fan"
+    public static let fanSpeed: PropertyKey = "climate.fanSpeed"
+    public static let airConditioner: PropertyKey = "climate.airConditioner"
+    public static let autoMode: PropertyKey = "climate.autoMode"
+    public static let climateControl: PropertyKey = "climate.climateControl"
+    public static let airCirculation: PropertyKey = "climate.airCirculation"
+    public static let cabinTemperature: PropertyKey = "climate.cabinTemperature"
+    public static let audioSource: PropertyKey = "audio.source"
+    public static let radioBand: PropertyKey = "radio.band"
+    public static let radioFrequency: PropertyKey = "radio.frequency"
+    public static let radioChannel: PropertyKey = "radio.channel"
+    public static let activeProfile: PropertyKey = "profile.active"
+    public static let locked: PropertyKey = "lock.locked"
+    public static let fuelPercent: PropertyKey = "power.fuelPercent"
+    public static let chargePercent: PropertyKey = "power.chargePercent"
+    public static let distanceRemaining: PropertyKey = "power.distanceRemaining"
+    public static let charging: PropertyKey = "power.charging"
+    public static let minutesToFull: PropertyKey = "power.minutesToFull"
+
+    /// What values the key holds; nil for a key outside the vocabulary.
+    public var kind: PropertyKind? {
+        let parts = rawValue.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        switch parts.count {
+        case 2:
+            switch rawValue {
+            case "climate.fan", "climate.airConditioner", "climate.autoMode", "climate.climateControl",
+                "defroster.front", "defroster.rear", "lock.locked", "signal.audible", "signal.visible", "power.charging":
+                return .bool
+            case "climate.fanSpeed", "radio.channel", "profile.active", "power.minutesToFull":
+                return .integer
+            case "climate.cabinTemperature", "radio.frequency", "power.fuelPercent", "power.chargePercent", "power.distanceRemaining":
+                return .number
+            case "climate.airCirculation": return .enumeration(AirCirculationMode.allCases.map(\.rawValue))
+            case "audio.source": return .enumeration(CarAudioSource.allCases.map(\.rawValue))
+            case "radio.band": return .enumeration(RadioType.allCases.map(\.rawValue))
+            default: return nil
+            }
+        case 3:
+            if parts[0] == "climate", parts[1] == "temperature", !parts[2].isEmpty { return .number }
+            if parts[0] == "seat", let seat = CarSeat(rawValue: parts[1]), seat.isPhysical, SeatFeature(rawValue: parts[2]) != nil { return .integer }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// Keys the vehicle reports but nobody commands.
+    public var isStatusOnly: Bool {
+        rawValue == "climate.cabinTemperature" || rawValue.hasPrefix("power.")
+    }
+}
+
+public enum SeatFeature: String, Sendable, Hashable, Codable, CaseIterable { case heating, cooling, massage }
+
+public enum PropertyKind: Sendable, Hashable {
+    case bool
+    case integer
+    case number
+    /// One of these SiriKit case names.
+    case enumeration([String])
+}
+
+/// A state value. Enumerations hold SiriKit case names.
+public enum PropertyValue: Sendable, Hashable, CustomStringConvertible {
+    case bool(Bool)
+    case integer(Int)
+    case number(Double)
+    case enumeration(String)
+
+    public var description: String {
+        switch self {
+        case let .bool(value): String(value)
+        case let .integer(value): String(value)
+        case let .number(value): value.description
+        case let .enumeration(value): value
+        }
+    }
+
+    public var doubleValue: Double? {
+        switch self {
+        case let .integer(value): Double(value)
+        case let .number(value): value
+        case let .bool(value): value ? 1 : 0
+        case .enumeration: nil
+        }
+    }
+}
