@@ -220,3 +220,32 @@ extension SignalField {
         }
     }
 }
+
+extension MessageCodec {
+    /// The physical input that encodes to `raw` for `signal` (a choice name when the raw
+    /// value has one), e.g. to fill a signal with its "no request" raw value.
+    public func input(forRaw raw: Int128, signal: String) -> SignalInput? {
+        guard let index = signalIndex[signal] else { return nil }
+        let field = fields[index]
+        if let name = field.choicesByValue[raw] { return .choice(name) }
+        switch field.conversion {
+        case .identity: return field.valueType.isFloat ? .float(Double(raw)) : .integer(raw)
+        case let .integer(scale, offset): return .integer(raw * scale + offset)
+        case let .linear(scale, _): return .float(Double(raw) * scale + field.offsetValue)
+        }
+    }
+
+    /// What the signal reports after carrying `value`: encoded to raw (rounded as
+    /// cantools rounds) and decoded back. Nil when the value cannot be encoded.
+    public func roundTrip(_ value: SignalInput, signal: String, choices: Bool = true) -> SignalValue? {
+        guard let index = signalIndex[signal] else { return nil }
+        let field = fields[index]
+        guard let raw = try? field.rawValue(for: value, message: messageName) else { return nil }
+        var payload = [UInt8](repeating: 0, count: max(length, field.lastByte + 1))
+        guard (try? field.place(raw, into: &payload, message: messageName)) != nil else { return nil }
+        return payload.withUnsafeBufferPointer { field.value(in: $0, choices: choices) }
+    }
+
+    /// The names of the message's signals, in codec order.
+    public var signalNames: [String] { fields.map(\.name) }
+}

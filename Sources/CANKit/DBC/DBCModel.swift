@@ -112,7 +112,7 @@ public enum DBCNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Python's `float.is_integer()` / `isinstance(x, int)`.
-    var integralValue: Int128? {
+    public var integralValue: Int128? {
         switch self {
         case let .integer(value): return value
         case let .real(value):
