@@ -1,0 +1,285 @@
+import CANBus
+import CANKit
+import VehicleKit
+
+/// Why a command was not confirmed.
+public enum CommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No status frame showed the change in time; `reported` is what the vehicle last said.
+    case timeout(waited: Duration, reported: [PropertyKey: PropertyValue])
+    /// The vehicle acknowledged the command with a rejection (its DBC choice name).
+    case rejected(message: String, result: String)
+    /// Status frames arrived but were not trusted (wrong CRC, repeated or skipped counter).
+    case e2eError(message: String, status: E2EStatus)
+    /// The frame could not be sent.
+    case bus(CANBusError)
+    /// No trusted status frame for several cycle times.
+    case vehicleUnreachable
+    /// The targets cannot be put into frames (a profile without that binding).
+    case unencodable(String)
+
+    /// A short machine-readable reason, used as the response's `reason`.
+    public var reason: String {
+        switch self {
+        case .timeout: "timeout"
+        case .rejected: "rejectedByVehicle"
+        case .e2eError: "e2eError"
+        case .bus: "busError"
+        case .vehicleUnreachable: "vehicleUnreachable"
+        case .unencodable: "unencodable"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .timeout(waited, reported):
+            let shown = reported.keys.sorted().map { "\($0) = \(reported[$0]!)" }.joined(separator: ", ")
+            return "no confirmation within \(waited)" + (shown.isEmpty ? "" : "; the vehicle reports \(shown)")
+        case let .rejected(message, result): return "the vehicle rejected \(message): \(result)"
+        case let .e2eError(message, status): return "status frames of \(message) failed the E2E check (\(status))"
+        case let .bus(error): return error.description
+        case .vehicleUnreachable: return "the vehicle sends no status frames"
+        case let .unencodable(reason): return reason
+        }
+    }
+}
+
+/// The outcome of one command: what was confirmed, what failed, and every frame
+/// sent and received while it ran (in bus order).
+public struct CommandOutcome: Sendable {
+    public var targets: [PropertyKey: PropertyValue]
+    public var confirmed: [PropertyKey: PropertyValue]
+    public var failure: CommandFailure?
+    public var frames: [ReceivedFrame]
+
+    public var succeeded: Bool { failure == nil }
+}
+
+/// The head unit's side of the bus: keeps the live vehicle state from trusted status
+/// frames, sends commands and reports success only when status frames confirm them.
+public actor VehicleController {
+    public let profile: VehicleProfile
+    private let frames: VehicleFrames
+    private let port: any CANPort
+    private let clock = ContinuousClock()
+
+    private var state = VehicleState()
+    private var counters: [String: UInt8] = [:]
+    private var checkers: [String: E2EChecker] = [:]
+    private var lastTrustedStatus: ContinuousClock.Instant?
+    private var receiveTask: Task<Void, Never>?
+    private var e2eErrors = 0
+
+    /// A command waiting for its confirmation.
+    private struct Waiter {
+        var expected: [PropertyKey: PropertyValue]
+        var confirmed: [PropertyKey: PropertyValue] = [:]
+        /// Command frames sent for it: (frame ID, alive counter) to match acknowledgements.
+        var sent: [(id: UInt32, counter: UInt8?, message: String)] = []
+        var statusMessages: Set<String>
+        var lastE2EError: (message: String, status: E2EStatus)?
+        var frames: [ReceivedFrame] = []
+        var continuation: CheckedContinuation<CommandFailure?, Never>?
+    }
+
+    private var waiters: [Int: Waiter] = [:]
+    private var nextWaiter = 0
+    /// Observers of state changes (Monitor): each gets the changed keys and the frame.
+    private var observers: [Int: AsyncStream<StateChange>.Continuation] = [:]
+
+    public init(profile: VehicleProfile, port: any CANPort) {
+        self.profile = profile
+        self.frames = VehicleFrames(profile: profile)
+        self.port = port
+    }
+
+    /// Starts reading the bus.
+    public func start() {
+        guard receiveTask == nil else { return }
+        let stream = port.frames
+        receiveTask = Task { [weak self] in
+            for await received in stream {
+                guard let self else { return }
+                await self.handle(received)
+            }
+        }
+    }
+
+    public func stop() async {
+        receiveTask?.cancel()
+        receiveTask = nil
+        for (id, waiter) in waiters { waiter.continuation?.resume(returning: .vehicleUnreachable); waiters[id] = nil }
+        for (_, observer) in observers { observer.finish() }
+        observers.removeAll()
+    }
+
+    public var currentState: VehicleState { state }
+    public var trustFailures: Int { e2eErrors }
+
+    /// True when a trusted status frame arrived within `unreachableAfterCycles` cycle times.
+    public var isReachable: Bool {
+        guard let last = lastTrustedStatus else { return false }
+        return clock.now - last <= reachabilityWindow
+    }
+
+    private var reachabilityWindow: Duration {
+        let cycles = frames.statusMessages.values.compactMap(\.cycleTime)
+        let longest = cycles.max() ?? .milliseconds(100)
+        return longest * max(1, profile.policies.unreachableAfterCycles)
+    }
+
+    /// Waits until the vehicle has sent a trusted status frame (up to `timeout`).
+    public func waitUntilReachable(timeout: Duration) async -> Bool {
+        let deadline = clock.now + timeout
+        while !isReachable {
+            if clock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
+    /// State changes as they happen, with the frame that caused each.
+    public func changes() -> AsyncStream<StateChange> {
+        let (stream, continuation) = AsyncStream<StateChange>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let id = nextWaiter
+        nextWaiter += 1
+        observers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(id) } }
+        return stream
+    }
+
+    private func removeObserver(_ id: Int) { observers[id] = nil }
+
+    /// Sends the commands that set `targets` and waits until status frames show every
+    /// target (as the status signals quantize it), the vehicle rejects a command, or
+    /// `timeout` passes.
+    public func apply(_ targets: [PropertyKey: PropertyValue], timeout: Duration) async -> CommandOutcome {
+        guard !targets.isEmpty else { return CommandOutcome(targets: targets, confirmed: [:], failure: nil, frames: []) }
+        guard isReachable else {
+            return CommandOutcome(targets: targets, confirmed: [:], failure: .vehicleUnreachable, frames: [])
+        }
+        let commandFrames: [CANFrame]
+        do {
+            commandFrames = try frames.commandFrames(for: targets, counters: &counters)
+        } catch {
+            return CommandOutcome(targets: targets, confirmed: [:], failure: .unencodable(error.description), frames: [])
+        }
+        var expected: [PropertyKey: PropertyValue] = [:]
+        var statusMessages = Set<String>()
+        for (key, value) in targets {
+            expected[key] = frames.reportedValue(value, for: key) ?? value
+            if let binding = profile.bindings[key] { statusMessages.insert(binding.status.message) }
+        }
+        let id = nextWaiter
+        nextWaiter += 1
+        waiters[id] = Waiter(expected: expected, statusMessages: statusMessages)
+
+        for frame in commandFrames {
+            do {
+                let sent = try await port.send(frame)
+                let message = profile.database.message(id: frame.id)?.name ?? ""
+                let counter = profile.e2e[message].map { $0.protection.counter(in: frame.data) }
+                waiters[id]?.sent.append((frame.id.rawValue, counter, message))
+                waiters[id]?.frames.append(sent)
+            } catch {
+                let recorded = waiters.removeValue(forKey: id)
+                return CommandOutcome(targets: targets, confirmed: recorded?.confirmed ?? [:], failure: .bus(error), frames: recorded?.frames ?? [])
+            }
+        }
+
+        let timeoutTask = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.expire(id, after: timeout)
+        }
+        let failure: CommandFailure? = await withCheckedContinuation { continuation in
+            if let waiter = waiters[id], waiter.confirmed.count == waiter.expected.count {
+                continuation.resume(returning: nil)
+                return
+            }
+            waiters[id]?.continuation = continuation
+        }
+        timeoutTask.cancel()
+        let finished = waiters.removeValue(forKey: id)
+        return CommandOutcome(targets: targets, confirmed: finished?.confirmed ?? [:], failure: failure, frames: finished?.frames ?? [])
+    }
+
+    private func expire(_ id: Int, after waited: Duration) {
+        guard let waiter = waiters[id], let continuation = waiter.continuation else { return }
+        waiters[id]?.continuation = nil
+        if let error = waiter.lastE2EError, waiter.confirmed.count < waiter.expected.count {
+            continuation.resume(returning: .e2eError(message: error.message, status: error.status))
+            return
+        }
+        var reported: [PropertyKey: PropertyValue] = [:]
+        for key in waiter.expected.keys where waiter.confirmed[key] == nil {
+            if let value = state[key] { reported[key] = value }
+        }
+        continuation.resume(returning: .timeout(waited: waited, reported: reported))
+    }
+
+    private func finish(_ id: Int, with failure: CommandFailure?) {
+        guard let continuation = waiters[id]?.continuation else { return }
+        waiters[id]?.continuation = nil
+        continuation.resume(returning: failure)
+    }
+
+    // MARK: - Receiving
+
+    private func handle(_ received: ReceivedFrame) {
+        let content = frames.decodeFromVehicle(received.frame, checkers: &checkers)
+        // Every waiter records the frames of its window, related or not, as candump would.
+        for id in waiters.keys { waiters[id]?.frames.append(received) }
+        switch content {
+        case let .status(_, values):
+            lastTrustedStatus = clock.now
+            var changed: [PropertyKey] = []
+            for (key, value) in values where state[key] != value {
+                state[key] = value
+                changed.append(key)
+            }
+            if !changed.isEmpty {
+                let change = StateChange(keys: changed.sorted(), state: state, frame: received)
+                for observer in observers.values { observer.yield(change) }
+            }
+            for (id, waiter) in waiters {
+                var updated = waiter
+                for (key, value) in values {
+                    guard let want = waiter.expected[key] else { continue }
+                    if Self.matches(value, want) { updated.confirmed[key] = value } else { updated.confirmed[key] = nil }
+                }
+                waiters[id] = updated
+                if updated.confirmed.count == updated.expected.count { finish(id, with: nil) }
+            }
+        case let .acknowledgement(ack):
+            lastTrustedStatus = clock.now
+            guard !ack.accepted else { return }
+            for (id, waiter) in waiters {
+                if let sent = waiter.sent.first(where: { $0.id == ack.commandFrameID && ($0.counter == nil || $0.counter == ack.counter) }) {
+                    finish(id, with: .rejected(message: sent.message, result: ack.result))
+                }
+            }
+        case let .e2eError(message, status):
+            e2eErrors += 1
+            for (id, waiter) in waiters where waiter.statusMessages.contains(message) {
+                waiters[id]?.lastE2EError = (message, status)
+            }
+        case .undecodable, .unrelated:
+            break
+        }
+    }
+
+    /// Numbers compare with a tolerance (status signals carry them scaled).
+    static func matches(_ value: PropertyValue, _ expected: PropertyValue) -> Bool {
+        switch (value, expected) {
+        case let (.number(a), .number(b)): return abs(a - b) <= 1e-6 * max(1, abs(b))
+        case let (.integer(a), .number(b)), let (.number(b), .integer(a)): return abs(Double(a) - b) <= 1e-6 * max(1, abs(b))
+        default: return value == expected
+        }
+    }
+}
+
+/// One change of the live state and the status frame that caused it.
+public struct StateChange: Sendable {
+    public var keys: [PropertyKey]
+    public var state: VehicleState
+    public var frame: ReceivedFrame
+}
