@@ -27,7 +27,7 @@ struct Verb: Sendable {
     var name: String
     var summary: String
     var usage: String
-    var run: @Sendable ([String]) throws -> Int32
+    var run: @Sendable ([String]) async throws -> Int32
 }
 
 enum CarplayCtl {
@@ -47,7 +47,7 @@ enum CarplayCtl {
         exit codes: 0 success, 1 the operation failed, 2 usage error, 3 daemon unreachable
         """
 
-    static func run(arguments: [String]) -> Int32 {
+    static func run(arguments: [String]) async -> Int32 {
         guard let name = arguments.first else {
             printError(usage)
             return ExitCode.usage
@@ -66,7 +66,7 @@ enum CarplayCtl {
             return ExitCode.success
         }
         do {
-            return try verb.run(rest)
+            return try await verb.run(rest)
         } catch let error as UsageError {
             printError("carplayctl \(verb.name): \(error)\n\n\(verb.usage)")
             return ExitCode.usage

@@ -3,4 +3,4 @@ import Glibc
 #endif
 
 // carplayctl: parse the arguments, pick the verb, run it (systemd's small tools' shape).
-exit(CarplayCtl.run(arguments: Array(CommandLine.arguments.dropFirst())))
+exit(await CarplayCtl.run(arguments: Array(CommandLine.arguments.dropFirst())))
