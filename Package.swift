@@ -25,6 +25,9 @@ let package = Package(
             providers: [.apt(["libsystemd-dev"])]
         ),
 
+        // Our own C: the few Linux interfaces Swift cannot import (epoll, SO_PEERCRED).
+        .target(name: "CCarplayLinux"),
+
         // Pure: frames, DBC, codec, E2E, candump. No I/O.
         .target(name: "CANKit"),
 
@@ -38,7 +41,7 @@ let package = Package(
         .target(name: "CarIntents", dependencies: ["CANKit", "CANBus", "VehicleKit"]),
 
         // The only place that talks to the Linux C libraries.
-        .target(name: "LinuxSupport", dependencies: ["CSocketCAN", "CSystemd"]),
+        .target(name: "LinuxSupport", dependencies: ["CSocketCAN", "CSystemd", "CCarplayLinux"]),
 
         // Thin executables.
         .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "LinuxSupport"]),

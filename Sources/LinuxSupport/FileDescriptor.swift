@@ -39,7 +39,7 @@ public struct FileDescriptor: Sendable, Hashable {
     /// Reads the whole file at `path`.
     public static func readFile(atPath path: String) throws(Errno) -> [UInt8] {
         let descriptor = try retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
-        defer { close(descriptor) }
+        defer { _ = Glibc.close(descriptor) }
         let file = FileDescriptor(rawValue: descriptor)
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)

@@ -1,0 +1,111 @@
+import CCarplayLinux
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One epoll loop on a dedicated thread: blocking waits never run on Swift's
+/// cooperative pool. Handlers run on the loop thread and must not block; they
+/// hand work to async code (continuations, AsyncStreams).
+public final class EventLoop: Sendable {
+    public struct Events: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public static let readable = Events(rawValue: carplay_epollin)
+        public static let writable = Events(rawValue: carplay_epollout)
+        public static let error = Events(rawValue: carplay_epollerr)
+        public static let hangup = Events(rawValue: carplay_epollhup | carplay_epollrdhup)
+    }
+
+    public typealias Handler = @Sendable (Events) -> Void
+
+    private let epoll: Int32
+    private let wakeup: Int32
+    private let handlers = Mutex<[UInt64: Handler]>([:])
+    private let tokens = Mutex<[Int32: UInt64]>([:])
+    private let nextToken = Atomic<UInt64>(1)
+    private let running = Atomic<Bool>(true)
+    private let finished = Mutex<Bool>(false)
+    private static let wakeToken: UInt64 = 0
+
+    public init() throws(Errno) {
+        let epoll = carplay_epoll_create()
+        guard epoll >= 0 else { throw Errno.current }
+        let wakeup = carplay_eventfd()
+        guard wakeup >= 0 else {
+            let error = Errno.current
+            close(epoll)
+            throw error
+        }
+        self.epoll = epoll
+        self.wakeup = wakeup
+        guard carplay_epoll_ctl(epoll, Int32(CARPLAY_EPOLL_ADD), wakeup, carplay_epollin, Self.wakeToken) == 0 else {
+            let error = Errno.current
+            close(epoll)
+            close(wakeup)
+            throw error
+        }
+        let thread = Thread { [self] in self.loop() }
+        thread.start()
+    }
+
+    /// Watches `fd`; `handler` runs on the loop thread whenever one of `events` occurs
+    /// (errors and hang-ups are always reported).
+    public func register(_ fd: FileDescriptor, events: Events, handler: @escaping Handler) throws(Errno) {
+        let token = nextToken.add(1, ordering: .relaxed).oldValue
+        handlers.withLock { $0[token] = handler }
+        tokens.withLock { $0[fd.rawValue] = token }
+        guard carplay_epoll_ctl(epoll, Int32(CARPLAY_EPOLL_ADD), fd.rawValue, events.rawValue | Events.hangup.rawValue, token) == 0 else {
+            let error = Errno.current
+            handlers.withLock { $0[token] = nil }
+            tokens.withLock { $0[fd.rawValue] = nil }
+            throw error
+        }
+    }
+
+    /// Changes the events watched on `fd`.
+    public func modify(_ fd: FileDescriptor, events: Events) {
+        guard let token = tokens.withLock({ $0[fd.rawValue] }) else { return }
+        _ = carplay_epoll_ctl(epoll, Int32(CARPLAY_EPOLL_MOD), fd.rawValue, events.rawValue | Events.hangup.rawValue, token)
+    }
+
+    /// Stops watching `fd` (the caller closes it afterwards).
+    public func deregister(_ fd: FileDescriptor) {
+        guard let token = tokens.withLock({ $0.removeValue(forKey: fd.rawValue) }) else { return }
+        _ = carplay_epoll_ctl(epoll, Int32(CARPLAY_EPOLL_DEL), fd.rawValue, 0, 0)
+        handlers.withLock { $0[token] = nil }
+    }
+
+    /// Ends the loop thread; handlers are dropped.
+    public func shutdown() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        var one: UInt64 = 1
+        _ = write(wakeup, &one, 8)
+    }
+
+    private func loop() {
+        var events = [UInt32](repeating: 0, count: 64)
+        var tokens = [UInt64](repeating: 0, count: 64)
+        while running.load(ordering: .acquiring) {
+            let count = carplay_epoll_wait(epoll, &events, &tokens, 64, -1)
+            if count < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for index in 0..<Int(count) {
+                if tokens[index] == Self.wakeToken {
+                    var value: UInt64 = 0
+                    _ = read(wakeup, &value, 8)
+                    continue
+                }
+                let handler = handlers.withLock { $0[tokens[index]] }
+                handler?(Events(rawValue: events[index]))
+            }
+        }
+        handlers.withLock { $0.removeAll() }
+        close(epoll)
+        close(wakeup)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import LinuxSupport
+
+@Suite struct UnixSocketTests {
+    func temporaryPath() -> String {
+        NSTemporaryDirectory() + "carplayd-test-\(UUID().uuidString.prefix(8)).sock"
+    }
+
+    @Test func listenConnectAcceptWithPeerCredentialsAndMode() throws {
+        let path = temporaryPath()
+        defer { unlink(path) }
+        let listener = try UnixSocket.listen(path: path, mode: 0o660)
+        defer { listener.close() }
+        var info = stat()
+        #expect(stat(path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o660)
+        let client = try UnixSocket.connect(path: path)
+        defer { client.close() }
+        let server = try #require(try UnixSocket.accept(listener))
+        defer { server.close() }
+        let credentials = try UnixSocket.peerCredentials(server)
+        #expect(credentials.uid == getuid())
+        #expect(credentials.pid == getpid())
+        #expect(try UnixSocket.accept(listener) == nil, "nothing else pending")
+    }
+
+    @Test func staleSocketIsReplacedLiveOneIsNot() throws {
+        let path = temporaryPath()
+        defer { unlink(path) }
+        // A socket file nobody listens on (a crashed daemon's).
+        let stale = try UnixSocket.listen(path: path)
+        stale.close()
+        #expect(access(path, F_OK) == 0)
+        let live = try UnixSocket.listen(path: path)
+        defer { live.close() }
+        #expect(throws: UnixSocketError.self) { try UnixSocket.listen(path: path) }
+    }
+
+    @Test func eventLoopReportsReadableData() async throws {
+        let path = temporaryPath()
+        defer { unlink(path) }
+        let listener = try UnixSocket.listen(path: path)
+        defer { listener.close() }
+        let client = try UnixSocket.connect(path: path)
+        defer { client.close() }
+        let server = try #require(try UnixSocket.accept(listener))
+        defer { server.close() }
+        let loop = try EventLoop()
+        defer { loop.shutdown() }
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
+        try loop.register(server, events: .readable) { _ in
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let count = buffer.withUnsafeMutableBytes { try? server.readAvailable(into: $0) } ?? nil
+            if let count, count > 0 { continuation.yield(Array(buffer[0..<count])) }
+        }
+        try client.writeAll(Array("ping".utf8))
+        var iterator = stream.makeAsyncIterator()
+        let received = await iterator.next()
+        #expect(received == Array("ping".utf8))
+        loop.deregister(server)
+    }
+}
