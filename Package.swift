@@ -31,6 +31,12 @@ let package = Package(
         // Pure: frames, DBC, codec, E2E, candump. No I/O.
         .target(name: "CANKit"),
 
+        // A JSON value type: intents' JSON form, the Varlink messages.
+        .target(name: "CarplayJSON"),
+
+        // Varlink: message framing, a server on the event loop, a blocking client.
+        .target(name: "Varlink", dependencies: ["CarplayJSON", "LinuxSupport"]),
+
         // The bus abstraction and the in-process virtual bus (vcan semantics).
         .target(name: "CANBus", dependencies: ["CANKit"]),
 
@@ -38,7 +44,7 @@ let package = Package(
         .target(name: "VehicleKit", dependencies: ["CANKit", "CANBus"]),
 
         // The eleven intents: resolve, confirm, handle; the controller over a bus.
-        .target(name: "CarIntents", dependencies: ["CANKit", "CANBus", "VehicleKit"]),
+        .target(name: "CarIntents", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarplayJSON"]),
 
         // The only place that talks to the Linux C libraries.
         .target(name: "LinuxSupport", dependencies: ["CSocketCAN", "CSystemd", "CCarplayLinux"]),
@@ -49,6 +55,7 @@ let package = Package(
         .testTarget(name: "CANKitTests", dependencies: ["CANKit"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "CANBusTests", dependencies: ["CANBus", "CANKit"]),
+        .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "LinuxSupport"]),
         .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANBus", "CANKit"]),
         .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "CANBus", "CANKit"]),
         // Runs the built carplayctl binary as a subprocess; depending on the executable
