@@ -141,8 +141,11 @@ private struct Loader {
 
     // MARK: - Capabilities
 
-    func parseRange(_ node: JSONNode, integral: Bool = false) throws(ProfileError) -> SteppedRange {
-        let object = try node.object(known: ["min", "max", "step"])
+    func parseRange(_ node: JSONNode) throws(ProfileError) -> SteppedRange {
+        try parseRange(node.object(known: ["min", "max", "step"]))
+    }
+
+    func parseRange(_ object: JSONObject, integral: Bool = false) throws(ProfileError) -> SteppedRange {
         let minNode = try object.required("min"), maxNode = try object.required("max"), stepNode = try object.required("step")
         let range = SteppedRange(
             min: integral ? Double(try minNode.integer()) : try minNode.number(),
@@ -277,7 +280,7 @@ private struct Loader {
             case .satellite, .DAB: "channel"
             }
             guard unit == expected else { throw unitNode.error("the \(type.rawValue) band's unit is \"\(expected)\", not \"\(unit)\"") }
-            let range = try parseRange(item, integral: type == .satellite || type == .DAB)
+            let range = try parseRange(band, integral: type == .satellite || type == .DAB)
             bands.append(RadioBand(type: type, range: range, unit: unit))
         }
         guard !bands.isEmpty else { throw bandsNode.error("a radio has at least one band") }
@@ -464,6 +467,20 @@ private struct Loader {
             var values: [String: String] = [:]
             if let valuesNode = object.optional("values") {
                 values = try resolveValues(valuesNode, key: key, kind: kind, command: command, status: status, idle: idle)
+            }
+            if case .enumeration = kind {
+                let needed: [String] = switch key {
+                case .audioSource: profile.audioSources.map(\.rawValue)
+                case .radioBand: profile.radio?.bands.map(\.type.rawValue) ?? []
+                default: AirCirculationMode.allCases.map(\.rawValue)
+                }
+                let valuesPath = object.path("values")
+                for name in needed where values[name] == nil {
+                    throw fail("\(valuesPath)[\"\(name)\"]", "missing: the car has \(name), so \(rawKey) maps it to a choice of the DBC signal")
+                }
+                for name in values.keys.sorted() where !needed.contains(name) {
+                    throw fail("\(valuesPath)[\"\(name)\"]", "the car has no \(name) (\(key == .audioSource ? "audioSources" : "radio.bands") does not list it)")
+                }
             }
             var signalUnit: String?
             if let unitNode = object.optional("signalUnit") {
