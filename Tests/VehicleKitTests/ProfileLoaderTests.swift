@@ -132,7 +132,7 @@ struct ProfileFixture {
         #expect(profile.bindings[.temperature(zone: "thirdRow")]?.idleRawValue == 255, "idle given as a raw number")
 
         let messages = profile.database.messages
-        #expect(messages.allSatisfy(\.isExtended))
+        #expect(messages.allSatisfy { $0.isExtended })
         #expect(messages.flatMap(\.signals).allSatisfy { $0.byteOrder == .bigEndian })
         let status = messages.filter { $0.name.hasSuffix("Status") }
         #expect(status.count == 5)
@@ -465,7 +465,7 @@ struct ProfileFixture {
 
     @Test func commandSignalLeftUnbound() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.dbc(" SG_ DefrostRear : 48|2@1+ (1,0) [0|3] \"\" ClimateECU\n", " SG_ DefrostRear : 48|2@1+ (1,0) [0|3] \"\" ClimateECU\n SG_ Ionizer : 50|2@1+ (1,0) [0|3] \"\" ClimateECU\n")
+        try fixture.dbc(" SG_ DefrostRear : 44|2@1+ (1,0) [0|3] \"\" ClimateECU\n", " SG_ DefrostRear : 44|2@1+ (1,0) [0|3] \"\" ClimateECU\n SG_ Ionizer : 46|2@1+ (1,0) [0|3] \"\" ClimateECU\n")
         fixture.expectError(path: "bindings", #"signal "Ionizer" of command message "ClimateCommand" is not bound"#)
     }
 }
