@@ -815,16 +815,14 @@ private struct Loader {
         } catch {
             return error.description
         }
-        do {
-            guard let result = decoded.first(where: { $0.name == target })?.value else { return "it is not decoded" }
-            if case let .choice(name, raw) = result {
-                return "it encodes as raw value \(raw), which is the choice \"\(name)\""
-            }
-            if abs(result.doubleValue - value) > 1e-6 * max(1, abs(value)) {
-                return "the signal's scale \(reference.signal.scale) cannot represent it (it reads back as \(result))"
-            }
-            return nil
+        guard let result = decoded.first(where: { $0.name == target })?.value else { return "it is not decoded" }
+        if case let .choice(name, raw) = result {
+            return "it encodes as raw value \(raw), which is the choice \"\(name)\""
         }
+        if abs(result.doubleValue - value) > 1e-6 * max(1, abs(value)) {
+            return "the signal's scale \(reference.signal.scale) cannot represent it (it reads back as \(result))"
+        }
+        return nil
     }
 }
 
