@@ -29,7 +29,7 @@ public enum CarSeat: String, Sendable, Hashable, Codable, CaseIterable {
     }
 }
 
-public enum DriverSide: String, Sendable, Hashable, Codable { case left, right }
+public enum DriverSide: String, Sendable, Hashable, Codable, CaseIterable { case left, right }
 
 /// `INCarDefroster`.
 public enum CarDefroster: String, Sendable, Hashable, Codable, CaseIterable { case front, rear, all }

@@ -263,12 +263,29 @@ public struct PropertyBinding: Sendable, Hashable {
     /// For enumerations and booleans: SiriKit case name (or "true"/"false") to the DBC
     /// choice name. Empty: booleans are 0/1 and numbers are physical values as they are.
     public var values: [String: String]
+    /// `radio.frequency` only: the unit of the signals' physical value ("kHz" or "MHz")
+    /// when one signal carries every band; nil when the signal carries the property
+    /// value as it is (kHz for AM, MHz otherwise). See `signalValue(frequency:band:)`.
+    public var signalUnit: String?
 
-    public init(command: SignalReference?, idleRawValue: Int128?, status: SignalReference, values: [String: String]) {
+    public init(command: SignalReference?, idleRawValue: Int128?, status: SignalReference, values: [String: String], signalUnit: String? = nil) {
         self.command = command
         self.idleRawValue = idleRawValue
         self.status = status
         self.values = values
+        self.signalUnit = signalUnit
+    }
+
+    /// `radio.frequency`: the signal value for a frequency of `band` (in the band's unit).
+    public func signalValue(frequency: Double, band: RadioBand) -> Double {
+        frequency * FrequencyUnit.factor(from: band.unit, to: signalUnit ?? band.unit)
+    }
+
+    /// `radio.frequency`: the frequency (in `band`'s unit) that a signal value means.
+    public func frequency(signalValue: Double, band: RadioBand) -> Double {
+        let factor = FrequencyUnit.factor(from: band.unit, to: signalUnit ?? band.unit)
+        // Round away binary noise (101100 kHz / 1000 stays 101.1 MHz).
+        return (signalValue / factor * 1e9).rounded() / 1e9
     }
 }
 
@@ -302,5 +319,23 @@ public struct AcknowledgementBinding: Sendable, Hashable {
         self.counterSignal = counterSignal
         self.resultSignal = resultSignal
         self.acceptedChoice = acceptedChoice
+    }
+}
+
+/// Frequency units of radio bands and signals.
+public enum FrequencyUnit {
+    /// kHz per unit; nil for units that are not frequencies ("channel").
+    public static func kilohertz(_ unit: String) -> Double? {
+        switch unit {
+        case "kHz": 1
+        case "MHz": 1000
+        default: nil
+        }
+    }
+
+    /// What a value in `from` is multiplied by to be in `to` (1 when either is not a frequency unit).
+    public static func factor(from: String, to: String) -> Double {
+        guard let source = kilohertz(from), let target = kilohertz(to) else { return 1 }
+        return source / target
     }
 }

@@ -1,0 +1,75 @@
+/// A readable summary of a loaded profile (what `carplayctl profile check` prints).
+public struct ProfileSummary: Sendable, CustomStringConvertible {
+    public var lines: [String]
+
+    public init(_ profile: VehicleProfile) {
+        var lines: [String] = []
+        let database = profile.database
+        lines.append("\(profile.displayName) (\(profile.identifier))")
+        lines.append("car names: \(profile.carNames.joined(separator: ", ")); driver side: \(profile.driverSide.rawValue)")
+
+        let messages = database.messages
+        let extended = messages.filter(\.isExtended).count
+        let fd = messages.filter(\.isFD).count
+        let signals = messages.flatMap(\.signals)
+        let intel = signals.filter { $0.byteOrder == .littleEndian }.count
+        let ids = extended == messages.count ? "29-bit IDs" : extended == 0 ? "11-bit IDs" : "\(extended) extended, \(messages.count - extended) standard IDs"
+        let orders = intel == signals.count ? "Intel byte order" : intel == 0 ? "Motorola byte order" : "Intel and Motorola byte order"
+        lines.append("DBC: \(database.source): \(messages.count) messages (\(ids), \(fd) CAN FD), \(signals.count) signals, \(orders)")
+        for message in messages {
+            var facts = ["0x\(String(message.frameID, radix: 16, uppercase: true))\(message.isExtended ? " (extended)" : "")", "\(message.length) bytes"]
+            if message.isFD { facts.append("CAN FD") }
+            if let cycle = message.cycleTime { facts.append("every \(cycle) ms") }
+            if profile.e2e[message.name] != nil { facts.append("E2E") }
+            let carried = profile.bindings.filter { $0.value.command?.message == message.name || $0.value.status.message == message.name }.keys.sorted()
+            let role = profile.acknowledgement?.message == message.name ? "; acknowledgement" : carried.isEmpty ? "" : "; \(carried.map(\.rawValue).joined(separator: ", "))"
+            lines.append("  \(message.name): \(facts.joined(separator: ", "))\(role)")
+        }
+
+        let statusOnly = profile.bindings.keys.filter(\.isStatusOnly).count
+        lines.append("bound properties: \(profile.bindings.count) (\(profile.bindings.count - statusOnly) commanded, \(statusOnly) status only)")
+        if let climate = profile.climate {
+            let zones = climate.zones.map { "\($0.id) (\($0.seats.map(\.rawValue).joined(separator: ", ")))" }
+            lines.append("climate zones: \(climate.zones.count): \(zones.joined(separator: "; "))")
+            var features = ["fan levels 1...\(climate.fanSpeedLevels)"]
+            if climate.airConditioner { features.append("A/C") }
+            if climate.autoMode { features.append("auto") }
+            if climate.recirculation { features.append("recirculation") }
+            if climate.climateControl { features.append("on/off") }
+            lines.append("  \(format(climate.celsius.min))...\(format(climate.celsius.max)) °C step \(format(climate.celsius.step)), "
+                + "\(format(climate.fahrenheit.min))...\(format(climate.fahrenheit.max)) °F step \(format(climate.fahrenheit.step)); \(features.joined(separator: ", "))")
+        } else {
+            lines.append("climate zones: none")
+        }
+        lines.append("defrosters: \(profile.defrosters.isEmpty ? "none" : profile.defrosters.map(\.rawValue).joined(separator: ", "))")
+        let seats = profile.seats.map { seat -> String in
+            let features = SeatFeature.allCases.filter { seat.maximum($0) > 0 }.map { "\($0.rawValue) \(seat.maximum($0))" }
+            return "\(seat.seat.rawValue) (\(features.isEmpty ? "no features" : features.joined(separator: ", ")))"
+        }
+        lines.append("seats: \(profile.seats.count): \(seats.joined(separator: "; "))")
+        if let radio = profile.radio {
+            let bands = radio.bands.map { "\($0.type.rawValue) \(format($0.range.min))...\(format($0.range.max)) \($0.unit) step \(format($0.range.step))" }
+            lines.append("radio bands: \(radio.bands.count): \(bands.joined(separator: "; "))")
+            lines.append("  \(radio.presets.count) presets, \(radio.stations.count) stations, satellite \(radio.satelliteSubscribed ? "subscribed" : "not subscribed")")
+        } else {
+            lines.append("radio bands: none")
+        }
+        lines.append("audio sources: \(profile.audioSources.count): \(profile.audioSources.map(\.rawValue).joined(separator: ", "))")
+        lines.append("profile slots: \(profile.profileSlots)")
+        var body: [String] = []
+        if profile.hasLock { body.append("lock") }
+        body += profile.carSignals.map { "signal \($0.rawValue)" }
+        if profile.power.fuel { body.append("fuel") }
+        if profile.power.battery { body.append("battery") }
+        lines.append("car commands: \(body.isEmpty ? "none" : body.joined(separator: ", "))")
+        let policies = profile.policies
+        let timeout = policies.confirmationTimeout.components
+        let milliseconds = timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000
+        lines.append("policies: restricted while locked: \(policies.restrictedWhileLocked.isEmpty ? "nothing" : policies.restrictedWhileLocked.sorted().joined(separator: ", "))")
+        lines.append("  confirmation timeout \(milliseconds) ms, unreachable after \(policies.unreachableAfterCycles) cycles")
+        lines.append("E2E: \(profile.e2e.count) messages; acknowledgement: \(profile.acknowledgement?.message ?? "none")")
+        self.lines = lines
+    }
+
+    public var description: String { lines.joined(separator: "\n") }
+}

@@ -1,0 +1,54 @@
+import LinuxSupport
+import VehicleKit
+
+/// `carplayctl profile SUBVERB`: vehicle profiles (VehicleProfiles/<vehicle>/).
+/// Sub-verbs live in `subverbs`; intents' `profile save/set` join them later.
+enum ProfileCommand {
+    struct Subverb: Sendable {
+        var name: String
+        var run: @Sendable ([String]) throws -> Int32
+    }
+
+    static let subverbs: [Subverb] = [
+        Subverb(name: "check", run: check),
+    ]
+
+    static let usage = """
+        usage: carplayctl profile check DIR
+
+          check   load DIR/profile.json and the DBC it names, check every rule of
+                  VehicleProfiles/README.md, and print a summary: car names, DBC
+                  messages, bound properties, zones, seats, radio bands, audio sources,
+                  profile slots, policies.
+                  An invalid profile prints FILE: PATH: REASON (PATH is a JSON path
+                  such as bindings["seat.frontLeft.heating"].command.signal) and exits 2,
+                  like any other unusable input; an unreadable file exits 2 too.
+        """
+
+    static func run(_ arguments: [String]) throws -> Int32 {
+        guard let name = arguments.first else { throw UsageError("missing \(subverbs.map(\.name).joined(separator: " or "))") }
+        guard let subverb = subverbs.first(where: { $0.name == name }) else { throw UsageError("unknown profile command '\(name)'") }
+        return try subverb.run(Array(arguments.dropFirst()))
+    }
+
+    static func check(_ arguments: [String]) throws -> Int32 {
+        if let option = arguments.first(where: { $0.hasPrefix("-") }) { throw UsageError("unknown option \(option)") }
+        guard arguments.count == 1 else { throw UsageError("check takes one profile directory") }
+        let profile: VehicleProfile
+        do {
+            profile = try load(arguments[0])
+        } catch {
+            printError(error.description)
+            return ExitCode.usage
+        }
+        for warning in profile.database.warnings { printError(warning.description) }
+        print(ProfileSummary(profile).description)
+        print("ok")
+        return ExitCode.success
+    }
+
+    /// Loads a profile folder from disk.
+    static func load(_ directory: String) throws(ProfileError) -> VehicleProfile {
+        try ProfileLoader.load(directory: directory) { path in try? FileDescriptor.readFile(atPath: path) }
+    }
+}

@@ -1,0 +1,471 @@
+import CANKit
+import Foundation
+import Testing
+@testable import VehicleKit
+
+/// The shipped profiles, read into memory; broken copies are loaded through a
+/// `readFile` closure over a dictionary.
+struct ProfileFixture {
+    static let repositoryRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        fatalError("Package.swift not found above \(#filePath)")
+    }()
+
+    let vehicle: String
+    var json: String
+    var dbc: String
+
+    init(_ vehicle: String) throws {
+        self.vehicle = vehicle
+        let folder = Self.repositoryRoot.appendingPathComponent("VehicleProfiles/\(vehicle)")
+        json = try String(contentsOf: folder.appendingPathComponent("profile.json"), encoding: .utf8)
+        dbc = try String(contentsOf: folder.appendingPathComponent("\(vehicle).dbc"), encoding: .utf8)
+    }
+
+    var files: [String: [UInt8]] {
+        ["\(vehicle)/profile.json": Array(json.utf8), "\(vehicle)/\(vehicle).dbc": Array(dbc.utf8)]
+    }
+
+    func load() throws(ProfileError) -> VehicleProfile {
+        let files = self.files
+        return try ProfileLoader.load(directory: vehicle) { files[$0] }
+    }
+
+    /// Replaces the first occurrence; the text must contain it (else the test fails).
+    mutating func json(_ old: String, _ new: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        json = try Self.replace(json, old, new, sourceLocation: sourceLocation)
+    }
+
+    mutating func dbc(_ old: String, _ new: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        dbc = try Self.replace(dbc, old, new, sourceLocation: sourceLocation)
+    }
+
+    static func replace(_ text: String, _ old: String, _ new: String, sourceLocation: SourceLocation) throws -> String {
+        let range = try #require(text.range(of: old), "fixture text not found: \(old)", sourceLocation: sourceLocation)
+        return text.replacingCharacters(in: range, with: new)
+    }
+
+    /// Loading must fail at exactly `path` with a reason containing every fragment.
+    func expectError(path: String, _ fragments: String..., sourceLocation: SourceLocation = #_sourceLocation) {
+        do {
+            let profile = try load()
+            Issue.record("expected a ProfileError at \(path), but \(profile.identifier) loaded", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error.file == "\(vehicle)/profile.json", sourceLocation: sourceLocation)
+            #expect(error.path == path, "\(error)", sourceLocation: sourceLocation)
+            for fragment in fragments {
+                #expect(error.reason.contains(fragment), "reason lacks \"\(fragment)\": \(error)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+}
+
+@Suite struct ShippedProfileTests {
+    @Test func sedanLoads() throws {
+        let profile = try ProfileFixture("sedan").load()
+        #expect(profile.identifier == "sedan")
+        #expect(profile.displayName == "Example Sedan")
+        #expect(profile.database.warnings.isEmpty, "\(profile.database.warnings)")
+        let climate = try #require(profile.climate)
+        #expect(climate.zones == [ClimateZone(id: "left", seats: [.frontLeft, .rearLeft]), ClimateZone(id: "right", seats: [.frontRight, .rearRight])])
+        #expect(climate.celsius == SteppedRange(min: 16, max: 28, step: 0.5))
+        #expect(climate.fahrenheit == SteppedRange(min: 61, max: 82, step: 1))
+        #expect(climate.fanSpeedLevels == 7)
+        #expect(profile.defrosters == [.front, .rear])
+        #expect(profile.seats.filter { $0.heating == 3 }.map(\.seat) == [.frontLeft, .frontRight])
+        #expect(profile.seats.allSatisfy { $0.cooling == 0 && $0.massage == 0 })
+        let radio = try #require(profile.radio)
+        #expect(radio.bands.map(\.type) == [.FM, .AM])
+        #expect(radio.presets.count == 6)
+        #expect(profile.audioSources == [.radio, .bluetooth, .USB, .AUX, .carPlay])
+        #expect(profile.profileSlots == 3)
+        #expect(profile.hasLock)
+        #expect(profile.carSignals == [.audible, .visible])
+        #expect(profile.power == PowerCapabilities(fuel: true, battery: false))
+        #expect(profile.policies.restrictedWhileLocked == [
+            "SetClimateSettingsInCar", "SetDefrosterSettingsInCar", "SetSeatSettingsInCar", "SetAudioSourceInCar", "SetRadioStation",
+        ])
+        #expect(profile.policies.confirmationTimeout == .milliseconds(300))
+
+        let messages = profile.database.messages
+        #expect(messages.allSatisfy { !$0.isExtended && !$0.isFD && $0.length == 8 })
+        #expect(messages.flatMap(\.signals).allSatisfy { $0.byteOrder == .littleEndian })
+        #expect(profile.e2e["ClimateCommand"]?.protection == (try E2EProtection(dataID: 4096, crcOffset: 0, counterOffset: 1, counterNibble: .low)))
+        #expect(profile.bindings[.seat(.frontLeft, .heating)]?.idleRawValue == 15)
+        #expect(profile.bindings[.locked]?.values == ["false": "Unlocked", "true": "Locked"])
+
+        let summary = ProfileSummary(profile).description
+        for fragment in [
+            "Example Sedan (sedan)", "10 messages (11-bit IDs, 0 CAN FD)", "Intel byte order", "bound properties: 22",
+            "climate zones: 2: left (frontLeft, rearLeft); right (frontRight, rearRight)", "seats: 4: frontLeft (heating 3)",
+            "radio bands: 2: FM 87.5...108 MHz step 0.1; AM 530...1710 kHz step 10", "audio sources: 5", "profile slots: 3",
+            "confirmation timeout 300 ms",
+        ] {
+            #expect(summary.contains(fragment), "summary lacks \(fragment):\n\(summary)")
+        }
+    }
+
+    @Test func suvLoads() throws {
+        let profile = try ProfileFixture("suv").load()
+        #expect(profile.database.warnings.isEmpty, "\(profile.database.warnings)")
+        let climate = try #require(profile.climate)
+        #expect(climate.zones.map(\.id) == ["frontLeft", "frontRight", "rear", "thirdRow"])
+        #expect(climate.zones(serving: [.rearRight]).map(\.id) == ["rear"])
+        #expect(climate.fanSpeedLevels == 10)
+        #expect(profile.seats.map(\.seat) == CarSeat.physical)
+        #expect(profile.seat(.frontLeft) == SeatCapabilities(seat: .frontLeft, heating: 3, cooling: 3, massage: 5))
+        #expect(profile.seat(.rearRight) == SeatCapabilities(seat: .rearRight, heating: 3))
+        let radio = try #require(profile.radio)
+        #expect(radio.bands.map(\.type) == [.FM, .DAB, .satellite])
+        #expect(radio.band(.satellite)?.range == SteppedRange(min: 1, max: 999, step: 1))
+        #expect(!radio.satelliteSubscribed)
+        #expect(profile.audioSources == [.carPlay, .radio, .bluetooth, .USB, .memoryCard, .hardDrive])
+        #expect(profile.profileSlots == 6)
+        #expect(profile.carSignals == [.visible])
+        #expect(profile.power == PowerCapabilities(fuel: false, battery: true))
+        #expect(profile.bindings[.fuelPercent] == nil)
+        #expect(profile.bindings[.minutesToFull]?.command == nil)
+        #expect(profile.bindings[.temperature(zone: "thirdRow")]?.idleRawValue == 255, "idle given as a raw number")
+
+        let messages = profile.database.messages
+        #expect(messages.allSatisfy { $0.isExtended })
+        #expect(messages.flatMap(\.signals).allSatisfy { $0.byteOrder == .bigEndian })
+        let status = messages.filter { $0.name.hasSuffix("Status") }
+        #expect(status.count == 5)
+        #expect(status.allSatisfy { $0.isFD && $0.length > 8 && $0.cycleTime != nil })
+        #expect(messages.filter { $0.name.hasSuffix("Command") }.allSatisfy { !$0.isFD && $0.length == 8 })
+        // Motorola: the counter's start bit 15 is the high nibble of byte 1.
+        #expect(profile.e2e["SeatStatus"]?.protection == (try E2EProtection(dataID: 12320, crcOffset: 0, counterOffset: 1, counterNibble: .high)))
+
+        let summary = ProfileSummary(profile).description
+        for fragment in [
+            "10 messages (29-bit IDs, 5 CAN FD)", "Motorola byte order", "ClimateStatus: 0x18A02010 (extended), 16 bytes, CAN FD, every 100 ms",
+            "climate zones: 4", "rear (rearLeft, rearRight)", "seats: 6", "frontLeft (heating 3, cooling 3, massage 5)",
+            "radio bands: 3: FM 87.9...107.9 MHz step 0.2; DAB 1...60 channel step 1; satellite 1...999 channel step 1",
+            "satellite not subscribed", "audio sources: 6", "profile slots: 6", "car commands: lock, signal visible, battery",
+            "confirmation timeout 750 ms",
+        ] {
+            #expect(summary.contains(fragment), "summary lacks \(fragment):\n\(summary)")
+        }
+    }
+
+    @Test func profilesDiffer() throws {
+        let sedan = try ProfileFixture("sedan").load(), suv = try ProfileFixture("suv").load()
+        #expect(sedan.policies.restrictedWhileLocked != suv.policies.restrictedWhileLocked)
+        #expect(sedan.policies.confirmationTimeout != suv.policies.confirmationTimeout)
+        #expect(sedan.climate?.celsius != suv.climate?.celsius)
+        #expect(sedan.climate?.fahrenheit != suv.climate?.fahrenheit)
+        #expect(sedan.carSignals != suv.carSignals)
+    }
+
+    /// The sedan's one kHz signal carries FM in MHz and AM in kHz.
+    @Test func sedanFrequencySignalInKilohertz() throws {
+        let profile = try ProfileFixture("sedan").load()
+        let binding = try #require(profile.bindings[.radioFrequency])
+        let fm = try #require(profile.radio?.band(.FM)), am = try #require(profile.radio?.band(.AM))
+        #expect(binding.signalUnit == "kHz")
+        #expect(binding.signalValue(frequency: 101.1, band: fm) == 101_100)
+        #expect(binding.signalValue(frequency: 1050, band: am) == 1050)
+        let codec = try #require(profile.database.message(named: "AudioStatus")).codec
+        let payload = try codec.encode(["Crc": 0, "AliveCounter": 0, "Source": "Radio", "Band": "FM", "Frequency": .float(binding.signalValue(frequency: 101.1, band: fm))])
+        let decoded = try #require(try codec.decode(payload).first { $0.name == "Frequency" }).value
+        #expect(binding.frequency(signalValue: decoded.doubleValue, band: fm) == 101.1)
+    }
+
+    @Test func stationNamesMatchByWords() throws {
+        let radio = try #require(try ProfileFixture("sedan").load().radio)
+        #expect(radio.stations(matching: "jazz").map(\.name) == ["Jazz FM", "Smooth Jazz"], "ambiguous")
+        #expect(radio.stations(matching: "JAZZ fm").map(\.name) == ["Jazz FM"], "whole name wins")
+        #expect(radio.stations(matching: "smooth").map(\.name) == ["Smooth Jazz"])
+        #expect(radio.stations(matching: "classic").map(\.name) == ["Classic Rock", "Classic FM"])
+        #expect(radio.stations(matching: "jaz").isEmpty, "whole words only")
+        #expect(radio.stations(matching: "opera").isEmpty)
+    }
+}
+
+@Suite struct ProfileValidationTests {
+    @Test func errorDescriptionNamesFilePathAndReason() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""signal": "HeatFrontLeft", "idle""#, #""signal": "SeatHeatFL", "idle""#)
+        fixture.expectError(path: #"bindings["seat.frontLeft.heating"].command.signal"#, #"no signal "SeatHeatFL" in message "SeatCommand" of sedan.dbc"#)
+        #expect(throws: ProfileError(
+            file: "sedan/profile.json", path: #"bindings["seat.frontLeft.heating"].command.signal"#,
+            reason: #"no signal "SeatHeatFL" in message "SeatCommand" of sedan.dbc"#)) { try fixture.load() }
+        let error = ProfileError(file: "f.json", path: "p", reason: "r")
+        #expect(error.description == "f.json: p: r")
+    }
+
+    @Test func unknownMessage() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""status": {"message": "BatteryStatus", "signal": "RangeKm"}"#, #""status": {"message": "RangeStatus", "signal": "RangeKm"}"#)
+        fixture.expectError(path: #"bindings["power.distanceRemaining"].status.message"#, #"no message "RangeStatus" in suv.dbc"#)
+    }
+
+    @Test func temperatureRangeBeyondSignal() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""celsius": {"min": 16, "max": 28"#, #""celsius": {"min": 16, "max": 45"#)
+        fixture.expectError(path: "climate.temperature.celsius", "45 °C", #"signal "TargetTempLeft" of message "ClimateCommand""#, "smaller than or equal to 42")
+    }
+
+    @Test func temperatureStepFinerThanSignalScale() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""celsius": {"min": 15, "max": 30, "step": 0.5}"#, #""celsius": {"min": 15, "max": 30, "step": 0.25}"#)
+        fixture.expectError(path: "climate.temperature.celsius", "15.25 °C", "TargetTempFrontLeft", "scale 0.5 cannot represent it")
+    }
+
+    @Test func fanLevelsBeyondSignal() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""fanSpeedLevels": 7"#, #""fanSpeedLevels": 9"#)
+        fixture.expectError(path: "climate.fanSpeedLevels", "fan level 9", #"signal "FanSpeed" of message "ClimateCommand""#)
+    }
+
+    @Test func seatLevelIsTheIdleChoice() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""massage": 5}"#, #""massage": 15}"#)
+        fixture.expectError(path: "seats[0].massage", "massage level 15", #"which is the choice "NoRequest""#)
+    }
+
+    @Test func satelliteChannelsBeyondSignal() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""type": "satellite", "min": 1, "max": 999"#, #""type": "satellite", "min": 1, "max": 1500"#)
+        fixture.expectError(path: "radio.bands[2]", "satellite channel 1500", #"signal "Channel" of message "AudioCommand""#)
+    }
+
+    @Test func profileSlotsBeyondStatusSignal() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""profileSlots": 3"#, #""profileSlots": 15"#)
+        fixture.expectError(path: "profileSlots", "profile slot 15", "ProfileSlot")
+    }
+
+    @Test func zoneMappedTwice() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#"{"id": "right", "seats": ["frontRight", "rearRight"]}"#, #"{"id": "right", "seats": ["frontRight", "rearLeft"]}"#)
+        fixture.expectError(path: "climate.zones[1].seats[1]", #"seat "rearLeft" mapped twice"#, #"zone "left""#)
+    }
+
+    @Test func duplicateZoneID() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#"{"id": "thirdRow","#, #"{"id": "rear","#)
+        fixture.expectError(path: "climate.zones[3].id", #"duplicate zone id "rear""#)
+    }
+
+    @Test func zoneOfNonPhysicalSeat() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#"{"id": "frontLeft", "seats": ["frontLeft"]}"#, #"{"id": "frontLeft", "seats": ["driver"]}"#)
+        fixture.expectError(path: "climate.zones[0].seats[0]", #""driver" is not a physical seat"#)
+    }
+
+    @Test func unknownKeyIsATypo() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""fanSpeedLevels": 7"#, #""fanSpeedLevel": 7"#)
+        fixture.expectError(path: "climate.fanSpeedLevel", #"unknown key "fanSpeedLevel""#, #"did you mean "fanSpeedLevels"?"#)
+    }
+
+    @Test func unknownKeyInsideABinding() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""status": {"message": "PowerStatus", "signal": "FuelLevel"}"#, #""status": {"message": "PowerStatus", "signal": "FuelLevel", "scale": 2}"#)
+        fixture.expectError(path: #"bindings["power.fuelPercent"].status.scale"#, #"unknown key "scale""#)
+    }
+
+    @Test func missingIdle() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""signal": "TargetTempRight", "idle": "NoRequest"}"#, #""signal": "TargetTempRight"}"#)
+        fixture.expectError(path: #"bindings["climate.temperature.right"].command.idle"#, "missing idle", "TargetTempRight")
+    }
+
+    @Test func idleChoiceThatDoesNotExist() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""signal": "Horn", "idle": "NoRequest"}"#, #""signal": "Horn", "idle": "Idle"}"#)
+        fixture.expectError(path: #"bindings["signal.audible"].command.idle"#, #"no choice "Idle" in signal "Horn""#)
+    }
+
+    @Test func idleNumberTooWide() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""idle": 255"#, #""idle": 256"#)
+        fixture.expectError(path: #"bindings["climate.temperature.thirdRow"].command.idle"#, "raw value 256 does not fit the 8 bits")
+    }
+
+    @Test func valuesChoiceThatDoesNotExist() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""AUX": "Aux""#, #""AUX": "Auxiliary""#)
+        fixture.expectError(path: #"bindings["audio.source"].values["AUX"]"#, #"no choice "Auxiliary" in signal "Source" of message "AudioCommand""#)
+    }
+
+    @Test func valuesChoiceMissingInStatusSignal() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.dbc(#"3 "Aux" 4 "CarPlay" ;"#, #"3 "AUX" 4 "CarPlay" ;"#)
+        fixture.expectError(path: #"bindings["audio.source"].values["AUX"]"#, #"no choice "Aux" in signal "Source" of message "AudioStatus""#)
+    }
+
+    @Test func audioSourceWithoutValue() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#", "carPlay": "CarPlay"}"#, "}")
+        fixture.expectError(path: #"bindings["audio.source"].values["carPlay"]"#, "missing: the car has carPlay")
+    }
+
+    @Test func bandWithoutValue() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#", "satellite": "SiriusXM"}"#, "}")
+        fixture.expectError(path: #"bindings["radio.band"].values["satellite"]"#, "missing: the car has satellite")
+    }
+
+    @Test func crcNotByteAligned() throws {
+        var fixture = try ProfileFixture("sedan")
+        // The first message of sedan.dbc is ClimateCommand.
+        try fixture.dbc("SG_ Crc : 0|8@1+", "SG_ Crc : 52|8@1+")
+        fixture.expectError(path: #"e2e["ClimateCommand"].crc"#, #"the CRC signal "Crc" (start bit 52) is not byte-aligned"#)
+    }
+
+    @Test func crcOfWrongWidth() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""SeatCommand": {"dataID": 4112, "crc": "Crc""#, #""SeatCommand": {"dataID": 4112, "crc": "HeatFrontLeft""#)
+        fixture.expectError(path: #"e2e["SeatCommand"].crc"#, "must be 8 bits, not 4")
+    }
+
+    @Test func counterNotInANibble() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""BodyCommand": {"dataID": 8256, "crc": "Crc", "counter": "AliveCounter"}"#, #""BodyCommand": {"dataID": 8256, "crc": "Crc", "counter": "DoorLock"}"#)
+        fixture.expectError(path: #"e2e["BodyCommand"].counter"#, #"the alive counter "DoorLock" must be 4 bits"#)
+    }
+
+    @Test func boundMessageWithoutE2E() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""SeatStatus": {"dataID": 4368, "crc": "Crc", "counter": "AliveCounter"},"#, "")
+        fixture.expectError(path: #"e2e["SeatStatus"]"#, #"missing: message "SeatStatus" is used by bindings["seat.frontLeft.heating"].status"#)
+    }
+
+    @Test func duplicateDataID() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""SeatStatus": {"dataID": 4368"#, #""SeatStatus": {"dataID": 4352"#)
+        fixture.expectError(path: #"e2e["SeatStatus"].dataID"#, "data ID 4352 is also used by ClimateStatus")
+    }
+
+    @Test func statusOnlyKeyWithCommand() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""power.fuelPercent": {"status""#, #""power.fuelPercent": {"command": {"message": "BodyCommand", "signal": "Horn", "idle": "NoRequest"}, "status""#)
+        fixture.expectError(path: #"bindings["power.fuelPercent"].command"#, "power.fuelPercent is status only")
+    }
+
+    @Test func commandedKeyWithoutCommand() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""command": {"message": "BodyCommand", "signal": "FlashLights", "idle": "NoRequest"},"#, "")
+        fixture.expectError(path: #"bindings["signal.visible"].command"#, "missing command")
+    }
+
+    @Test func missingBindingForZone() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#"{"id": "right", "seats": ["frontRight", "rearRight"]}"#, #"{"id": "right", "seats": ["frontRight"]}, {"id": "rear", "seats": ["rearRight"]}"#)
+        fixture.expectError(path: #"bindings["climate.temperature.rear"]"#, "missing binding", #"a climate zone "rear""#)
+    }
+
+    @Test func missingBindingForSeatFeature() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#"{"seat": "rearLeft"}"#, #"{"seat": "rearLeft", "heating": 2}"#)
+        fixture.expectError(path: #"bindings["seat.rearLeft.heating"]"#, "missing binding", "rearLeft with heating")
+    }
+
+    @Test func bindingForAFeatureTheSeatLacks() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""seat.rearLeft.heating": {"#, #""seat.rearLeft.massage": {"command": {"message": "SeatCommand", "signal": "MassageFrontLeft", "idle": "NoRequest"}, "status": {"message": "SeatStatus", "signal": "MassageFrontLeft"}}, "seat.rearLeft.heating": {"#)
+        fixture.expectError(path: #"bindings["seat.rearLeft.massage"]"#, "no such capability", "rearLeft with massage > 0")
+    }
+
+    @Test func fuelBindingWithoutFuel() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""power": {"fuel": true, "battery": false}"#, #""power": {"fuel": false, "battery": false}"#)
+        fixture.expectError(path: #"bindings["power.fuelPercent"]"#, "no such capability", "power.fuel: true")
+    }
+
+    @Test func unknownPropertyKey() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""climate.fanSpeed": {"#, #""climate.fanLevel": {"#)
+        fixture.expectError(path: #"bindings["climate.fanLevel"]"#, #"unknown property key "climate.fanLevel""#)
+    }
+
+    @Test func restrictedWhileLockedUnknownIntent() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""SetAudioSourceInCar", "SetRadioStation""#, #""SetAudioSourceInCar", "SetRadioStations""#)
+        fixture.expectError(path: "policies.restrictedWhileLocked[4]", #"unknown intent "SetRadioStations""#)
+    }
+
+    @Test func confirmationTimeoutMustBePositive() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""confirmationTimeoutMs": 750"#, #""confirmationTimeoutMs": 0"#)
+        fixture.expectError(path: "policies.confirmationTimeoutMs", "must be greater than 0")
+    }
+
+    @Test func dbcSyntaxErrorKeepsItsPosition() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.dbc("BO_ 784 SeatCommand: 8 HeadUnit", "BO_ 784 SeatCommand 8 HeadUnit")
+        let line = try #require(fixture.dbc.components(separatedBy: "\n").firstIndex { $0.hasPrefix("BO_ 784 ") }) + 1
+        var expected: DBCParseError?
+        do { _ = try DBCDatabase(parsing: fixture.dbc, source: "sedan/sedan.dbc") } catch { expected = error }
+        let parseError = try #require(expected)
+        #expect(parseError.line == line)
+        fixture.expectError(path: "dbc", "sedan/sedan.dbc:\(line):\(parseError.column): error:", parseError.description)
+    }
+
+    @Test func unreadableDBC() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""dbc": "sedan.dbc""#, #""dbc": "saloon.dbc""#)
+        fixture.expectError(path: "dbc", #"cannot read the DBC file "sedan/saloon.dbc""#)
+    }
+
+    @Test func invalidJSON() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""schema": 1,"#, #""schema": 1,,"#)
+        fixture.expectError(path: "", "not valid JSON")
+    }
+
+    @Test func stationOffTheBandSteps() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#"{"name": "Classic FM", "type": "FM", "frequency": 100.9}"#, #"{"name": "Classic FM", "type": "FM", "frequency": 100.95}"#)
+        fixture.expectError(path: "radio.stations[4].frequency", "100.95 MHz is not on the FM band's 0.1 MHz steps")
+    }
+
+    @Test func presetOnABandTheCarLacks() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#"{"number": 1, "name": "Morning Show", "type": "FM""#, #"{"number": 1, "name": "Morning Show", "type": "AM""#)
+        fixture.expectError(path: "radio.presets[0].type", "the radio has no AM band")
+    }
+
+    @Test func stationChannelOutsideBand() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#"{"name": "Classical Digital", "type": "DAB", "channel": 12}"#, #"{"name": "Classical Digital", "type": "DAB", "channel": 75}"#)
+        fixture.expectError(path: "radio.stations[3].channel", "75 channel is outside the DAB band")
+    }
+
+    @Test func duplicateStationName() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#"{"name": "Classic FM", "type": "FM""#, #"{"name": "jazz  fm", "type": "FM""#)
+        fixture.expectError(path: "radio.stations[4].name", #"same name as "Jazz FM""#)
+    }
+
+    @Test func mixedFrequencyUnitsNeedSignalUnit() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#","# + "\n" + #"      "signalUnit": "kHz""#, "")
+        fixture.expectError(path: #"bindings["radio.frequency"].signalUnit"#, "missing", "kHz")
+    }
+
+    @Test func acknowledgementCommandIDTooNarrow() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""commandId": "AckCommandId""#, #""commandId": "AckResult""#)
+        fixture.expectError(path: "acknowledgement.commandId", "cannot hold the command frame IDs (up to 0x18A01040)", "29 unsigned bits")
+    }
+
+    @Test func acknowledgementWithoutAcceptedChoice() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""accepted": "Accepted""#, #""accepted": "OK""#)
+        fixture.expectError(path: "acknowledgement.accepted", #"no choice "OK" in signal "AckResult""#)
+    }
+
+    @Test func commandSignalLeftUnbound() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.dbc(" SG_ DefrostRear : 44|2@1+ (1,0) [0|3] \"\" ClimateECU\n", " SG_ DefrostRear : 44|2@1+ (1,0) [0|3] \"\" ClimateECU\n SG_ Ionizer : 46|2@1+ (1,0) [0|3] \"\" ClimateECU\n")
+        fixture.expectError(path: "bindings", #"signal "Ionizer" of command message "ClimateCommand" is not bound"#)
+    }
+}
