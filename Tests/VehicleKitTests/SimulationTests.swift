@@ -239,6 +239,51 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         #expect(car.statistics.commandsApplied == 2 && car.statistics.e2eErrors == 2)
     }
 
+    /// Limits of capabilities the test DBC does not carry (radio, audio, profiles),
+    /// checked on decoded commands directly.
+    @Test func radioAudioAndProfileLimits() throws {
+        var profile = try TestVehicle.profile()
+        profile.radio = RadioCapabilities(
+            bands: [
+                RadioBand(type: .FM, range: SteppedRange(min: 87.5, max: 108, step: 0.1), unit: "MHz"),
+                RadioBand(type: .AM, range: SteppedRange(min: 530, max: 1710, step: 10), unit: "kHz"),
+                RadioBand(type: .satellite, range: SteppedRange(min: 1, max: 999, step: 1), unit: "channel"),
+            ],
+            presets: [], stations: [RadioStation(name: "Jazz", type: .FM, frequency: 101.1)], satelliteSubscribed: false)
+        profile.audioSources = [.radio, .bluetooth]
+        profile.profileSlots = 4
+        var state = VehicleSimulation.defaultState(for: profile)
+        state[.radioBand] = .enumeration("FM")
+        state[.radioFrequency] = .number(101.1)
+        let car = VehicleSimulation(profile: profile, state: state)
+        func verdict(_ changes: [PropertyKey: PropertyValue]) -> RejectionReason? {
+            let command = HeadUnitCommand(message: "VehicleCommand", id: CANID(standard: 0x300), counter: 0, changes: changes, unreadable: [])
+            switch car.validate(command) {
+            case .success: return nil
+            case let .failure(violation): return violation.reason
+            }
+        }
+        #expect(verdict([.radioFrequency: .number(101.3)]) == nil)
+        #expect(verdict([.radioFrequency: .number(1000)]) == .outOfRange, "the current band is FM")
+        #expect(verdict([.radioBand: .enumeration("AM"), .radioFrequency: .number(1000)]) == nil, "the band of the same command")
+        #expect(verdict([.radioBand: .enumeration("AM"), .radioFrequency: .number(101.1)]) == .outOfRange)
+        #expect(verdict([.radioChannel: .integer(5)]) == .notAvailable, "FM tunes by frequency")
+        #expect(verdict([.radioBand: .enumeration("satellite")]) == .notSubscribed)
+        #expect(verdict([.radioBand: .enumeration("DAB")]) == .notAvailable)
+        #expect(verdict([.audioSource: .enumeration("USB")]) == .notAvailable)
+        #expect(verdict([.audioSource: .enumeration("bluetooth")]) == nil)
+        #expect(verdict([.activeProfile: .integer(4)]) == nil)
+        #expect(verdict([.activeProfile: .integer(5)]) == .outOfRange)
+        #expect(verdict([.locked: .bool(true), .signal(.visible): .bool(true)]) == .notAvailable, "no lights signal")
+        #expect(verdict([PropertyKey.temperature(zone: "right"): .number(21)]) == .notAvailable)
+
+        #expect(car.wrongValue(for: .audioSource, .enumeration("bluetooth")) == .enumeration("radio"), "next case the car has, wrapping")
+        #expect(car.wrongValue(for: .radioBand, .enumeration("FM")) == .enumeration("AM"))
+        #expect(car.wrongValue(for: .radioFrequency, .number(108)) == .number(107.9))
+        #expect(car.wrongValue(for: .activeProfile, .integer(0)) == .integer(1))
+        #expect(car.state[.radioChannel] == nil, "not bound in this test vehicle")
+    }
+
     // MARK: - Time
 
     @Test func cyclicStatusAtTheCycleTime() throws {
