@@ -11,6 +11,7 @@ public struct SimulationDynamics: Sendable, Hashable {
     public var signalDuration: Duration
     /// The largest alive-counter step accepted on command messages (1: every counter
     /// must follow the previous one; a jump is an E2E error, and the checker resynchronises).
+    /// Read once, by `VehicleSimulation.init`.
     public var commandMaxDeltaCounter: UInt8
 
     public init(cabinTemperatureRate: Double = 0.5, chargeRatePerMinute: Double = 1.0, signalDuration: Duration = .seconds(2), commandMaxDeltaCounter: UInt8 = 1) {
