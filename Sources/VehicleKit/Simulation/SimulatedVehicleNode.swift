@@ -1,0 +1,115 @@
+import CANBus
+import CANKit
+
+/// The simulated vehicle on a bus: feeds every frame from `port` to a
+/// `VehicleSimulation`, runs its `tick` at `nextDeadline`, and sends what both return.
+///
+/// `run()` returns when its task is cancelled or the port's frame stream ends; it does
+/// not close the port. One `run()` at a time.
+public actor SimulatedVehicleNode {
+    private var simulation: VehicleSimulation
+    private let port: any CANPort
+    private let clock: ContinuousClock
+    private var start: ContinuousClock.Instant?
+    private var timer: Task<Void, Never>?
+    private var timerDeadline: Duration?
+    private var running = false
+    private var sendFailures = 0
+
+    public init(simulation: VehicleSimulation, port: any CANPort, clock: ContinuousClock = .init()) {
+        self.simulation = simulation
+        self.port = port
+        self.clock = clock
+    }
+
+    public func run() async {
+        guard !running else { return }
+        running = true
+        if start == nil { start = clock.now }
+        await fire()
+        for await received in port.frames {
+            if Task.isCancelled { break }
+            let out = simulation.receive(received.frame, at: elapsed())
+            await send(out)
+            schedule()
+        }
+        running = false
+        timer?.cancel()
+        timer = nil
+        timerDeadline = nil
+    }
+
+    public func state() -> VehicleState { simulation.state }
+
+    public func setFaults(_ plan: FaultPlan) {
+        simulation.setFaults(plan)
+        schedule()
+    }
+
+    public func statistics() -> SimulationStatistics { simulation.statistics }
+
+    /// The log entries since the last call (what the vehicle applied, rejected, ignored).
+    public func drainLog() -> [SimulationLogEntry] { simulation.drainLog() }
+
+    /// Frames the port refused to send (closed, interface down).
+    public func sendFailureCount() -> Int { sendFailures }
+
+    /// Sets values from outside the command path (see `VehicleSimulation.override`).
+    public func override(_ values: [PropertyKey: PropertyValue]) async {
+        let out = simulation.override(values, at: elapsed())
+        await send(out)
+        schedule()
+    }
+
+    // MARK: - Timer
+
+    private func elapsed() -> Duration {
+        guard let start else { return .zero }
+        return clock.now - start
+    }
+
+    /// Runs `tick` and re-arms the timer.
+    private func fire() async {
+        guard running else { return }
+        timerDeadline = nil
+        let out = simulation.tick(at: elapsed())
+        await send(out)
+        schedule()
+    }
+
+    /// Arms one sleeping task for the simulation's next deadline, replacing the armed
+    /// one when the deadline moved.
+    private func schedule() {
+        guard running, let start else { return }
+        guard let deadline = simulation.nextDeadline else {
+            timer?.cancel()
+            timer = nil
+            timerDeadline = nil
+            return
+        }
+        if let timerDeadline, timerDeadline == deadline, timer != nil { return }
+        timer?.cancel()
+        timerDeadline = deadline
+        let instant = start.advanced(by: deadline)
+        let clock = clock
+        timer = Task { [weak self] in
+            do {
+                try await clock.sleep(until: instant, tolerance: .milliseconds(1))
+            } catch {
+                return
+            }
+            guard !Task.isCancelled else { return }
+            await self?.fire()
+        }
+    }
+
+    private func send(_ frames: [CANFrame]) async {
+        for frame in frames {
+            do {
+                try await port.send(frame)
+            } catch {
+                sendFailures += 1
+            }
+        }
+    }
+}
