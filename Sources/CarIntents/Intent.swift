@@ -1,0 +1,335 @@
+import VehicleKit
+
+/// One CarPlay-domain request with its SiriKit parameters. JSON form:
+/// `{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":21.5,"unit":"celsius"},"climateZone":"driver"}}`.
+public enum Intent: Sendable, Hashable {
+    case setClimateSettingsInCar(SetClimateSettingsInCarParameters)
+    case setDefrosterSettingsInCar(SetDefrosterSettingsInCarParameters)
+    case setSeatSettingsInCar(SetSeatSettingsInCarParameters)
+    case setAudioSourceInCar(SetAudioSourceInCarParameters)
+    case setRadioStation(SetRadioStationParameters)
+    case saveProfileInCar(SaveProfileInCarParameters)
+    case setProfileInCar(SetProfileInCarParameters)
+    case setCarLockStatus(SetCarLockStatusParameters)
+    case getCarLockStatus(CarNameParameters)
+    case activateCarSignal(ActivateCarSignalParameters)
+    case getCarPowerLevelStatus(CarNameParameters)
+
+    public var name: IntentName {
+        switch self {
+        case .setClimateSettingsInCar: .setClimateSettingsInCar
+        case .setDefrosterSettingsInCar: .setDefrosterSettingsInCar
+        case .setSeatSettingsInCar: .setSeatSettingsInCar
+        case .setAudioSourceInCar: .setAudioSourceInCar
+        case .setRadioStation: .setRadioStation
+        case .saveProfileInCar: .saveProfileInCar
+        case .setProfileInCar: .setProfileInCar
+        case .setCarLockStatus: .setCarLockStatus
+        case .getCarLockStatus: .getCarLockStatus
+        case .activateCarSignal: .activateCarSignal
+        case .getCarPowerLevelStatus: .getCarPowerLevelStatus
+        }
+    }
+
+    /// Every parameter of the intent, in SiriKit's order (the order of the SiriKit
+    /// initializer's arguments).
+    public static func parameterNames(of name: IntentName) -> [String] {
+        switch name {
+        case .setClimateSettingsInCar:
+            ["enableFan", "enableAirConditioner", "enableClimateControl", "enableAutoMode", "airCirculationMode",
+             "fanSpeedIndex", "fanSpeedPercentage", "relativeFanSpeedSetting", "temperature", "relativeTemperatureSetting",
+             "climateZone", "carName"]
+        case .setDefrosterSettingsInCar: ["enable", "defroster", "carName"]
+        case .setSeatSettingsInCar: ["enableHeating", "enableCooling", "enableMassage", "seat", "level", "relativeLevelSetting", "carName"]
+        case .setAudioSourceInCar: ["audioSource", "relativeAudioSourceReference"]
+        case .setRadioStation: ["radioType", "frequency", "stationName", "channel", "presetNumber"]
+        case .saveProfileInCar: ["profileNumber", "profileName"]
+        case .setProfileInCar: ["profileNumber", "profileName", "isDefaultProfile", "carName"]
+        case .setCarLockStatus: ["locked", "carName"]
+        case .getCarLockStatus, .getCarPowerLevelStatus: ["carName"]
+        case .activateCarSignal: ["carName", "signals"]
+        }
+    }
+
+    /// Parameter names accepted when parsing besides `parameterNames(of:)`, to the canonical name.
+    static func aliases(of name: IntentName) -> [String: String] {
+        name == .setSeatSettingsInCar ? ["relativeLevel": "relativeLevelSetting"] : [:]
+    }
+}
+
+/// Why a JSON request is not an intent. Each case names what is wrong.
+public enum IntentParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The text is not JSON (the parser's message).
+    case malformedJSON(String)
+    /// The request is not an object (found: what it is).
+    case notAnObject(found: String)
+    /// No `"intent"` member.
+    case missingIntent
+    /// A member of the request other than `intent` and `parameters`.
+    case unknownField(String)
+    case unknownIntent(String)
+    case unknownParameter(intent: String, name: String)
+    /// `name` is a parameter (or `intent` / `parameters`), `expected` says what it takes,
+    /// `found` is the JSON it got (`"trunk"`, `12`, `an object`).
+    case invalidParameter(name: String, expected: String, found: String)
+
+    public var description: String {
+        switch self {
+        case let .malformedJSON(message): "malformed JSON: \(message)"
+        case let .notAnObject(found): "expected an object {\"intent\": …, \"parameters\": {…}}, found \(found)"
+        case .missingIntent: "missing \"intent\""
+        case let .unknownField(name): "unknown field \"\(name)\": a request has \"intent\" and \"parameters\""
+        case let .unknownIntent(name):
+            "unknown intent \"\(name)\": expected one of \(IntentName.allCases.map(\.rawValue).joined(separator: ", "))"
+        case let .unknownParameter(intent, name):
+            "\(intent) has no parameter \"\(name)\"; its parameters are "
+                + (IntentName(rawValue: intent).map { Intent.parameterNames(of: $0).joined(separator: ", ") } ?? "")
+        case let .invalidParameter(name, expected, found): "\(name): expected \(expected), found \(found)"
+        }
+    }
+}
+
+// MARK: - Parsing
+
+extension Intent {
+    /// Parses the JSON form from bytes.
+    public init(parsing bytes: [UInt8]) throws(IntentParseError) {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: bytes)
+        } catch {
+            throw .malformedJSON(error.message)
+        }
+        try self.init(json: value)
+    }
+
+    public init(parsing text: String) throws(IntentParseError) {
+        try self.init(parsing: Array(text.utf8))
+    }
+
+    /// Parses the JSON form. A parameter given as `null` counts as absent.
+    public init(json: JSONValue) throws(IntentParseError) {
+        guard case let .object(request) = json else { throw .notAnObject(found: json.shortDescription) }
+        for key in request.keys.sorted() where key != "intent" && key != "parameters" { throw .unknownField(key) }
+        guard let intentValue = request["intent"] else { throw .missingIntent }
+        guard case let .string(intentName) = intentValue else {
+            throw .invalidParameter(name: "intent", expected: "an intent name", found: intentValue.shortDescription)
+        }
+        guard let name = IntentName(rawValue: intentName) else { throw .unknownIntent(intentName) }
+        var parameters: [String: JSONValue] = [:]
+        switch request["parameters"] {
+        case nil, .null?: break
+        case let .object(object)?: parameters = object
+        case let other?: throw .invalidParameter(name: "parameters", expected: "an object", found: other.shortDescription)
+        }
+        let known = Set(Intent.parameterNames(of: name))
+        let aliases = Intent.aliases(of: name)
+        var canonical: [String: JSONValue] = [:]
+        for key in parameters.keys.sorted() {
+            guard let target = known.contains(key) ? key : aliases[key] else {
+                throw .unknownParameter(intent: name.rawValue, name: key)
+            }
+            if case .null = parameters[key]! { continue }
+            if canonical[target] != nil {
+                throw .invalidParameter(name: target, expected: "one value", found: "it also given as \(key)")
+            }
+            canonical[target] = parameters[key]!
+        }
+        let r = ParameterReader(values: canonical)
+        switch name {
+        case .setClimateSettingsInCar:
+            self = .setClimateSettingsInCar(SetClimateSettingsInCarParameters(
+                enableFan: try r.bool("enableFan"), enableAirConditioner: try r.bool("enableAirConditioner"),
+                enableClimateControl: try r.bool("enableClimateControl"), enableAutoMode: try r.bool("enableAutoMode"),
+                airCirculationMode: try r.enumeration("airCirculationMode", AirCirculationMode.self),
+                fanSpeedIndex: try r.integer("fanSpeedIndex"),
+                fanSpeedPercentage: try r.number("fanSpeedPercentage", in: 0...100),
+                relativeFanSpeedSetting: try r.enumeration("relativeFanSpeedSetting", RelativeSetting.self),
+                temperature: try r.temperature("temperature"),
+                relativeTemperatureSetting: try r.enumeration("relativeTemperatureSetting", RelativeSetting.self),
+                climateZone: try r.enumeration("climateZone", CarSeat.self), carName: try r.string("carName")))
+        case .setDefrosterSettingsInCar:
+            self = .setDefrosterSettingsInCar(SetDefrosterSettingsInCarParameters(
+                enable: try r.bool("enable"), defroster: try r.enumeration("defroster", CarDefroster.self),
+                carName: try r.string("carName")))
+        case .setSeatSettingsInCar:
+            self = .setSeatSettingsInCar(SetSeatSettingsInCarParameters(
+                enableHeating: try r.bool("enableHeating"), enableCooling: try r.bool("enableCooling"),
+                enableMassage: try r.bool("enableMassage"), seat: try r.enumeration("seat", CarSeat.self),
+                level: try r.integer("level"), relativeLevelSetting: try r.enumeration("relativeLevelSetting", RelativeSetting.self),
+                carName: try r.string("carName")))
+        case .setAudioSourceInCar:
+            self = .setAudioSourceInCar(SetAudioSourceInCarParameters(
+                audioSource: try r.enumeration("audioSource", CarAudioSource.self),
+                relativeAudioSourceReference: try r.enumeration("relativeAudioSourceReference", RelativeReference.self)))
+        case .setRadioStation:
+            self = .setRadioStation(SetRadioStationParameters(
+                radioType: try r.enumeration("radioType", RadioType.self), frequency: try r.number("frequency"),
+                stationName: try r.string("stationName"), channel: try r.channel("channel"),
+                presetNumber: try r.integer("presetNumber")))
+        case .saveProfileInCar:
+            self = .saveProfileInCar(SaveProfileInCarParameters(
+                profileNumber: try r.integer("profileNumber"), profileName: try r.string("profileName")))
+        case .setProfileInCar:
+            self = .setProfileInCar(SetProfileInCarParameters(
+                profileNumber: try r.integer("profileNumber"), profileName: try r.string("profileName"),
+                isDefaultProfile: try r.bool("isDefaultProfile"), carName: try r.string("carName")))
+        case .setCarLockStatus:
+            self = .setCarLockStatus(SetCarLockStatusParameters(locked: try r.bool("locked"), carName: try r.string("carName")))
+        case .getCarLockStatus:
+            self = .getCarLockStatus(CarNameParameters(carName: try r.string("carName")))
+        case .activateCarSignal:
+            self = .activateCarSignal(ActivateCarSignalParameters(carName: try r.string("carName"), signals: try r.signals("signals")))
+        case .getCarPowerLevelStatus:
+            self = .getCarPowerLevelStatus(CarNameParameters(carName: try r.string("carName")))
+        }
+    }
+}
+
+/// Typed access to a request's parameters; every failure names the parameter.
+private struct ParameterReader {
+    let values: [String: JSONValue]
+
+    func bool(_ name: String) throws(IntentParseError) -> Bool? {
+        guard let value = values[name] else { return nil }
+        guard case let .bool(flag) = value else { throw .invalidParameter(name: name, expected: "true or false", found: value.shortDescription) }
+        return flag
+    }
+
+    func integer(_ name: String) throws(IntentParseError) -> Int? {
+        guard let value = values[name] else { return nil }
+        guard case let .integer(number) = value else { throw .invalidParameter(name: name, expected: "an integer", found: value.shortDescription) }
+        return number
+    }
+
+    func number(_ name: String, in range: ClosedRange<Double>? = nil) throws(IntentParseError) -> Double? {
+        guard let value = values[name] else { return nil }
+        let expected = range.map { "a number \(formatNumber($0.lowerBound))…\(formatNumber($0.upperBound))" } ?? "a number"
+        guard let number = value.doubleValue, number.isFinite else { throw .invalidParameter(name: name, expected: expected, found: value.shortDescription) }
+        if let range, !range.contains(number) { throw .invalidParameter(name: name, expected: expected, found: value.shortDescription) }
+        return number
+    }
+
+    func string(_ name: String) throws(IntentParseError) -> String? {
+        guard let value = values[name] else { return nil }
+        guard case let .string(text) = value else { throw .invalidParameter(name: name, expected: "a string", found: value.shortDescription) }
+        return text
+    }
+
+    func enumeration<E: RawRepresentable & CaseIterable>(_ name: String, _: E.Type) throws(IntentParseError) -> E? where E.RawValue == String {
+        guard let value = values[name] else { return nil }
+        guard case let .string(text) = value, let result = E(rawValue: text) else {
+            throw .invalidParameter(name: name, expected: "one of " + E.allCases.map(\.rawValue).joined(separator: ", "), found: value.shortDescription)
+        }
+        return result
+    }
+
+    func temperature(_ name: String) throws(IntentParseError) -> Temperature? {
+        guard let value = values[name] else { return nil }
+        let expected = #"{"value": number, "unit": "celsius" or "fahrenheit"}"#
+        guard case let .object(object) = value else { throw .invalidParameter(name: name, expected: expected, found: value.shortDescription) }
+        for key in object.keys.sorted() where key != "value" && key != "unit" {
+            throw .invalidParameter(name: "\(name).\(key)", expected: "no such member (\(name) has value and unit)", found: object[key]!.shortDescription)
+        }
+        guard let number = object["value"]?.doubleValue, number.isFinite else {
+            throw .invalidParameter(name: "\(name).value", expected: "a number", found: object["value"]?.shortDescription ?? "nothing")
+        }
+        guard let unitText = object["unit"]?.stringValue, let unit = Temperature.Unit(rawValue: unitText) else {
+            throw .invalidParameter(name: "\(name).unit", expected: "one of celsius, fahrenheit", found: object["unit"]?.shortDescription ?? "nothing")
+        }
+        return Temperature(value: number, unit: unit)
+    }
+
+    func channel(_ name: String) throws(IntentParseError) -> String? {
+        guard let value = values[name] else { return nil }
+        switch value {
+        case let .string(text): return text
+        case let .integer(number): return String(number)
+        default: throw .invalidParameter(name: name, expected: "a string or an integer", found: value.shortDescription)
+        }
+    }
+
+    func signals(_ name: String) throws(IntentParseError) -> [CarSignal]? {
+        guard let value = values[name] else { return nil }
+        let expected = "an array of audible, visible"
+        guard case let .array(elements) = value else { throw .invalidParameter(name: name, expected: expected, found: value.shortDescription) }
+        var signals: [CarSignal] = []
+        for element in elements {
+            guard case let .string(text) = element, let signal = CarSignal(rawValue: text) else {
+                throw .invalidParameter(name: name, expected: expected, found: element.shortDescription)
+            }
+            if !signals.contains(signal) { signals.append(signal) }
+        }
+        return signals
+    }
+}
+
+// MARK: - Serializing
+
+extension Intent {
+    /// The given parameters, in SiriKit order, as JSON values (absent ones left out).
+    public var parameterValues: [(name: String, value: JSONValue)] {
+        var list: [(name: String, value: JSONValue)] = []
+        func add(_ name: String, _ value: JSONValue?) { if let value { list.append((name, value)) } }
+        switch self {
+        case let .setClimateSettingsInCar(p):
+            add("enableFan", p.enableFan.map(JSONValue.bool))
+            add("enableAirConditioner", p.enableAirConditioner.map(JSONValue.bool))
+            add("enableClimateControl", p.enableClimateControl.map(JSONValue.bool))
+            add("enableAutoMode", p.enableAutoMode.map(JSONValue.bool))
+            add("airCirculationMode", p.airCirculationMode.map { .string($0.rawValue) })
+            add("fanSpeedIndex", p.fanSpeedIndex.map(JSONValue.integer))
+            add("fanSpeedPercentage", p.fanSpeedPercentage.map(JSONValue.number))
+            add("relativeFanSpeedSetting", p.relativeFanSpeedSetting.map { .string($0.rawValue) })
+            add("temperature", p.temperature?.jsonValue)
+            add("relativeTemperatureSetting", p.relativeTemperatureSetting.map { .string($0.rawValue) })
+            add("climateZone", p.climateZone.map { .string($0.rawValue) })
+            add("carName", p.carName.map(JSONValue.string))
+        case let .setDefrosterSettingsInCar(p):
+            add("enable", p.enable.map(JSONValue.bool))
+            add("defroster", p.defroster.map { .string($0.rawValue) })
+            add("carName", p.carName.map(JSONValue.string))
+        case let .setSeatSettingsInCar(p):
+            add("enableHeating", p.enableHeating.map(JSONValue.bool))
+            add("enableCooling", p.enableCooling.map(JSONValue.bool))
+            add("enableMassage", p.enableMassage.map(JSONValue.bool))
+            add("seat", p.seat.map { .string($0.rawValue) })
+            add("level", p.level.map(JSONValue.integer))
+            add("relativeLevelSetting", p.relativeLevelSetting.map { .string($0.rawValue) })
+            add("carName", p.carName.map(JSONValue.string))
+        case let .setAudioSourceInCar(p):
+            add("audioSource", p.audioSource.map { .string($0.rawValue) })
+            add("relativeAudioSourceReference", p.relativeAudioSourceReference.map { .string($0.rawValue) })
+        case let .setRadioStation(p):
+            add("radioType", p.radioType.map { .string($0.rawValue) })
+            add("frequency", p.frequency.map(JSONValue.number))
+            add("stationName", p.stationName.map(JSONValue.string))
+            add("channel", p.channel.map(JSONValue.string))
+            add("presetNumber", p.presetNumber.map(JSONValue.integer))
+        case let .saveProfileInCar(p):
+            add("profileNumber", p.profileNumber.map(JSONValue.integer))
+            add("profileName", p.profileName.map(JSONValue.string))
+        case let .setProfileInCar(p):
+            add("profileNumber", p.profileNumber.map(JSONValue.integer))
+            add("profileName", p.profileName.map(JSONValue.string))
+            add("isDefaultProfile", p.isDefaultProfile.map(JSONValue.bool))
+            add("carName", p.carName.map(JSONValue.string))
+        case let .setCarLockStatus(p):
+            add("locked", p.locked.map(JSONValue.bool))
+            add("carName", p.carName.map(JSONValue.string))
+        case let .getCarLockStatus(p), let .getCarPowerLevelStatus(p):
+            add("carName", p.carName.map(JSONValue.string))
+        case let .activateCarSignal(p):
+            add("carName", p.carName.map(JSONValue.string))
+            add("signals", p.signals.map { .array($0.map { .string($0.rawValue) }) })
+        }
+        return list
+    }
+
+    /// The JSON form; `Intent(json:)` reads it back to an equal intent.
+    public var jsonValue: JSONValue {
+        var parameters: [String: JSONValue] = [:]
+        for (name, value) in parameterValues { parameters[name] = value }
+        return .object(["intent": .string(name.rawValue), "parameters": .object(parameters)])
+    }
+}

@@ -1,0 +1,99 @@
+import VehicleKit
+
+/// SiriKit's response codes (`INSetClimateSettingsInCarIntentResponseCode` and friends).
+public enum IntentResponseCode: String, Sendable, Hashable, Codable, CaseIterable {
+    case unspecified, ready, inProgress, success, failure, failureRequiringAppLaunch, failureNotSubscribed
+}
+
+/// An intent's response: its code, a machine-readable reason for failures, and the
+/// intent-specific fields. JSON form: `{"code":"success", …fields, "reason":"…"}`
+/// (`reason` only when there is one).
+public struct IntentResponse: Sendable, Hashable {
+    public var code: IntentResponseCode
+    public var reason: String?
+    public var fields: [String: JSONValue]
+
+    public init(code: IntentResponseCode, reason: String? = nil, fields: [String: JSONValue] = [:]) {
+        self.code = code
+        self.reason = reason
+        self.fields = fields
+    }
+
+    public static func failure(_ reason: String) -> IntentResponse { IntentResponse(code: .failure, reason: reason) }
+
+    public var jsonValue: JSONValue {
+        var object = fields
+        object["code"] = .string(code.rawValue)
+        if let reason { object["reason"] = .string(reason) }
+        return .object(object)
+    }
+
+    // Reasons the confirm phase gives.
+    public static let restrictedWhileLocked = "restrictedWhileLocked"
+    public static let vehicleUnreachable = "vehicleUnreachable"
+    public static let notResolved = "notResolved"
+
+    /// `GetCarLockStatus`: `{"locked": true}`.
+    public static func lockStatusFields(locked: Bool) -> [String: JSONValue] { ["locked": .bool(locked)] }
+
+    /// `GetCarLockStatus` from the state: `locked` when `lock.locked` is known.
+    public static func lockStatusFields(from state: VehicleState) -> [String: JSONValue] {
+        guard case let .bool(locked)? = state[.locked] else { return [:] }
+        return lockStatusFields(locked: locked)
+    }
+
+    /// `GetCarPowerLevelStatus`, as SiriKit reports it: `fuelPercentRemaining` and
+    /// `chargePercentRemaining` as fractions 0.0…1.0 (from the 0…100 state values),
+    /// `distanceRemaining` as `{"value": km, "unit": "kilometers"}`, `charging`,
+    /// `minutesToFull`. Fields whose state is unknown, or that the profile's power
+    /// capabilities exclude, are left out.
+    public static func powerLevelFields(from state: VehicleState, power: PowerCapabilities) -> [String: JSONValue] {
+        var fields: [String: JSONValue] = [:]
+        if power.fuel, let percent = state[.fuelPercent]?.doubleValue {
+            fields["fuelPercentRemaining"] = .number(min(max(percent, 0), 100) / 100)
+        }
+        if power.battery {
+            if let percent = state[.chargePercent]?.doubleValue {
+                fields["chargePercentRemaining"] = .number(min(max(percent, 0), 100) / 100)
+            }
+            if case let .bool(charging)? = state[.charging] { fields["charging"] = .bool(charging) }
+            if let minutes = state[.minutesToFull]?.doubleValue { fields["minutesToFull"] = .integer(Int(minutes.rounded())) }
+        }
+        if let distance = state[.distanceRemaining]?.doubleValue {
+            fields["distanceRemaining"] = .object(["value": .number(distance), "unit": "kilometers"])
+        }
+        return fields
+    }
+
+    /// `ActivateCarSignal`: `{"signals": ["audible", "visible"]}` — the signals activated.
+    public static func signalFields(_ signals: [CarSignal]) -> [String: JSONValue] {
+        ["signals": .array(signals.map { .string($0.rawValue) })]
+    }
+}
+
+/// SiriKit's confirm phase: may a resolved intent be handled now?
+///
+/// In this order:
+/// 1. Not resolved (no action) -> `failure`, reason "notResolved".
+/// 2. Vehicle unreachable -> `failure`, reason "vehicleUnreachable" (the read-only
+///    `GetCarLockStatus` / `GetCarPowerLevelStatus` too: the state would be stale).
+///    Checked before the lock policy because the lock state is stale then as well.
+/// 3. `lock.locked == true` in the state and the intent named in
+///    `profile.policies.restrictedWhileLocked` -> `failure`, reason "restrictedWhileLocked".
+/// 4. Tuning satellite radio without `satelliteSubscribed` -> `failureNotSubscribed`.
+/// Otherwise nil: ready to handle.
+public enum IntentConfirmer {
+    public static func confirm(_ resolution: IntentResolution, profile: VehicleProfile, state: VehicleState, vehicleReachable: Bool) -> IntentResponse? {
+        guard let action = resolution.action else { return .failure(IntentResponse.notResolved) }
+        if !vehicleReachable { return .failure(IntentResponse.vehicleUnreachable) }
+        if state[.locked] == .bool(true), profile.policies.restrictedWhileLocked.contains(resolution.intent.name.rawValue) {
+            return .failure(IntentResponse.restrictedWhileLocked)
+        }
+        if case let .set(targets) = action, targets[.radioBand] == .enumeration(RadioType.satellite.rawValue),
+            profile.radio?.satelliteSubscribed == false
+        {
+            return IntentResponse(code: .failureNotSubscribed, reason: "satellite radio is not subscribed")
+        }
+        return nil
+    }
+}

@@ -1,0 +1,109 @@
+import VehicleKit
+
+/// SiriKit's resolve phase, computed from the vehicle profile, the live state and the
+/// saved car profiles. Pure: no bus, no DBC.
+///
+/// Rules common to every intent:
+/// - `carName`: absent -> `notRequired`; one of `profile.carNames` (case-insensitive) ->
+///   `success` with the profile's spelling; otherwise `unsupported("this is <displayName>, not <name>")`.
+/// - A parameter that was not given and is not needed -> `notRequired`.
+/// - An intent with nothing to do gets `needsValue` on its main parameter.
+/// - Two parameters that say the same thing differently (a value and a relative setting)
+///   -> `unsupported` on the second (the relative one), so there is no action.
+/// - `action` is set only when every parameter is `success` or `notRequired`.
+///
+/// The per-intent rules are documented on the `resolve…` functions.
+public enum IntentResolver {
+    public static func resolve(_ intent: Intent, profile: VehicleProfile, state: VehicleState, savedProfiles: [SavedCarProfile]) -> IntentResolution {
+        var context = ResolutionContext(profile: profile, state: state, savedProfiles: savedProfiles)
+        switch intent {
+        case let .setClimateSettingsInCar(p): resolveClimate(p, &context)
+        case let .setDefrosterSettingsInCar(p): resolveDefroster(p, &context)
+        case let .setSeatSettingsInCar(p): resolveSeat(p, &context)
+        case let .setAudioSourceInCar(p): resolveAudioSource(p, &context)
+        case let .setRadioStation(p): resolveRadio(p, &context)
+        case let .saveProfileInCar(p): resolveSaveProfile(p, &context)
+        case let .setProfileInCar(p): resolveSetProfile(p, &context)
+        case let .setCarLockStatus(p): resolveSetLock(p, &context)
+        case let .getCarLockStatus(p): resolveGetLock(p, &context)
+        case let .activateCarSignal(p): resolveSignals(p, &context)
+        case let .getCarPowerLevelStatus(p): resolvePowerLevel(p, &context)
+        }
+        let parameters = Intent.parameterNames(of: intent.name).map { name in
+            (name: name, result: context.results[name] ?? .notRequired)
+        }
+        let resolved = parameters.allSatisfy { $0.result.isResolved }
+        var action = context.action
+        if action == nil, !context.targets.isEmpty { action = .set(context.targets) }
+        return IntentResolution(intent: intent, parameters: parameters, action: resolved ? action : nil)
+    }
+
+    /// The `carName` rule.
+    static func resolveCarName(_ name: String?, profile: VehicleProfile) -> ResolutionResult {
+        guard let name else { return .notRequired }
+        let wanted = name.trimmingSpaces.lowercased()
+        if let match = profile.carNames.first(where: { $0.lowercased() == wanted }) { return .success(.string(match)) }
+        return .unsupported(reason: "this is \(profile.displayName), not \(name)")
+    }
+}
+
+/// What the resolvers fill in.
+struct ResolutionContext {
+    let profile: VehicleProfile
+    let state: VehicleState
+    let savedProfiles: [SavedCarProfile]
+    var results: [String: ResolutionResult] = [:]
+    /// Target values, for an action `.set(targets)`.
+    var targets: [PropertyKey: PropertyValue] = [:]
+    /// Any other action.
+    var action: IntentAction?
+
+    init(profile: VehicleProfile, state: VehicleState, savedProfiles: [SavedCarProfile]) {
+        self.profile = profile
+        self.state = state
+        self.savedProfiles = savedProfiles
+    }
+
+    /// "the Example Sedan"
+    var car: String { "the \(profile.displayName)" }
+
+    mutating func carName(_ name: String?) {
+        results["carName"] = IntentResolver.resolveCarName(name, profile: profile)
+    }
+
+    func integer(_ key: PropertyKey) -> Int? {
+        guard let value = state[key]?.doubleValue, value.isFinite else { return nil }
+        return Int(value.rounded())
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var text = Substring(self)
+        while text.first?.isWhitespace == true { text.removeFirst() }
+        while text.last?.isWhitespace == true { text.removeLast() }
+        return String(text)
+    }
+}
+
+extension CarSeat {
+    /// "front left seat", "driver's seat", "rear seats".
+    var spokenName: String {
+        switch self {
+        case .driver: "driver's seat"
+        case .passenger: "passenger seat"
+        case .frontLeft: "front left seat"
+        case .frontRight: "front right seat"
+        case .front: "front seats"
+        case .rearLeft: "rear left seat"
+        case .rearRight: "rear right seat"
+        case .rear: "rear seats"
+        case .thirdRowLeft: "third-row left seat"
+        case .thirdRowRight: "third-row right seat"
+        case .thirdRow: "third-row seats"
+        case .all: "seats"
+        }
+    }
+
+    var isPlural: Bool { [.front, .rear, .thirdRow, .all].contains(self) }
+}

@@ -1,0 +1,67 @@
+import Testing
+import VehicleKit
+@testable import CarIntents
+
+@Suite struct ConfirmTests {
+    func confirm(_ json: String, _ profile: VehicleProfile = TestProfiles.sedan, state: VehicleState = VehicleState(), reachable: Bool = true) throws -> IntentResponse? {
+        let resolution = try resolve(json, profile, state: state)
+        return IntentConfirmer.confirm(resolution, profile: profile, state: state, vehicleReachable: reachable)
+    }
+
+    let locked = VehicleState([.locked: .bool(true)])
+
+    @Test func readyToHandle() throws {
+        #expect(try confirm(request("SetClimateSettingsInCar", #""enableFan":true"#)) == nil)
+        #expect(try confirm(request("GetCarLockStatus"), state: locked) == nil)
+    }
+
+    @Test func restrictedWhileLocked() throws {
+        let response = try confirm(request("SetClimateSettingsInCar", #""enableFan":true"#), state: locked)
+        #expect(response == IntentResponse(code: .failure, reason: "restrictedWhileLocked"))
+        #expect(response?.jsonValue.serialized() == #"{"code":"failure","reason":"restrictedWhileLocked"}"#)
+        // Not in the sedan's list, and not restricted when unlocked.
+        #expect(try confirm(request("SetDefrosterSettingsInCar", #""enable":true,"defroster":"rear""#), state: locked) == nil)
+        #expect(try confirm(request("SetClimateSettingsInCar", #""enableFan":true"#), state: VehicleState([.locked: .bool(false)])) == nil)
+    }
+
+    @Test func unreachable() throws {
+        for json in [request("SetCarLockStatus", #""locked":true"#), request("GetCarLockStatus"), request("GetCarPowerLevelStatus")] {
+            #expect(try confirm(json, reachable: false) == IntentResponse(code: .failure, reason: "vehicleUnreachable"))
+        }
+    }
+
+    @Test func satelliteNotSubscribed() throws {
+        let json = request("SetRadioStation", #""stationName":"Sat Hits""#)
+        let resolution = try resolve(json, TestProfiles.suv)
+        #expect(resolution["stationName"] == .success("Sat Hits"))
+        #expect(resolution.action != nil)
+        #expect(try confirm(json, TestProfiles.suv)?.code == .failureNotSubscribed)
+        #expect(try confirm(request("SetRadioStation", #""radioType":"DAB","channel":5"#), TestProfiles.suv) == nil)
+        #expect(try confirm(request("SetRadioStation", #""stationName":"Hits 1""#)) == nil)
+    }
+
+    @Test func unresolvedIsNotHandled() throws {
+        #expect(try confirm(request("SetCarLockStatus")) == IntentResponse(code: .failure, reason: "notResolved"))
+    }
+
+    @Test func responseFields() {
+        let state = VehicleState([.chargePercent: .number(80), .distanceRemaining: .number(312.5), .charging: .bool(true), .minutesToFull: .integer(45), .fuelPercent: .number(50)])
+        let fields = IntentResponse.powerLevelFields(from: state, power: TestProfiles.suv.power)
+        let response = IntentResponse(code: .success, fields: fields)
+        #expect(response.jsonValue.serialized()
+            == #"{"chargePercentRemaining":0.8,"charging":true,"code":"success","distanceRemaining":{"unit":"kilometers","value":312.5},"minutesToFull":45}"#)
+        #expect(IntentResponse.powerLevelFields(from: state, power: TestProfiles.sedan.power)["fuelPercentRemaining"] == .number(0.5))
+        #expect(IntentResponse.lockStatusFields(from: locked) == ["locked": .bool(true)])
+        #expect(IntentResponse(code: .success, fields: IntentResponse.signalFields([.visible])).jsonValue.serialized() == #"{"code":"success","signals":["visible"]}"#)
+    }
+
+    @Test func resolutionJSON() throws {
+        let r = try resolve(request("SetDefrosterSettingsInCar", #""enable":true"#))
+        #expect(r.jsonValue.serialized() == #"{"action":null,"intent":"SetDefrosterSettingsInCar","parameters":[{"name":"enable","result":{"kind":"success","value":true}},{"name":"defroster","result":{"kind":"disambiguation","options":["front","rear","all"]}},{"name":"carName","result":{"kind":"notRequired"}}]}"#)
+        #expect(ResolutionResult.confirmationRequired(7, reason: "r").jsonValue.serialized() == #"{"kind":"confirmationRequired","reason":"r","value":7}"#)
+        #expect(ResolutionResult.needsValue(reason: "n").jsonValue.serialized() == #"{"kind":"needsValue","reason":"n"}"#)
+        #expect(ResolutionResult.unsupported(reason: "u").jsonValue.serialized() == #"{"kind":"unsupported","reason":"u"}"#)
+        #expect(IntentAction.set([.fan: .bool(true), .fanSpeed: .integer(2)]).jsonValue.serialized() == #"{"set":{"climate.fan":true,"climate.fanSpeed":2}}"#)
+        #expect(IntentAction.saveProfile(slot: 2, name: nil).jsonValue.serialized() == #"{"saveProfile":{"name":null,"slot":2}}"#)
+    }
+}

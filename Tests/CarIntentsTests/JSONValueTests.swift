@@ -1,0 +1,50 @@
+import Testing
+@testable import CarIntents
+
+@Suite struct JSONValueTests {
+    @Test func booleansAreNotIntegers() throws {
+        let value = try JSONValue(parsing: "[true, false, 1, 0]")
+        #expect(value == .array([.bool(true), .bool(false), .integer(1), .integer(0)]))
+    }
+
+    @Test func integersAndNumbersStayApart() throws {
+        #expect(try JSONValue(parsing: "21") == .integer(21))
+        #expect(try JSONValue(parsing: "-3") == .integer(-3))
+        #expect(try JSONValue(parsing: "21.5") == .number(21.5))
+        #expect(try JSONValue(parsing: "21.0") == .number(21.0))
+        #expect(try JSONValue(parsing: "1e2") == .number(100))
+        #expect(try JSONValue(parsing: "12345678901234567890") == .number(12345678901234567890.0))
+    }
+
+    @Test func objectsStringsAndNull() throws {
+        let value = try JSONValue(parsing: #"{"a": [null, "x\"y"], "b": {"c": 1.5}}"#)
+        #expect(value == .object(["a": .array([.null, .string("x\"y")]), "b": .object(["c": .number(1.5)])]))
+    }
+
+    @Test func serializesCompactSortedAndDeterministic() {
+        let value: JSONValue = ["b": [1, 2.5, true, nil], "a": "q\"\\\n\u{01}é", "c": [:]]
+        #expect(value.serialized() == #"{"a":"q\"\\\n\u0001é","b":[1,2.5,true,null],"c":{}}"#)
+        #expect(JSONValue.number(21.0).serialized() == "21.0")
+        #expect(JSONValue.number(0.1).serialized() == "0.1")
+        #expect(JSONValue.number(1e20).serialized() == "1e+20")
+        #expect(JSONValue.number(.nan).serialized() == "null")
+    }
+
+    @Test func roundTrips() throws {
+        let texts = [
+            #"{"a":[1,2.5,true,false,null],"b":"text","c":{"d":-7,"e":1e+20,"f":0.1}}"#,
+            "[]", "{}", #""é\n""#, "1.0", "-0.5",
+        ]
+        for text in texts {
+            let value = try JSONValue(parsing: text)
+            #expect(value.serialized() == text)
+            #expect(try JSONValue(parsing: value.serialized()) == value)
+        }
+    }
+
+    @Test func malformed() {
+        #expect(throws: JSONError.self) { try JSONValue(parsing: "{") }
+        #expect(throws: JSONError.self) { try JSONValue(parsing: "[1,]x") }
+        #expect(throws: JSONError.self) { try JSONValue(parsing: "") }
+    }
+}
