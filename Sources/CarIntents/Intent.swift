@@ -1,3 +1,4 @@
+import CarplayJSON
 import VehicleKit
 
 /// One CarPlay-domain request with its SiriKit parameters. JSON form:

@@ -1,3 +1,4 @@
+import CarplayJSON
 import VehicleKit
 
 /// SiriKit's response codes (`INSetClimateSettingsInCarIntentResponseCode` and friends).

@@ -1,3 +1,4 @@
+import CarplayJSON
 import VehicleKit
 
 /// `INTemperature`-like: a value and its unit. JSON `{"value":21.5,"unit":"celsius"}`.

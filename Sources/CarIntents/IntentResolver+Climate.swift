@@ -1,3 +1,4 @@
+import CarplayJSON
 import VehicleKit
 
 extension IntentResolver {

@@ -1,3 +1,4 @@
+import CarplayJSON
 import VehicleKit
 
 /// SiriKit's resolution result for one parameter.

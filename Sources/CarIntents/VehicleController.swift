@@ -57,7 +57,7 @@ public struct CommandOutcome: Sendable {
 /// The head unit's side of the bus: keeps the live vehicle state from trusted status
 /// frames, sends commands and reports success only when status frames confirm them.
 public actor VehicleController {
-    public let profile: VehicleProfile
+    public nonisolated let profile: VehicleProfile
     private let frames: VehicleFrames
     private let port: any CANPort
     private let clock = ContinuousClock()
@@ -66,6 +66,8 @@ public actor VehicleController {
     private var counters: [String: UInt8] = [:]
     private var checkers: [String: E2EChecker] = [:]
     private var lastTrustedStatus: ContinuousClock.Instant?
+    /// Status messages received (trusted) at least once.
+    private var heardFrom: Set<String> = []
     private var receiveTask: Task<Void, Never>?
     private var e2eErrors = 0
 
@@ -123,8 +125,9 @@ public actor VehicleController {
 
     private var reachabilityWindow: Duration {
         let cycles = frames.statusMessages.values.compactMap(\.cycleTime)
-        let longest = cycles.max() ?? .milliseconds(100)
-        return longest * max(1, profile.policies.unreachableAfterCycles)
+        // The fastest cyclic message sets the pace: a live vehicle sends it every cycle.
+        let fastest = cycles.min() ?? .milliseconds(100)
+        return fastest * max(1, profile.policies.unreachableAfterCycles)
     }
 
     /// Waits until the vehicle has sent a trusted status frame (up to `timeout`).
@@ -135,6 +138,28 @@ public actor VehicleController {
             try? await Task.sleep(for: .milliseconds(5))
         }
         return true
+    }
+
+    /// Waits until every status message of the profile has arrived at least once, so
+    /// the state is complete (up to `timeout`); returns whether it is.
+    public func waitUntilComplete(timeout: Duration) async -> Bool {
+        let deadline = clock.now + timeout
+        while heardFrom.count < frames.statusMessages.count {
+            if clock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
+    /// The state once it holds every key in `keys` (the vehicle reports them within a
+    /// cycle time), or nil after `timeout`.
+    public func state(knowing keys: [PropertyKey], timeout: Duration) async -> VehicleState? {
+        let deadline = clock.now + timeout
+        while !keys.allSatisfy({ state[$0] != nil }) {
+            if clock.now >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return state
     }
 
     /// State changes as they happen, with the frame that caused each.
@@ -159,14 +184,16 @@ public actor VehicleController {
         }
         let commandFrames: [CANFrame]
         do {
-            commandFrames = try frames.commandFrames(for: targets, counters: &counters)
+            commandFrames = try frames.commandFrames(for: targets, context: state, counters: &counters)
         } catch {
             return CommandOutcome(targets: targets, confirmed: [:], failure: .unencodable(error.description), frames: [])
         }
         var expected: [PropertyKey: PropertyValue] = [:]
         var statusMessages = Set<String>()
+        var context = state
+        for (key, value) in targets { context[key] = value }
         for (key, value) in targets {
-            expected[key] = frames.reportedValue(value, for: key) ?? value
+            expected[key] = frames.reportedValue(value, for: key, context: context) ?? value
             if let binding = profile.bindings[key] { statusMessages.insert(binding.status.message) }
         }
         let id = nextWaiter
@@ -225,12 +252,13 @@ public actor VehicleController {
     // MARK: - Receiving
 
     private func handle(_ received: ReceivedFrame) {
-        let content = frames.decodeFromVehicle(received.frame, checkers: &checkers)
+        let content = frames.decodeFromVehicle(received.frame, context: state, checkers: &checkers)
         // Every waiter records the frames of its window, related or not, as candump would.
         for id in waiters.keys { waiters[id]?.frames.append(received) }
         switch content {
-        case let .status(_, values):
+        case let .status(message, values):
             lastTrustedStatus = clock.now
+            heardFrom.insert(message)
             var changed: [PropertyKey] = []
             for (key, value) in values where state[key] != value {
                 state[key] = value

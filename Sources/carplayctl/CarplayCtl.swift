@@ -34,6 +34,7 @@ enum CarplayCtl {
     /// The verb table. Each verb parses its own arguments.
     static let verbs: [Verb] = [
         Verb(name: "dbc", summary: "decode, encode and show frames with a DBC file (offline)", usage: DBCCommand.usage, run: DBCCommand.run),
+        Verb(name: "perform", summary: "run one intent (JSON form) against a simulated vehicle, without a daemon", usage: PerformCommand.usage, run: PerformCommand.run),
         Verb(name: "profile", summary: "check a vehicle profile folder and summarise it (offline)", usage: ProfileCommand.usage, run: ProfileCommand.run),
     ]
 

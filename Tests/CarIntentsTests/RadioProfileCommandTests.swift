@@ -1,3 +1,4 @@
+import CarplayJSON
 import Foundation
 import Testing
 import VehicleKit

@@ -69,7 +69,7 @@ class Vehicle:
             return None
         crc_signal = message.get_signal_by_name(config["crc"])
         counter_signal = message.get_signal_by_name(config["counter"])
-        crc_byte = crc_signal.start // 8 if crc_signal.byte_order == "little_endian" else (crc_signal.start // 8)
+        crc_byte = crc_signal.start // 8  # byte-aligned 8-bit signal: both byte orders
         payload = data[: message.length]
         data_id = config["dataID"]
         covered = bytes([data_id & 0xFF, (data_id >> 8) & 0xFF]) + bytes(b for i, b in enumerate(payload) if i != crc_byte)
@@ -80,9 +80,14 @@ class Vehicle:
             return "%s: alive counter %d outside 0..14" % (message.name, decoded[config["counter"]])
         return None
 
-    def to_signal(self, key, value):
+    def to_signal(self, key, value, expected):
         """The DBC value (choice name or number) that carries a state value."""
         values = self.bindings[key].get("values", {})
+        signal_unit = self.bindings[key].get("signalUnit")
+        if key == "radio.frequency" and signal_unit:
+            band = next(b for b in self.profile["radio"]["bands"] if b["type"] == expected["radio.band"])
+            khz = {"kHz": 1, "MHz": 1000}
+            return value * khz[band["unit"]] / khz[signal_unit]
         if isinstance(value, bool):
             return values.get("true" if value else "false", 1 if value else 0)
         if isinstance(value, str):
@@ -192,7 +197,7 @@ def check(carplayctl, vehicle, name, intent, code, expected):
         if not sent:
             return "no %s frame among %d frames for %s" % (message.name, len(frames), key)
         decoded = message.decode(sent[0][: message.length])
-        want = vehicle.to_signal(key, value)
+        want = vehicle.to_signal(key, value, expected)
         if not same(decoded[command["signal"]], want):
             return "%s.%s = %r (cantools), expected %r for %s" % (message.name, command["signal"], decoded[command["signal"]], want, key)
         state = output["state"].get(key)

@@ -82,9 +82,20 @@ public struct VehicleFrames: Sendable {
 
     // MARK: - Values <-> signals
 
-    /// The signal input that carries `value` for `key`.
-    func input(for value: PropertyValue, key: PropertyKey) -> SignalInput? {
-        let values = profile.bindings[key]?.values ?? [:]
+    /// The band a frequency is in, from `state` (the same frame's values or the known state).
+    private func band(in state: VehicleState) -> RadioBand? {
+        guard case let .enumeration(name)? = state[.radioBand], let type = RadioType(rawValue: name) else { return nil }
+        return profile.radio?.band(type)
+    }
+
+    /// The signal input that carries `value` for `key`. `context` supplies what the
+    /// mapping depends on: the radio band of a frequency whose signal has its own unit.
+    func input(for value: PropertyValue, key: PropertyKey, context: VehicleState = VehicleState()) -> SignalInput? {
+        let binding = profile.bindings[key]
+        let values = binding?.values ?? [:]
+        if key == .radioFrequency, let binding, binding.signalUnit != nil, let number = value.doubleValue, let band = band(in: context) {
+            return .float(binding.signalValue(frequency: number, band: band))
+        }
         switch value {
         case let .bool(flag):
             if let choice = values[flag ? "true" : "false"] { return .choice(choice) }
@@ -100,8 +111,13 @@ public struct VehicleFrames: Sendable {
 
     /// The property value a decoded signal value stands for; nil for values that are
     /// no state (a "NoRequest" / "Invalid" choice, an unmapped choice).
-    func propertyValue(_ value: SignalValue, key: PropertyKey) -> PropertyValue? {
+    func propertyValue(_ value: SignalValue, key: PropertyKey, context: VehicleState = VehicleState()) -> PropertyValue? {
         guard let kind = key.kind else { return nil }
+        if key == .radioFrequency, let binding = profile.bindings[key], binding.signalUnit != nil {
+            if case .choice = value { return nil }
+            guard let band = band(in: context) else { return nil }
+            return .number(binding.frequency(signalValue: value.doubleValue, band: band))
+        }
         let values = profile.bindings[key]?.values ?? [:]
         switch kind {
         case .bool:
@@ -125,23 +141,26 @@ public struct VehicleFrames: Sendable {
 
     /// What the status signal of `key` will report once the vehicle holds `value`:
     /// the value as the signal's scaling quantizes it (21.3 °C in 0.5 steps reads 21.5).
-    public func reportedValue(_ value: PropertyValue, for key: PropertyKey) -> PropertyValue? {
-        guard let binding = profile.bindings[key], let input = input(for: value, key: key),
+    public func reportedValue(_ value: PropertyValue, for key: PropertyKey, context: VehicleState = VehicleState()) -> PropertyValue? {
+        guard let binding = profile.bindings[key], let input = input(for: value, key: key, context: context),
               let message = profile.database.message(named: binding.status.message),
               let carried = message.codec.roundTrip(input, signal: binding.status.signal)
         else { return nil }
-        return propertyValue(carried, key: key)
+        return propertyValue(carried, key: key, context: context)
     }
 
     // MARK: - Head unit side
 
     /// One command frame per command message involved, each carrying the targets it
     /// binds and "no request" everywhere else, E2E-protected with the next alive counter.
-    public func commandFrames(for targets: [PropertyKey: PropertyValue], counters: inout [String: UInt8]) throws(VehicleFramesError) -> [CANFrame] {
+    /// `context` is the vehicle's current state (for a frequency without a band in `targets`).
+    public func commandFrames(for targets: [PropertyKey: PropertyValue], context: VehicleState = VehicleState(), counters: inout [String: UInt8]) throws(VehicleFramesError) -> [CANFrame] {
         var byMessage: [String: [String: SignalInput]] = [:]
+        var merged = context
+        for (key, value) in targets { merged[key] = value }
         for (key, value) in targets {
             guard let binding = profile.bindings[key], let command = binding.command else { throw .notCommandable(key) }
-            guard let input = input(for: value, key: key) else { throw .unmappedValue(key, value) }
+            guard let input = input(for: value, key: key, context: merged) else { throw .unmappedValue(key, value) }
             byMessage[command.message, default: [:]][command.signal] = input
         }
         var frames: [CANFrame] = []
@@ -156,7 +175,8 @@ public struct VehicleFrames: Sendable {
 
     /// Reads a frame the vehicle sent: status values, an acknowledgement, or why it
     /// is not trusted.
-    public func decodeFromVehicle(_ frame: CANFrame, checkers: inout [String: E2EChecker]) -> VehicleFrameContent {
+    /// `context` is the last known state (for a frequency whose band is in another frame).
+    public func decodeFromVehicle(_ frame: CANFrame, context: VehicleState = VehicleState(), checkers: inout [String: E2EChecker]) -> VehicleFrameContent {
         if frame.id == acknowledgementID, let ack = profile.acknowledgement, let message = profile.database.message(named: ack.message) {
             if let failure = check(frame, message: message, checkers: &checkers) { return failure }
             guard let decoded = try? message.codec.decode(frame.data) else { return .undecodable(message.name) }
@@ -174,20 +194,34 @@ public struct VehicleFrames: Sendable {
         guard let name = statusIDs[frame.id], let status = statusMessages[name] else { return .unrelated }
         if let failure = check(frame, message: status.message, checkers: &checkers) { return failure }
         guard let decoded = try? status.message.codec.decode(frame.data) else { return .undecodable(name) }
+        return .status(message: name, values: propertyValues(decoded, signals: status.properties, context: context))
+    }
+
+    /// Decoded signals to property values; a frequency is read in the band of the same
+    /// frame, else of `context`.
+    private func propertyValues(_ decoded: [(name: String, value: SignalValue)], signals: [PropertyKey: String], context: VehicleState) -> [PropertyKey: PropertyValue] {
+        let bySignal = Dictionary(signals.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var values: [PropertyKey: PropertyValue] = [:]
-        let bySignal = Dictionary(status.properties.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var deferred: [(PropertyKey, SignalValue)] = []
         for (signal, value) in decoded {
-            guard let key = bySignal[signal], let property = propertyValue(value, key: key) else { continue }
-            values[key] = property
+            guard let key = bySignal[signal] else { continue }
+            if key == .radioFrequency { deferred.append((key, value)); continue }
+            if let property = propertyValue(value, key: key) { values[key] = property }
         }
-        return .status(message: name, values: values)
+        var merged = context
+        for (key, value) in values { merged[key] = value }
+        for (key, value) in deferred {
+            if let property = propertyValue(value, key: key, context: merged) { values[key] = property }
+        }
+        return values
     }
 
     // MARK: - Vehicle side
 
     /// Reads a frame the head unit sent: the properties it asks to change (signals at
     /// their "no request" value are left out).
-    public func decodeFromHeadUnit(_ frame: CANFrame, checkers: inout [String: E2EChecker]) -> HeadUnitFrameContent {
+    /// `context` is the vehicle's state (for a frequency whose band the command does not change).
+    public func decodeFromHeadUnit(_ frame: CANFrame, context: VehicleState = VehicleState(), checkers: inout [String: E2EChecker]) -> HeadUnitFrameContent {
         guard let name = commandIDs[frame.id], let command = commands[name] else { return .unrelated }
         if let failure = check(frame, message: command.message, checkers: &checkers) {
             if case let .e2eError(message, status) = failure { return .e2eError(message: message, status: status) }
@@ -203,14 +237,21 @@ public struct VehicleFrames: Sendable {
         let bySignal = Dictionary(command.properties.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var changes: [PropertyKey: PropertyValue] = [:]
         var unreadable: [PropertyKey] = []
+        var deferred: [(PropertyKey, SignalValue)] = []
         for (signal, value) in decoded {
             guard let key = bySignal[signal] else { continue }
             if let idle = command.idleRaw[signal], let rawValue = Self.raw(of: value, fallback: raw[signal]), rawValue == idle { continue }
+            if key == .radioFrequency { deferred.append((key, value)); continue }
             if let property = propertyValue(value, key: key) {
                 changes[key] = property
             } else {
                 unreadable.append(key)
             }
+        }
+        var merged = context
+        for (key, value) in changes { merged[key] = value }
+        for (key, value) in deferred {
+            if let property = propertyValue(value, key: key, context: merged) { changes[key] = property } else { unreadable.append(key) }
         }
         let counter = profile.e2e[name].map { $0.protection.counter(in: frame.data) }
         return .command(HeadUnitCommand(message: name, id: frame.id, counter: counter, changes: changes, unreadable: unreadable.sorted()))
@@ -231,7 +272,7 @@ public struct VehicleFrames: Sendable {
             values[signal.name] = status.message.codec.input(forRaw: raw, signal: signal.name)
         }
         for (key, signal) in status.properties {
-            if let value = state[key], let input = input(for: value, key: key) { values[signal] = input }
+            if let value = state[key], let input = input(for: value, key: key, context: state) { values[signal] = input }
         }
         return try frame(for: status.message, values: values, counters: &counters)
     }

@@ -96,7 +96,7 @@ public struct VehicleSimulation: Sendable {
     public mutating func receive(_ frame: CANFrame, at now: Duration) -> [CANFrame] {
         let now = advanceTime(now)
         var out = releaseDue(at: now)
-        switch frames.decodeFromHeadUnit(frame, checkers: &commandCheckers) {
+        switch frames.decodeFromHeadUnit(frame, context: state, checkers: &commandCheckers) {
         case .unrelated:
             break
         case let .undecodable(name):

@@ -1,0 +1,229 @@
+import CANBus
+import CarplayJSON
+import VehicleKit
+
+/// What one intent produced: how each parameter resolved, the response, every frame
+/// sent and received while it was handled, and the vehicle state afterwards.
+/// Its JSON form is what `carplayctl perform --simulate` prints and what the
+/// daemon's `Perform` returns.
+public struct PerformResult: Sendable {
+    public var resolution: IntentResolution
+    public var response: IntentResponse
+    public var frames: [ReceivedFrame]
+    public var state: VehicleState
+
+    public var json: JSONValue {
+        var resolutions: [String: JSONValue] = [:]
+        for (name, result) in resolution.parameters { resolutions[name] = result.jsonValue }
+        return .object([
+            "resolutions": .object(resolutions),
+            "response": response.jsonValue,
+            "frames": .array(frames.map { .string($0.logLine) }),
+            "state": state.jsonValue,
+        ])
+    }
+}
+
+/// The three SiriKit phases over one vehicle: resolve and confirm are pure decisions
+/// on the profile and the live state; handle sends frames through the controller and
+/// succeeds only on confirmation. Handles run one at a time, in order of arrival, so
+/// conflicting intents on the same property apply in that order.
+public actor IntentEngine {
+    public nonisolated let profile: VehicleProfile
+    public nonisolated let controller: VehicleController
+    private var savedProfiles: [Int: SavedCarProfile]
+    private let persist: @Sendable ([SavedCarProfile]) throws -> Void
+
+    private var handling = false
+    private var queue: [CheckedContinuation<Void, Never>] = []
+
+    /// `persist` is called with every saved car profile after each save (the daemon
+    /// writes them to its state directory); a throw fails the save.
+    public init(
+        profile: VehicleProfile, controller: VehicleController, savedProfiles: [SavedCarProfile] = [],
+        persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in }
+    ) {
+        self.profile = profile
+        self.controller = controller
+        self.savedProfiles = Dictionary(savedProfiles.map { ($0.slot, $0) }, uniquingKeysWith: { _, last in last })
+        self.persist = persist
+    }
+
+    public var carProfiles: [SavedCarProfile] { savedProfiles.values.sorted { $0.slot < $1.slot } }
+
+    public func resolve(_ intent: Intent) async -> IntentResolution {
+        IntentResolver.resolve(intent, profile: profile, state: await controller.currentState, savedProfiles: carProfiles)
+    }
+
+    /// `ready` when the intent may be handled, else the failure to answer.
+    public func confirm(_ resolution: IntentResolution) async -> IntentResponse {
+        let state = await controller.currentState
+        let reachable = await controller.isReachable
+        if let refusal = IntentConfirmer.confirm(resolution, profile: profile, state: state, vehicleReachable: reachable) {
+            return refusal
+        }
+        return IntentResponse(code: .ready, reason: nil, fields: [:])
+    }
+
+    /// Resolve, confirm and handle.
+    public func perform(_ intent: Intent) async -> PerformResult {
+        let resolution = await resolve(intent)
+        guard resolution.action != nil else {
+            let response = IntentResponse(code: .failure, reason: "unresolved", fields: [:])
+            return PerformResult(resolution: resolution, response: response, frames: [], state: await controller.currentState)
+        }
+        let confirmation = await confirm(resolution)
+        guard confirmation.code == .ready else {
+            return PerformResult(resolution: resolution, response: confirmation, frames: [], state: await controller.currentState)
+        }
+        let (response, frames) = await handle(resolution)
+        return PerformResult(resolution: resolution, response: response, frames: frames, state: await controller.currentState)
+    }
+
+    /// Sends the resolved action and waits for the vehicle to confirm it.
+    public func handle(_ resolution: IntentResolution) async -> (IntentResponse, [ReceivedFrame]) {
+        guard let action = resolution.action else {
+            return (IntentResponse(code: .failure, reason: "unresolved", fields: [:]), [])
+        }
+        await acquire()
+        defer { release() }
+        let timeout = profile.policies.confirmationTimeout
+        switch action {
+        case let .set(targets):
+            let outcome = await controller.apply(targets, timeout: timeout)
+            return (response(for: outcome), outcome.frames)
+
+        case let .activateSignals(signals):
+            var targets: [PropertyKey: PropertyValue] = [:]
+            for signal in signals { targets[.signal(signal)] = .bool(true) }
+            let outcome = await controller.apply(targets, timeout: timeout)
+            var response = response(for: outcome)
+            if outcome.succeeded { response.fields.merge(IntentResponse.signalFields(signals)) { _, new in new } }
+            return (response, outcome.frames)
+
+        case let .saveProfile(slot, name):
+            let state = await controller.currentState
+            var settings: [PropertyKey: PropertyValue] = [:]
+            for key in state.keys where Self.isSavedInCarProfile(key) && profile.bindings[key]?.command != nil {
+                settings[key] = state[key]
+            }
+            // The tuner setting that belongs to the band: a channel or a frequency, not both.
+            if case let .enumeration(name)? = settings[.radioBand], let band = RadioType(rawValue: name).flatMap({ profile.radio?.band($0) }) {
+                settings[band.tunesByChannel ? .radioFrequency : .radioChannel] = nil
+            }
+            var outcome = CommandOutcome(targets: [:], confirmed: [:], failure: nil, frames: [])
+            if profile.bindings[.activeProfile]?.command != nil {
+                outcome = await controller.apply([.activeProfile: .integer(slot)], timeout: timeout)
+                guard outcome.succeeded else { return (response(for: outcome), outcome.frames) }
+            }
+            let saved = SavedCarProfile(slot: slot, name: name, settings: settings)
+            let previous = savedProfiles[slot]
+            savedProfiles[slot] = saved
+            do {
+                try persist(carProfiles)
+            } catch {
+                savedProfiles[slot] = previous
+                return (IntentResponse(code: .failure, reason: "storageError", fields: ["detail": .string("\(error)")]), outcome.frames)
+            }
+            var fields: [String: JSONValue] = ["profileNumber": .integer(slot), "settings": .integer(settings.count)]
+            if let name { fields["profileName"] = .string(name) }
+            return (IntentResponse(code: .success, reason: nil, fields: fields), outcome.frames)
+
+        case let .restoreProfile(slot):
+            guard let saved = savedProfiles[slot] else {
+                return (IntentResponse(code: .failure, reason: "emptyProfile", fields: ["profileNumber": .integer(slot)]), [])
+            }
+            var targets = saved.settings.filter { profile.bindings[$0.key]?.command != nil }
+            if profile.bindings[.activeProfile]?.command != nil { targets[.activeProfile] = .integer(slot) }
+            // One command per message, all at once: a rejection of one (say the audio
+            // settings) does not hide what the others achieved.
+            var groups: [String: [PropertyKey: PropertyValue]] = [:]
+            for (key, value) in targets { groups[profile.bindings[key]!.command!.message, default: [:]][key] = value }
+            let controller = self.controller
+            let outcomes = await withTaskGroup(of: CommandOutcome.self) { group in
+                for targets in groups.values { group.addTask { await controller.apply(targets, timeout: timeout) } }
+                var all: [CommandOutcome] = []
+                for await outcome in group { all.append(outcome) }
+                return all
+            }
+            let failures = outcomes.compactMap(\.failure)
+            var response = failures.isEmpty
+                ? IntentResponse(code: .success, reason: nil, fields: [:])
+                : IntentResponse(code: .failure, reason: failures[0].reason, fields: ["detail": .string(failures.map(\.description).joined(separator: "; "))])
+            response.fields["profileNumber"] = .integer(slot)
+            if let name = saved.name { response.fields["profileName"] = .string(name) }
+            if !failures.isEmpty {
+                // Partial failure: say what was confirmed and what was not.
+                var confirmed = Set<PropertyKey>()
+                for outcome in outcomes where outcome.succeeded { confirmed.formUnion(outcome.targets.keys) }
+                response.fields["confirmed"] = .array(confirmed.sorted().map { .string($0.rawValue) })
+                response.fields["failed"] = .array(targets.keys.filter { !confirmed.contains($0) }.sorted().map { .string($0.rawValue) })
+            }
+            let frames = outcomes.flatMap(\.frames).sorted { $0.timestamp < $1.timestamp }
+            return (response, Self.unique(frames))
+
+        case .readLockStatus:
+            let state = await controller.state(knowing: [.locked], timeout: timeout) ?? VehicleState()
+            guard case let .bool(locked)? = state[.locked] else {
+                return (IntentResponse(code: .failure, reason: "unknownState", fields: [:]), [])
+            }
+            return (IntentResponse(code: .success, reason: nil, fields: ["locked": .bool(locked)]), [])
+
+        case .readPowerLevel:
+            var keys: [PropertyKey] = []
+            if profile.power.fuel { keys.append(.fuelPercent) }
+            if profile.power.battery { keys.append(.chargePercent) }
+            let known = await controller.state(knowing: keys.filter { profile.bindings[$0] != nil }, timeout: timeout)
+            let state: VehicleState
+            if let known { state = known } else { state = await controller.currentState }
+            let fields = IntentResponse.powerLevelFields(from: state, power: profile.power)
+            guard !fields.isEmpty else { return (IntentResponse(code: .failure, reason: "unknownState", fields: [:]), []) }
+            return (IntentResponse(code: .success, reason: nil, fields: fields), [])
+        }
+    }
+
+    /// Frames recorded by concurrent commands appear once each.
+    static func unique(_ frames: [ReceivedFrame]) -> [ReceivedFrame] {
+        var seen = Set<ReceivedFrame>()
+        return frames.filter { seen.insert($0).inserted }
+    }
+
+    private func response(for outcome: CommandOutcome) -> IntentResponse {
+        guard let failure = outcome.failure else {
+            return IntentResponse(code: .success, reason: nil, fields: [:])
+        }
+        return IntentResponse(code: .failure, reason: failure.reason, fields: ["detail": .string(failure.description)])
+    }
+
+    /// What a car profile stores: comfort settings, not locks, signals or readings.
+    static func isSavedInCarProfile(_ key: PropertyKey) -> Bool {
+        let name = key.rawValue
+        if key.isStatusOnly { return false }
+        return name.hasPrefix("climate.") || name.hasPrefix("seat.") || name == "audio.source" || name.hasPrefix("radio.")
+    }
+
+    private func acquire() async {
+        if !handling {
+            handling = true
+            return
+        }
+        await withCheckedContinuation { queue.append($0) }
+    }
+
+    private func release() {
+        if queue.isEmpty {
+            handling = false
+        } else {
+            queue.removeFirst().resume()
+        }
+    }
+}
+
+extension VehicleState {
+    /// `{"climate.temperature.left": 21.5, "lock.locked": false, …}`.
+    public var jsonValue: JSONValue {
+        var object: [String: JSONValue] = [:]
+        for key in keys { object[key.rawValue] = self[key]!.jsonValue }
+        return .object(object)
+    }
+}

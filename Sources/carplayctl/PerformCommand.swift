@@ -1,0 +1,122 @@
+import CANBus
+import CANKit
+import CarIntents
+import CarplayJSON
+import Foundation
+import LinuxSupport
+import VehicleKit
+
+/// `carplayctl perform --simulate PROFILE_DIR 'INTENT_JSON' [--state 'JSON']`: one
+/// intent against an in-process simulated vehicle, without a daemon.
+enum PerformCommand {
+    static let usage = """
+        usage: carplayctl perform --simulate PROFILE_DIR 'INTENT_JSON' [--state 'STATE_JSON'] [--faults 'FAULT_JSON']
+
+          Runs one intent against the simulated vehicle of PROFILE_DIR on an in-process
+          virtual CAN bus and prints one JSON object:
+            {"resolutions":{PARAMETER:{"kind":...}},"response":{"code":"success",...},
+             "frames":["(1700000000.000100) vcan0 3A0#...",...],"state":{...}}
+          the resolution of each parameter, the response (code and intent-specific
+          fields), every frame sent and received in candump -L form, and the vehicle
+          state afterwards. The same object is what the daemon's Perform returns.
+
+          INTENT_JSON   {"intent":"SetClimateSettingsInCar","parameters":{"temperature":
+                        {"value":21.5,"unit":"celsius"},"climateZone":"driver"}}
+          --state       start the vehicle from these property values, e.g.
+                        '{"climate.temperature.left":20,"climate.fanSpeed":3}'
+          --faults      the simulated vehicle's fault plan, e.g. '{"rules":[{"kind":"reject"}]}'
+                        (kinds: drop, delay (ms), reject (result), wrongValue, badCRC,
+                        repeatCounter, silence; scope: property, message, count, fromMs, untilMs)
+
+          exit: 0 success, 1 the intent failed or did not resolve, 2 usage error
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        var rest = arguments
+        var profileDirectory: String?
+        var stateText: String?
+        var faultsText: String?
+        var positional: [String] = []
+        while !rest.isEmpty {
+            let argument = rest.removeFirst()
+            switch argument {
+            case "--simulate":
+                guard !rest.isEmpty else { throw UsageError("--simulate needs a profile directory") }
+                profileDirectory = rest.removeFirst()
+            case "--state":
+                guard !rest.isEmpty else { throw UsageError("--state needs a JSON object") }
+                stateText = rest.removeFirst()
+            case "--faults":
+                guard !rest.isEmpty else { throw UsageError("--faults needs a JSON fault plan") }
+                faultsText = rest.removeFirst()
+            default:
+                if argument.hasPrefix("--") { throw UsageError("unknown option \(argument)") }
+                positional.append(argument)
+            }
+        }
+        guard let profileDirectory else { throw UsageError("give --simulate PROFILE_DIR (the daemon form comes with carplayd)") }
+        guard positional.count == 1 else { throw UsageError("give one intent as JSON") }
+        let profile: VehicleProfile
+        do {
+            profile = try ProfileCommand.load(profileDirectory)
+        } catch {
+            throw UsageError("\(error)")
+        }
+        let intent: Intent
+        do {
+            intent = try Intent(parsing: Array(positional[0].utf8))
+        } catch {
+            throw UsageError("intent: \(error)")
+        }
+        var state = VehicleSimulation.defaultState(for: profile)
+        if let stateText {
+            state.merge(try parseState(stateText, profile: profile))
+        }
+        var faults = FaultPlan.none
+        if let faultsText {
+            do {
+                faults = try JSONDecoder().decode(FaultPlan.self, from: Data(faultsText.utf8))
+            } catch {
+                throw UsageError("--faults: \(error)")
+            }
+        }
+
+        let bus = VirtualCANBus(interface: "vcan0")
+        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: state, faults: faults), port: await bus.makePort())
+        let vehicleTask = Task { await vehicle.run() }
+        let controller = VehicleController(profile: profile, port: await bus.makePort())
+        await controller.start()
+        defer { vehicleTask.cancel() }
+        // The whole state first, so relative settings and the printed state are complete.
+        guard await controller.waitUntilComplete(timeout: .seconds(3)) else {
+            throw CommandFailure("the simulated vehicle did not send all its status messages")
+        }
+        let engine = IntentEngine(profile: profile, controller: controller)
+        let result = await engine.perform(intent)
+        print(result.json.serialized(sortedKeys: true))
+        await controller.stop()
+        vehicleTask.cancel()
+        return result.response.code == .success ? ExitCode.success : ExitCode.failure
+    }
+
+    /// `{"climate.temperature.left": 20, ...}` -> state values, checked against the vocabulary.
+    static func parseState(_ text: String, profile: VehicleProfile) throws -> VehicleState {
+        let json: JSONValue
+        do { json = try JSONValue(parsing: Array(text.utf8)) } catch { throw UsageError("--state: \(error)") }
+        guard case let .object(object) = json else { throw UsageError("--state: expected a JSON object of property values") }
+        var state = VehicleState()
+        for (name, value) in object {
+            let key = PropertyKey(name)
+            guard let kind = key.kind else { throw UsageError("--state: unknown property \(name)") }
+            switch (kind, value) {
+            case (.bool, let .bool(flag)): state[key] = .bool(flag)
+            case (.integer, let .integer(number)): state[key] = .integer(number)
+            case (.number, let .integer(number)): state[key] = .number(Double(number))
+            case (.number, let .number(number)): state[key] = .number(number)
+            case (let .enumeration(names), let .string(name)) where names.contains(name): state[key] = .enumeration(name)
+            default: throw UsageError("--state: \(name): \(value.serialized(sortedKeys: true)) is not a valid value")
+            }
+        }
+        return state
+    }
+}

@@ -1,0 +1,211 @@
+import CANBus
+import CANKit
+import CarplayJSON
+import Foundation
+import Testing
+import VehicleKit
+@testable import CarIntents
+
+/// The whole in-process pipeline on the shipped profiles: intent -> resolve -> confirm ->
+/// command frames on a virtual bus -> the simulated vehicle -> status frames -> response.
+enum ShippedProfiles {
+    static let root: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        fatalError("Package.swift not found")
+    }()
+
+    static func load(_ name: String) throws -> VehicleProfile {
+        let directory = root.appendingPathComponent("VehicleProfiles/\(name)").path
+        return try ProfileLoader.load(directory: directory) { path in
+            FileManager.default.contents(atPath: path).map { Array($0) }
+        }
+    }
+}
+
+/// A simulated vehicle and a head unit on one virtual bus.
+struct Rig {
+    let engine: IntentEngine
+    let controller: VehicleController
+    let vehicle: SimulatedVehicleNode
+    let task: Task<Void, Never>
+
+    static func start(_ profileName: String, state: [PropertyKey: PropertyValue] = [:], faults: FaultPlan = .none) async throws -> Rig {
+        let profile = try ShippedProfiles.load(profileName)
+        var initial = VehicleSimulation.defaultState(for: profile)
+        for (key, value) in state { initial[key] = value }
+        let bus = VirtualCANBus()
+        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: initial, faults: faults), port: await bus.makePort())
+        let task = Task { await vehicle.run() }
+        let controller = VehicleController(profile: profile, port: await bus.makePort())
+        await controller.start()
+        let complete = await controller.waitUntilComplete(timeout: .seconds(3))
+        #expect(complete, "the simulated \(profileName) sent all its status messages")
+        return Rig(engine: IntentEngine(profile: profile, controller: controller), controller: controller, vehicle: vehicle, task: task)
+    }
+
+    func perform(_ json: String) async throws -> PerformResult {
+        await engine.perform(try Intent(parsing: json))
+    }
+
+    func stop() async {
+        await controller.stop()
+        task.cancel()
+    }
+}
+
+@Suite struct EngineTests {
+    @Test(arguments: ["sedan", "suv"])
+    func successConfirmedByStatusFrames(_ profileName: String) async throws {
+        let rig = try await Rig.start(profileName)
+        defer { Task { await rig.stop() } }
+        let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
+        #expect(result.response.code == .success, "\(result.response)")
+        let zone = try #require(rig.engine.profile.climate?.zones.first { $0.seats.contains(.frontLeft) })
+        #expect(result.state[.temperature(zone: zone.id)] == .number(23))
+        #expect(await rig.vehicle.state()[.temperature(zone: zone.id)] == .number(23), "the vehicle itself holds the value")
+        // A command frame went out and status frames came back, all E2E-valid.
+        #expect(result.frames.count >= 2)
+        #expect(await rig.controller.trustFailures == 0)
+    }
+
+    @Test func relativeSettingsFollowTheLiveState() async throws {
+        let rig = try await Rig.start("sedan", state: [.fanSpeed: .integer(4)])
+        defer { Task { await rig.stop() } }
+        let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"relativeFanSpeedSetting":"higher"}}"#)
+        #expect(result.response.code == .success)
+        #expect(result.state[.fanSpeed] == .integer(5))
+    }
+
+    @Test func restrictedWhileLocked() async throws {
+        let rig = try await Rig.start("sedan", state: [.locked: .bool(true)])
+        defer { Task { await rig.stop() } }
+        let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":2}}"#)
+        #expect(result.response.code == .failure)
+        #expect(result.response.reason == "restrictedWhileLocked")
+        #expect(result.frames.isEmpty, "nothing is sent")
+        // Unlocking is not restricted.
+        let unlock = try await rig.perform(#"{"intent":"SetCarLockStatus","parameters":{"locked":false}}"#)
+        #expect(unlock.response.code == .success)
+        #expect(unlock.state[.locked] == .bool(false))
+    }
+
+    @Test func saveAndRestoreACarProfile() async throws {
+        let rig = try await Rig.start("suv")
+        defer { Task { await rig.stop() } }
+        let set = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableMassage":true,"seat":"driver","level":3}}"#)
+        #expect(set.response.code == .success, "\(set.response)")
+        let save = try await rig.perform(#"{"intent":"SaveProfileInCar","parameters":{"profileNumber":2,"profileName":"Alex"}}"#)
+        #expect(save.response.code == .success, "\(save.response)")
+        let change = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableMassage":false,"seat":"driver"}}"#)
+        #expect(change.response.code == .success)
+        #expect(change.state[.seat(.frontLeft, .massage)] == .integer(0))
+        let restore = try await rig.perform(#"{"intent":"SetProfileInCar","parameters":{"profileName":"alex"}}"#)
+        #expect(restore.response.code == .success, "\(restore.response) \(restore.frames.map(\.logLine))")
+        #expect(restore.state[.seat(.frontLeft, .massage)] == .integer(3))
+        #expect(restore.state[.activeProfile] == .integer(2))
+    }
+
+    @Test func restoreReportsPartialFailure() async throws {
+        let rig = try await Rig.start("sedan")
+        defer { Task { await rig.stop() } }
+        let save = try await rig.perform(#"{"intent":"SaveProfileInCar","parameters":{"profileNumber":1}}"#)
+        #expect(save.response.code == .success, "\(save.response)")
+        await rig.vehicle.setFaults(FaultPlan([FaultRule(.reject(result: nil), message: "AudioCommand")]))
+        let restore = try await rig.perform(#"{"intent":"SetProfileInCar","parameters":{"profileNumber":1}}"#)
+        #expect(restore.response.code == .failure)
+        #expect(restore.response.reason == "rejectedByVehicle")
+        guard case let .array(failed)? = restore.response.fields["failed"], case let .array(confirmed)? = restore.response.fields["confirmed"] else {
+            Issue.record("no confirmed/failed lists: \(restore.response)")
+            return
+        }
+        #expect(failed.contains(.string("audio.source")))
+        #expect(confirmed.contains(.string("climate.fanSpeed")))
+        #expect(!confirmed.contains(.string("audio.source")))
+    }
+
+    @Test func unresolvedIntentSendsNothing() async throws {
+        let rig = try await Rig.start("sedan")
+        defer { Task { await rig.stop() } }
+        let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"thirdRowLeft","level":1}}"#)
+        #expect(result.response.code == .failure)
+        #expect(result.frames.isEmpty)
+        guard case .unsupported = result.resolution["seat"] else {
+            Issue.record("thirdRowLeft should be unsupported on the sedan: \(String(describing: result.resolution["seat"]))")
+            return
+        }
+    }
+
+    @Test func notSubscribedSatellite() async throws {
+        let rig = try await Rig.start("suv")
+        defer { Task { await rig.stop() } }
+        let result = try await rig.perform(#"{"intent":"SetRadioStation","parameters":{"radioType":"satellite","channel":"7"}}"#)
+        #expect(result.response.code == .failureNotSubscribed)
+        #expect(result.frames.isEmpty)
+    }
+
+    // MARK: - Faults: each gives the right failure, within the timeout
+
+    static let climate = #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":19,"unit":"celsius"},"climateZone":"driver"}}"#
+
+    func expectFailure(_ faults: FaultPlan, reason: String, profile: String = "sedan") async throws {
+        let rig = try await Rig.start(profile, faults: faults)
+        defer { Task { await rig.stop() } }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try await rig.perform(Self.climate)
+        let elapsed = clock.now - start
+        #expect(result.response.code == .failure, "\(faults): \(result.response)")
+        #expect(result.response.reason == reason, "\(faults): \(result.response)")
+        #expect(elapsed < rig.engine.profile.policies.confirmationTimeout + .milliseconds(500), "no hang: \(elapsed)")
+    }
+
+    @Test func dropGivesTimeout() async throws {
+        try await expectFailure(FaultPlan([FaultRule(.drop)]), reason: "timeout")
+    }
+
+    @Test func rejectGivesRejection() async throws {
+        try await expectFailure(FaultPlan([FaultRule(.reject(result: nil))]), reason: "rejectedByVehicle")
+    }
+
+    @Test func wrongValueIsNotConfirmed() async throws {
+        try await expectFailure(FaultPlan([FaultRule(.wrongValue)]), reason: "timeout")
+    }
+
+    @Test func badCRCIsAnE2EError() async throws {
+        // Status frames arrive, but untrusted: the change is never confirmed.
+        let faults = FaultPlan([FaultRule(.badCRC, message: "ClimateStatus", from: .milliseconds(1))])
+        try await expectFailure(faults, reason: "e2eError")
+    }
+
+    @Test func repeatedCounterIsAnE2EError() async throws {
+        let faults = FaultPlan([FaultRule(.repeatCounter, message: "ClimateStatus", from: .milliseconds(1))])
+        try await expectFailure(faults, reason: "e2eError")
+    }
+
+    @Test func delayWithinTheTimeoutSucceeds() async throws {
+        let rig = try await Rig.start("sedan", faults: FaultPlan([FaultRule(.delay(.milliseconds(100)))]))
+        defer { Task { await rig.stop() } }
+        let result = try await rig.perform(Self.climate)
+        #expect(result.response.code == .success, "\(result.response)")
+    }
+
+    @Test func delayBeyondTheTimeoutFails() async throws {
+        try await expectFailure(FaultPlan([FaultRule(.delay(.seconds(2)))]), reason: "timeout")
+    }
+
+    @Test func silenceMakesTheVehicleUnreachable() async throws {
+        let rig = try await Rig.start("sedan")
+        defer { Task { await rig.stop() } }
+        await rig.vehicle.setFaults(FaultPlan([FaultRule(.silence)]))
+        // After unreachableAfterCycles cycle times without a status frame.
+        try await Task.sleep(for: .milliseconds(1200))
+        #expect(await rig.controller.isReachable == false)
+        let result = try await rig.perform(Self.climate)
+        #expect(result.response.code == .failure)
+        #expect(result.response.reason == "vehicleUnreachable")
+    }
+}
