@@ -2,10 +2,9 @@
 # THE run command of carplayd (README): sets up a fresh Debian 12 machine that has
 # the Swift toolchain, builds the release binaries and runs the main job.
 #
-# Today the main job is the CAN layer on the example DBC: the daemon (carplayd on
-# its embedded default, a simulated car on an in-process bus) is not built yet --
-# see the roadmap in README.md. This script then exercises what exists: it shows
-# the example database, encodes a command frame, and decodes a candump log of it.
+# Until the daemon exists (roadmap step 3), the main job is one intent through the
+# whole pipeline against the simulated sedan on an in-process CAN bus, with
+# `carplayctl perform --simulate`.
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,22 +17,20 @@ echo "==> swift build -c release"
 "$SWIFT" build -c release --product carplayctl
 BIN="$("$SWIFT" build -c release --show-bin-path)"
 CTL="$BIN/carplayctl"
-DBC="$REPO_ROOT/docs/examples/climate.dbc"
+PROFILE="$REPO_ROOT/VehicleProfiles/sedan"
 
 echo
-echo "==> carplayctl dbc show $DBC"
-"$CTL" dbc show "$DBC"
+echo "==> carplayctl profile check $PROFILE"
+"$CTL" profile check "$PROFILE"
 
 echo
-echo "==> carplayctl dbc encode (driver zone to 21.5 degC, fan 4, A/C on)"
-FRAME="$("$CTL" dbc encode "$DBC" ClimateCommand Crc=0 AliveCounter=3 Zone=driver TargetTemperature=21.5 FanLevel=4 AirConditioner=on)"
-echo "$FRAME"
+echo "==> carplayctl perform --simulate: set the driver's zone to 22.5 degC"
+echo "    (resolve, confirm, command frame on an in-process CAN bus, the simulated"
+echo "     sedan applies it, its status frame confirms it)"
+"$CTL" perform --simulate "$PROFILE" \
+    '{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":22.5,"unit":"celsius"},"climateZone":"driver"}}'
 
 echo
-echo "==> carplayctl dbc decode (candump -L lines on stdin)"
-printf '(%s.000000) vcan0 %s\n(%s.100000) vcan0 18FF0200#FDD0000118000000\n' \
-    "$(date +%s)" "$FRAME" "$(date +%s)" | "$CTL" dbc decode "$DBC"
-
-echo
-echo "Next: 'carplayctl dbc --help', or decode your own capture:"
-echo "  candump -L vcan0 | $CTL dbc decode YOUR.dbc"
+echo "Next: try other intents (docs/INTENTS.md), e.g."
+echo "  $CTL perform --simulate VehicleProfiles/suv '{\"intent\":\"GetCarPowerLevelStatus\",\"parameters\":{}}'"
+echo "  $CTL dbc decode VehicleProfiles/sedan/sedan.dbc < capture.log"

@@ -11,6 +11,7 @@ import VehicleKit
 enum PerformCommand {
     static let usage = """
         usage: carplayctl perform --simulate PROFILE_DIR 'INTENT_JSON' [--state 'STATE_JSON'] [--faults 'FAULT_JSON']
+                                  [--car-profiles 'SAVED_JSON']
 
           Runs one intent against the simulated vehicle of PROFILE_DIR on an in-process
           virtual CAN bus and prints one JSON object:
@@ -28,6 +29,9 @@ enum PerformCommand {
                         (kinds: drop, delay (ms), reject (result), wrongValue, badCRC,
                         repeatCounter, silence; scope: property, message, count, fromMs, untilMs)
 
+          --car-profiles  saved car profiles to start with (for SetProfileInCar), e.g.
+                        '[{"slot":2,"name":"Alex","settings":{"climate.fanSpeed":5}}]'
+
           exit: 0 success, 1 the intent failed or did not resolve, 2 usage error
         """
 
@@ -36,6 +40,7 @@ enum PerformCommand {
         var profileDirectory: String?
         var stateText: String?
         var faultsText: String?
+        var carProfilesText: String?
         var positional: [String] = []
         while !rest.isEmpty {
             let argument = rest.removeFirst()
@@ -46,6 +51,9 @@ enum PerformCommand {
             case "--state":
                 guard !rest.isEmpty else { throw UsageError("--state needs a JSON object") }
                 stateText = rest.removeFirst()
+            case "--car-profiles":
+                guard !rest.isEmpty else { throw UsageError("--car-profiles needs a JSON array") }
+                carProfilesText = rest.removeFirst()
             case "--faults":
                 guard !rest.isEmpty else { throw UsageError("--faults needs a JSON fault plan") }
                 faultsText = rest.removeFirst()
@@ -91,7 +99,15 @@ enum PerformCommand {
         guard await controller.waitUntilComplete(timeout: .seconds(3)) else {
             throw CommandFailure("the simulated vehicle did not send all its status messages")
         }
-        let engine = IntentEngine(profile: profile, controller: controller)
+        var saved: [SavedCarProfile] = []
+        if let carProfilesText {
+            do {
+                saved = try JSONDecoder().decode([SavedCarProfile].self, from: Data(carProfilesText.utf8))
+            } catch {
+                throw UsageError("--car-profiles: \(error)")
+            }
+        }
+        let engine = IntentEngine(profile: profile, controller: controller, savedProfiles: saved)
         let result = await engine.perform(intent)
         print(result.json.serialized(sortedKeys: true))
         await controller.stop()

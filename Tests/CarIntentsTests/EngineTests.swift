@@ -163,42 +163,50 @@ struct Rig {
         #expect(elapsed < rig.engine.profile.policies.confirmationTimeout + .milliseconds(500), "no hang: \(elapsed)")
     }
 
-    @Test func dropGivesTimeout() async throws {
-        try await expectFailure(FaultPlan([FaultRule(.drop)]), reason: "timeout")
+    @Test(arguments: ["sedan", "suv"])
+    func dropGivesTimeout(_ profile: String) async throws {
+        try await expectFailure(FaultPlan([FaultRule(.drop)]), reason: "timeout", profile: profile)
     }
 
-    @Test func rejectGivesRejection() async throws {
-        try await expectFailure(FaultPlan([FaultRule(.reject(result: nil))]), reason: "rejectedByVehicle")
+    @Test(arguments: ["sedan", "suv"])
+    func rejectGivesRejection(_ profile: String) async throws {
+        try await expectFailure(FaultPlan([FaultRule(.reject(result: nil))]), reason: "rejectedByVehicle", profile: profile)
     }
 
-    @Test func wrongValueIsNotConfirmed() async throws {
-        try await expectFailure(FaultPlan([FaultRule(.wrongValue)]), reason: "timeout")
+    @Test(arguments: ["sedan", "suv"])
+    func wrongValueIsNotConfirmed(_ profile: String) async throws {
+        try await expectFailure(FaultPlan([FaultRule(.wrongValue)]), reason: "timeout", profile: profile)
     }
 
-    @Test func badCRCIsAnE2EError() async throws {
+    @Test(arguments: ["sedan", "suv"])
+    func badCRCIsAnE2EError(_ profile: String) async throws {
         // Status frames arrive, but untrusted: the change is never confirmed.
         let faults = FaultPlan([FaultRule(.badCRC, message: "ClimateStatus", from: .milliseconds(1))])
-        try await expectFailure(faults, reason: "e2eError")
+        try await expectFailure(faults, reason: "e2eError", profile: profile)
     }
 
-    @Test func repeatedCounterIsAnE2EError() async throws {
+    @Test(arguments: ["sedan", "suv"])
+    func repeatedCounterIsAnE2EError(_ profile: String) async throws {
         let faults = FaultPlan([FaultRule(.repeatCounter, message: "ClimateStatus", from: .milliseconds(1))])
-        try await expectFailure(faults, reason: "e2eError")
+        try await expectFailure(faults, reason: "e2eError", profile: profile)
     }
 
-    @Test func delayWithinTheTimeoutSucceeds() async throws {
-        let rig = try await Rig.start("sedan", faults: FaultPlan([FaultRule(.delay(.milliseconds(100)))]))
+    @Test(arguments: ["sedan", "suv"])
+    func delayWithinTheTimeoutSucceeds(_ profile: String) async throws {
+        let rig = try await Rig.start(profile, faults: FaultPlan([FaultRule(.delay(.milliseconds(100)))]))
         defer { Task { await rig.stop() } }
         let result = try await rig.perform(Self.climate)
         #expect(result.response.code == .success, "\(result.response)")
     }
 
-    @Test func delayBeyondTheTimeoutFails() async throws {
-        try await expectFailure(FaultPlan([FaultRule(.delay(.seconds(2)))]), reason: "timeout")
+    @Test(arguments: ["sedan", "suv"])
+    func delayBeyondTheTimeoutFails(_ profile: String) async throws {
+        try await expectFailure(FaultPlan([FaultRule(.delay(.seconds(2)))]), reason: "timeout", profile: profile)
     }
 
-    @Test func silenceMakesTheVehicleUnreachable() async throws {
-        let rig = try await Rig.start("sedan")
+    @Test(arguments: ["sedan", "suv"])
+    func silenceMakesTheVehicleUnreachable(_ profile: String) async throws {
+        let rig = try await Rig.start(profile)
         defer { Task { await rig.stop() } }
         await rig.vehicle.setFaults(FaultPlan([FaultRule(.silence)]))
         // After unreachableAfterCycles cycle times without a status frame.

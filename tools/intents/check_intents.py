@@ -165,11 +165,23 @@ def scenarios(vehicle):
         expected = {"profile.active": 2} if "profile.active" in vehicle.bindings else {}
         out.append(("save profile", {"intent": "SaveProfileInCar", "parameters": {"profileNumber": 2, "profileName": "Alex"}},
                     "success", expected))
+        # SetProfileInCar restores settings saved earlier (given with --car-profiles).
+        restored = {}
+        if climate and climate.get("fanSpeedLevels", 0) >= 3:
+            restored["climate.fanSpeed"] = 3
+        if len(sources) >= 3:
+            restored["audio.source"] = sources[2]
+        saved = [{"slot": 2, "name": "Alex", "settings": restored}]
+        expected = dict(restored)
+        if "profile.active" in vehicle.bindings:
+            expected["profile.active"] = 2
+        out.append(("set profile", {"intent": "SetProfileInCar", "parameters": {"profileName": "alex"}},
+                    "success", expected, ["--car-profiles", json.dumps(saved)]))
     return out
 
 
-def run(carplayctl, vehicle, intent):
-    result = subprocess.run([carplayctl, "perform", "--simulate", str(vehicle.directory), json.dumps(intent)],
+def run(carplayctl, vehicle, intent, extra):
+    result = subprocess.run([carplayctl, "perform", "--simulate", str(vehicle.directory), json.dumps(intent)] + extra,
                             capture_output=True, text=True, timeout=60)
     try:
         return json.loads(result.stdout), result
@@ -177,8 +189,8 @@ def run(carplayctl, vehicle, intent):
         return None, result
 
 
-def check(carplayctl, vehicle, name, intent, code, expected):
-    output, process = run(carplayctl, vehicle, intent)
+def check(carplayctl, vehicle, name, intent, code, expected, extra=()):
+    output, process = run(carplayctl, vehicle, intent, list(extra))
     if output is None:
         return "no JSON on stdout (exit %d): %s" % (process.returncode, process.stderr.strip()[:300])
     response = output["response"]
@@ -214,8 +226,9 @@ def main():
     passed = failed = 0
     for directory in args.profiles:
         vehicle = Vehicle(directory)
-        for name, intent, code, expected in scenarios(vehicle):
-            problem = check(args.carplayctl, vehicle, name, intent, code, expected)
+        for scenario in scenarios(vehicle):
+            name = scenario[0]
+            problem = check(args.carplayctl, vehicle, *scenario)
             label = "%s: %s" % (vehicle.directory.name, name)
             if problem:
                 failed += 1
