@@ -35,7 +35,17 @@ public final class Daemon: Sendable {
         }
         let (users, groups) = resolveAccounts(configuration)
         let store = CarProfileStore(directory: configuration.stateDirectory)
-        let runtime = await VehicleRuntime.embedded(profile: profile, profileDirectory: directory, store: store)
+        var faults = FaultPlan.none
+        if let text = configuration.simulatorFaults {
+            do {
+                faults = try JSONCoding.decode(FaultPlan.self, from: Array(text.utf8))
+            } catch {
+                log.error("--simulator-faults: \(error)")
+                return 2
+            }
+            log.warning("the simulated vehicle runs with faults: \(text)")
+        }
+        let runtime = await VehicleRuntime.embedded(profile: profile, profileDirectory: directory, store: store, faults: faults)
         let state = DaemonState(runtime: runtime, allowedUsers: users, allowedGroups: groups)
 
         let socketPath = configuration.socket

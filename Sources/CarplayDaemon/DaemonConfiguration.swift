@@ -18,6 +18,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var allowedUsers: [String] = []
     public var allowedGroups: [String] = []
     public var logLevel: LogLevel = .info
+    /// The embedded simulated vehicle's fault plan (JSON), for tests and demos.
+    public var simulatorFaults: String?
     /// The config file that was read (for SIGHUP), if any.
     public var configFile: String?
 
@@ -44,6 +46,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
           --allow-user USER    also allow this user (repeatable; root and the daemon's user always are)
           --allow-group GROUP  also allow members of this group (repeatable)
           --log-level LEVEL    debug, info, warning or error (default info)
+          --simulator-faults JSON
+                               fault plan of the embedded simulated vehicle, for tests and demos
+                               (docs/SIMULATION.md), e.g. '{"rules":[{"kind":"reject"}]}'
           --help, --version
 
         Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the config and profile
@@ -69,8 +74,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             try configuration.apply(file: file, text: String(decoding: bytes, as: UTF8.self))
             configuration.configFile = file
         }
-        var fromCommandLine = DaemonConfiguration(socket: configuration.socket, stateDirectory: configuration.stateDirectory)
-        fromCommandLine = configuration
+        var fromCommandLine = configuration
         index = 0
         var users: [String] = []
         var groups: [String] = []
@@ -89,6 +93,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "--state-dir": fromCommandLine.stateDirectory = try value()
             case "--allow-user": users.append(try value())
             case "--allow-group": groups.append(try value())
+            case "--simulator-faults": fromCommandLine.simulatorFaults = try value()
             case "--log-level":
                 let text = try value()
                 guard let level = LogLevel(rawValue: text) else { throw .usage("--log-level must be debug, info, warning or error, not \(text)") }

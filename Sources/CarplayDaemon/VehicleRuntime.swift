@@ -27,9 +27,9 @@ public final class VehicleRuntime: Sendable {
     }
 
     /// The embedded default: an in-process bus with the simulated vehicle attached.
-    public static func embedded(profile: VehicleProfile, profileDirectory: String, store: CarProfileStore) async -> VehicleRuntime {
+    public static func embedded(profile: VehicleProfile, profileDirectory: String, store: CarProfileStore, faults: FaultPlan = .none) async -> VehicleRuntime {
         let bus = VirtualCANBus(interface: "vcan0")
-        let simulation = VehicleSimulation(profile: profile)
+        let simulation = VehicleSimulation(profile: profile, faults: faults)
         let vehicle = SimulatedVehicleNode(simulation: simulation, port: await bus.makePort())
         let vehicleTask = Task { await vehicle.run() }
         let controller = VehicleController(profile: profile, port: await bus.makePort())
