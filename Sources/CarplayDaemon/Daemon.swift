@@ -25,51 +25,29 @@ public final class Daemon: Sendable {
             log.error("--can \(configuration.canInterface!): the SocketCAN transport is not built yet (roadmap step 4); run without --can for the embedded simulated vehicle")
             return 2
         }
-        let directory: String
-        let profile: VehicleProfile
-        do {
-            (directory, profile) = try Self.loadProfile(configuration.profile)
-        } catch {
-            log.error("\(error)")
+        // The throwing steps live in synchronous helpers: the release compiler (6.3.1)
+        // crashes splitting this coroutine when typed throws happen inside it.
+        let loaded = Self.loadProfileResult(configuration.profile)
+        guard case let .success((directory, profile)) = loaded else {
+            if case let .failure(error) = loaded { log.error(error.description) }
             return 2
         }
         let (users, groups) = resolveAccounts(configuration)
         let store = CarProfileStore(directory: configuration.stateDirectory)
-        var faults = FaultPlan.none
-        if let text = configuration.simulatorFaults {
-            do {
-                faults = try JSONCoding.decode(FaultPlan.self, from: Array(text.utf8))
-            } catch {
-                log.error("--simulator-faults: \(error)")
-                return 2
-            }
-            log.warning("the simulated vehicle runs with faults: \(text)")
+        let parsedFaults = Self.faultPlan(configuration.simulatorFaults)
+        guard case let .success(faults) = parsedFaults else {
+            if case let .failure(error) = parsedFaults { log.error("--simulator-faults: \(error)") }
+            return 2
         }
+        if let text = configuration.simulatorFaults { log.warning("the simulated vehicle runs with faults: \(text)") }
         let runtime = await VehicleRuntime.embedded(profile: profile, profileDirectory: directory, store: store, faults: faults)
         let state = DaemonState(runtime: runtime, allowedUsers: users, allowedGroups: groups)
 
         let socketPath = configuration.socket
-        let listener: FileDescriptor
-        do {
-            try FileSystem.makeDirectories(FileSystem.parentDirectory(of: socketPath), mode: 0o755)
-            listener = try UnixSocket.listen(path: socketPath, mode: 0o660)
-        } catch {
-            log.error("cannot listen on \(socketPath): \(error)")
+        let served = Self.serve(socketPath: socketPath, service: VehicleService(state: state, log: log))
+        guard case let .success((server, loop)) = served else {
+            if case let .failure(error) = served { log.error(error.description) }
             await runtime.stop()
-            return 1
-        }
-        let loop: EventLoop
-        do { loop = try EventLoop() } catch {
-            log.error("cannot start the event loop: \(error)")
-            return 1
-        }
-        let server = VarlinkServer(
-            listener: listener, loop: loop,
-            info: VarlinkServerInfo(vendor: "carplayd", product: "carplayd", version: Self.version, url: "file:///usr/share/doc/carplayd/README.md"),
-            interfaces: [VarlinkInterfaceDescription(name: VehicleService.interfaceName, text: VehicleInterface.description)],
-            service: VehicleService(state: state, log: log))
-        do { try server.start() } catch {
-            log.error("cannot serve on \(socketPath): \(error)")
             return 1
         }
         let reachable = await runtime.controller.waitUntilReachable(timeout: .seconds(2))
@@ -95,24 +73,60 @@ public final class Daemon: Sendable {
         return 0
     }
 
+    /// Listens on the socket and starts the Varlink server on a new event loop.
+    static func serve(socketPath: String, service: VehicleService) -> Result<(VarlinkServer, EventLoop), DaemonError> {
+        let listener: FileDescriptor
+        do {
+            try FileSystem.makeDirectories(FileSystem.parentDirectory(of: socketPath), mode: 0o755)
+            listener = try UnixSocket.listen(path: socketPath, mode: 0o660)
+        } catch {
+            return .failure(DaemonError("cannot listen on \(socketPath): \(error)"))
+        }
+        let loop: EventLoop
+        do { loop = try EventLoop() } catch {
+            listener.close()
+            return .failure(DaemonError("cannot start the event loop: \(error)"))
+        }
+        let server = VarlinkServer(
+            listener: listener, loop: loop,
+            info: VarlinkServerInfo(vendor: "carplayd", product: "carplayd", version: version, url: "file:///usr/share/doc/carplayd/README.md"),
+            interfaces: [VarlinkInterfaceDescription(name: VehicleService.interfaceName, text: VehicleInterface.description)],
+            service: service)
+        do { try server.start() } catch {
+            loop.shutdown()
+            listener.close()
+            return .failure(DaemonError("cannot serve on \(socketPath): \(error)"))
+        }
+        return .success((server, loop))
+    }
+
+    static func parseConfiguration(_ arguments: [String]) -> Result<DaemonConfiguration, ConfigurationError> {
+        Result { () throws(ConfigurationError) in try DaemonConfiguration.parse(arguments: arguments) { try? FileDescriptor.readFile(atPath: $0) } }
+    }
+
+    static func faultPlan(_ text: String?) -> Result<FaultPlan, DaemonError> {
+        guard let text else { return .success(.none) }
+        do { return .success(try JSONCoding.decode(FaultPlan.self, from: Array(text.utf8))) } catch { return .failure(DaemonError("\(error)")) }
+    }
+
+    static func loadProfileResult(_ path: String?) -> Result<(String, VehicleProfile), DaemonError> {
+        do { return .success(try loadProfile(path)) } catch { return .failure(DaemonError("\(error)")) }
+    }
+
     /// SIGHUP: re-read the config file and the profile; keep the old ones if invalid.
     private func reload(state: DaemonState, store: CarProfileStore) async {
         var next = configuration
         if let file = configuration.configFile {
-            do {
-                next = try DaemonConfiguration.parse(arguments: arguments, readFile: { try? FileDescriptor.readFile(atPath: $0) })
-            } catch {
+            switch Self.parseConfiguration(arguments) {
+            case let .success(parsed): next = parsed
+            case let .failure(error):
                 log.error("reload: \(file): \(error); keeping the running configuration")
                 return
             }
-            _ = file
         }
-        let directory: String
-        let profile: VehicleProfile
-        do {
-            (directory, profile) = try Self.loadProfile(next.profile)
-        } catch {
-            log.error("reload: \(error); keeping the running profile")
+        let loaded = Self.loadProfileResult(next.profile)
+        guard case let .success((directory, profile)) = loaded else {
+            if case let .failure(error) = loaded { log.error("reload: \(error); keeping the running profile") }
             return
         }
         let (users, groups) = resolveAccounts(next)

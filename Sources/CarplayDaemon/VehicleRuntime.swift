@@ -30,10 +30,11 @@ public final class VehicleRuntime: Sendable {
     public static func embedded(profile: VehicleProfile, profileDirectory: String, store: CarProfileStore, faults: FaultPlan = .none) async -> VehicleRuntime {
         let bus = VirtualCANBus(interface: "vcan0")
         let simulation = VehicleSimulation(profile: profile, faults: faults)
-        let vehicle = SimulatedVehicleNode(simulation: simulation, port: await bus.makePort())
-        let vehicleTask = Task { await vehicle.run() }
+        // The head unit's port first: a port hears only frames sent after it opened.
         let controller = VehicleController(profile: profile, port: await bus.makePort())
         await controller.start()
+        let vehicle = SimulatedVehicleNode(simulation: simulation, port: await bus.makePort())
+        let vehicleTask = Task { await vehicle.run() }
         let saved = store.load(profile: profile.identifier)
         let engine = IntentEngine(profile: profile, controller: controller, savedProfiles: saved) { profiles in
             try store.save(profiles, profile: profile.identifier)

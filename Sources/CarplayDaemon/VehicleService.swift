@@ -87,7 +87,7 @@ public final class VehicleService: VarlinkService {
                 replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(name), "reason": .string(Self.reason(result))]))
                 return
             }
-            let response = IntentResponse(code: .failure, reason: "unresolved", fields: [:])
+            let response = IntentResponse(code: .failure, reason: "notResolved", fields: [:])
             if member == "Confirm" {
                 replies.send(VarlinkReply(parameters: ["resolutions": resolutions, "response": response.jsonValue]))
             } else {
