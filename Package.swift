@@ -50,8 +50,11 @@ let package = Package(
         // The only place that talks to the Linux C libraries.
         .target(name: "LinuxSupport", dependencies: ["CSocketCAN", "CSystemd", "CCarplayLinux"]),
 
+        // The SocketCAN transport: a CANPort on a Linux CAN interface.
+        .target(name: "SocketCAN", dependencies: ["CANBus", "CANKit", "LinuxSupport"]),
+
         // The daemon: configuration, the Varlink service, the vehicle runtime, lifecycle.
-        .target(name: "CarplayDaemon", dependencies: ["CANBus", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit"]),
+        .target(name: "CarplayDaemon", dependencies: ["CANBus", "CarIntents", "CarplayJSON", "LinuxSupport", "SocketCAN", "Varlink", "VehicleKit"]),
 
         // Thin executables.
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),

@@ -49,4 +49,11 @@ public protocol CANPort: Sendable {
     var frames: AsyncStream<ReceivedFrame> { get }
     /// Stops receiving; `frames` finishes.
     func close() async
+    /// The bus's health as this port sees it.
+    func health() async -> BusHealth
+}
+
+extension CANPort {
+    /// An in-process bus has no controller: always error-active.
+    public func health() async -> BusHealth { BusHealth() }
 }

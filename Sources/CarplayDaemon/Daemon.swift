@@ -21,10 +21,6 @@ public final class Daemon: Sendable {
     public func run() async -> Int32 {
         Signals.ignoreBrokenPipes()
         let signals = Signals.stream([Signals.terminate, Signals.interrupt, Signals.hangup])
-        guard configuration.canInterface == nil else {
-            log.error("--can \(configuration.canInterface!): the SocketCAN transport is not built yet (roadmap step 4); run without --can for the embedded simulated vehicle")
-            return 2
-        }
         // The throwing steps live in synchronous helpers: the release compiler (6.3.1)
         // crashes splitting this coroutine when typed throws happen inside it.
         let loaded = Self.loadProfileResult(configuration.profile)
@@ -40,7 +36,11 @@ public final class Daemon: Sendable {
             return 2
         }
         if let text = configuration.simulatorFaults { log.warning("the simulated vehicle runs with faults: \(text)") }
-        let runtime = await VehicleRuntime.embedded(profile: profile, profileDirectory: directory, store: store, faults: faults)
+        let made = await Self.makeRuntime(configuration, profile: profile, directory: directory, store: store, faults: faults)
+        guard case let .success(runtime) = made else {
+            if case let .failure(error) = made { log.error(error.description) }
+            return 1
+        }
         let state = DaemonState(runtime: runtime, allowedUsers: users, allowedGroups: groups)
 
         let socketPath = configuration.socket
@@ -51,7 +51,8 @@ public final class Daemon: Sendable {
             return 1
         }
         let reachable = await runtime.controller.waitUntilReachable(timeout: .seconds(2))
-        log.info("listening on \(socketPath) (\(profile.displayName), profile \(directory); embedded simulated vehicle on an in-process \(runtime.interface)\(reachable ? "" : ", not reachable yet"))")
+        let where_ = runtime.isEmbedded ? "embedded simulated vehicle on an in-process \(runtime.interface)" : "CAN interface \(runtime.interface)"
+        log.info("listening on \(socketPath) (\(profile.displayName), profile \(directory); \(where_)\(reachable ? "" : ", vehicle not reachable yet"))")
         log.info("try: carplayctl --socket \(socketPath) climate --temperature 21.5 --zone driver   (or: carplayctl --socket \(socketPath) status)")
 
         for await signal in signals {
@@ -71,6 +72,13 @@ public final class Daemon: Sendable {
             return 0
         }
         return 0
+    }
+
+    static func makeRuntime(_ configuration: DaemonConfiguration, profile: VehicleProfile, directory: String, store: CarProfileStore, faults: FaultPlan) async -> Result<VehicleRuntime, DaemonError> {
+        if let interface = configuration.canInterface {
+            return await VehicleRuntime.socketCAN(profile: profile, profileDirectory: directory, interface: interface, store: store)
+        }
+        return .success(await VehicleRuntime.embedded(profile: profile, profileDirectory: directory, store: store, faults: faults))
     }
 
     /// Listens on the socket and starts the Varlink server on a new event loop.
@@ -130,7 +138,11 @@ public final class Daemon: Sendable {
             return
         }
         let (users, groups) = resolveAccounts(next)
-        let runtime = await VehicleRuntime.embedded(profile: profile, profileDirectory: directory, store: CarProfileStore(directory: next.stateDirectory))
+        let made = await Self.makeRuntime(next, profile: profile, directory: directory, store: CarProfileStore(directory: next.stateDirectory), faults: .none)
+        guard case let .success(runtime) = made else {
+            if case let .failure(error) = made { log.error("reload: \(error); keeping the running vehicle") }
+            return
+        }
         let old = await state.replace(runtime: runtime, allowedUsers: users, allowedGroups: groups)
         await old.stop()
         log.info("reloaded: \(profile.displayName) (profile \(directory))")

@@ -38,7 +38,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
           --config FILE        read settings from FILE (default /etc/carplayd/carplayd.conf if it exists)
           --profile DIR        vehicle profile folder (default: the first shipped vehicle)
-          --can IFACE          CAN interface (SocketCAN; not available yet, see README)
+          --can IFACE          CAN interface (SocketCAN: vcan0, can0, ...); the vehicle is whatever answers there
           --socket PATH        Varlink socket (default $XDG_RUNTIME_DIR/carplayd/io.carplayd.Vehicle,
                                /run/carplayd/io.carplayd.Vehicle for root)
           --state-dir DIR      where saved car profiles live (default $STATE_DIRECTORY,

@@ -1,6 +1,8 @@
 import CANBus
+import CANKit
 import CarIntents
 import LinuxSupport
+import SocketCAN
 import VehicleKit
 
 /// One vehicle being driven: its profile, the bus, the controller and the intent
@@ -15,8 +17,10 @@ public final class VehicleRuntime: Sendable {
     public let interface: String
     public let isEmbedded: Bool
     private let vehicleTask: Task<Void, Never>?
+    private let port: any CANPort
 
-    private init(profile: VehicleProfile, profileDirectory: String, engine: IntentEngine, controller: VehicleController, interface: String, isEmbedded: Bool, vehicleTask: Task<Void, Never>?) {
+    private init(profile: VehicleProfile, profileDirectory: String, engine: IntentEngine, controller: VehicleController, interface: String, isEmbedded: Bool, vehicleTask: Task<Void, Never>?, port: any CANPort) {
+        self.port = port
         self.profile = profile
         self.profileDirectory = profileDirectory
         self.engine = engine
@@ -31,7 +35,8 @@ public final class VehicleRuntime: Sendable {
         let bus = VirtualCANBus(interface: "vcan0")
         let simulation = VehicleSimulation(profile: profile, faults: faults)
         // The head unit's port first: a port hears only frames sent after it opened.
-        let controller = VehicleController(profile: profile, port: await bus.makePort())
+        let port = await bus.makePort()
+        let controller = VehicleController(profile: profile, port: port)
         await controller.start()
         let vehicle = SimulatedVehicleNode(simulation: simulation, port: await bus.makePort())
         let vehicleTask = Task { await vehicle.run() }
@@ -41,12 +46,39 @@ public final class VehicleRuntime: Sendable {
         }
         return VehicleRuntime(
             profile: profile, profileDirectory: profileDirectory, engine: engine, controller: controller,
-            interface: "vcan0", isEmbedded: true, vehicleTask: vehicleTask)
+            interface: "vcan0", isEmbedded: true, vehicleTask: vehicleTask, port: port)
     }
+
+    /// A real (or vcan) CAN interface: the vehicle is whatever answers on the bus.
+    /// Only the profile's status and acknowledgement frames pass the kernel filters.
+    public static func socketCAN(profile: VehicleProfile, profileDirectory: String, interface: String, store: CarProfileStore) async -> Result<VehicleRuntime, DaemonError> {
+        let frames = VehicleFrames(profile: profile)
+        var ids = frames.statusMessages.values.map(\.message.canID)
+        if let ack = profile.acknowledgement, let message = profile.database.message(named: ack.message) { ids.append(message.canID) }
+        let usesFD = profile.database.messages.contains(where: \.isFD)
+        let port: SocketCANPort
+        do {
+            port = try SocketCANPort(interface: interface, fd: usesFD, acceptedIDs: ids)
+        } catch {
+            return .failure(DaemonError("cannot open CAN interface \(interface): \(error)"))
+        }
+        let controller = VehicleController(profile: profile, port: port)
+        await controller.start()
+        let saved = store.load(profile: profile.identifier)
+        let engine = IntentEngine(profile: profile, controller: controller, savedProfiles: saved) { profiles in
+            try store.save(profiles, profile: profile.identifier)
+        }
+        return .success(VehicleRuntime(
+            profile: profile, profileDirectory: profileDirectory, engine: engine, controller: controller,
+            interface: interface, isEmbedded: false, vehicleTask: nil, port: port))
+    }
+
+    public func busHealth() async -> BusHealth { await port.health() }
 
     public func stop() async {
         await controller.stop()
         vehicleTask?.cancel()
+        await port.close()
     }
 }
 

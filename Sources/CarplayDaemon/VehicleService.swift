@@ -34,13 +34,15 @@ public final class VehicleService: VarlinkService {
             let current = await runtime.controller.currentState
             let reachable = await runtime.controller.isReachable
             let trustFailures = await runtime.controller.trustFailures
-            replies.send(VarlinkReply(parameters: [
-                "state": current.jsonValue, "reachable": .bool(reachable),
-                "bus": .object([
-                    "interface": .string(runtime.interface), "kind": .string(runtime.isEmbedded ? "embedded" : "socketcan"),
-                    "untrustedFrames": .integer(trustFailures),
-                ]),
-            ]))
+            let health = await runtime.busHealth()
+            var bus: [String: JSONValue] = [
+                "interface": .string(runtime.interface), "kind": .string(runtime.isEmbedded ? "embedded" : "socketcan"),
+                "untrustedFrames": .integer(trustFailures), "state": .string(health.state.rawValue),
+                "droppedFrames": .integer(Int(health.droppedFrames)), "errorFrames": .integer(health.errorFrames),
+                "restarts": .integer(health.restarts),
+            ]
+            if let lastError = health.lastError { bus["lastError"] = .string(lastError) }
+            replies.send(VarlinkReply(parameters: ["state": current.jsonValue, "reachable": .bool(reachable), "bus": .object(bus)]))
         case "Resolve", "Confirm", "Handle", "Perform":
             guard let intent = Self.intent(from: call, replies) else { return }
             // Intents in flight finish before a graceful stop; new ones are refused.

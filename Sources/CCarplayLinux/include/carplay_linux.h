@@ -33,4 +33,35 @@ int carplay_accept(int fd);
 /// An eventfd for waking an epoll loop.
 int carplay_eventfd(void);
 
+
+// ---- SocketCAN (CAN_RAW) ----
+
+/// A received or outgoing frame, flattened (struct can_frame / canfd_frame).
+typedef struct {
+    uint32_t can_id;      ///< with CAN_EFF_FLAG / CAN_RTR_FLAG / CAN_ERR_FLAG as the kernel sets them
+    uint8_t len;          ///< payload length
+    uint8_t flags;        ///< CAN FD flags (CANFD_BRS 0x01, CANFD_ESI 0x02)
+    uint8_t is_fd;        ///< 1 for a CAN FD frame
+    uint8_t data[64];
+} carplay_can_frame;
+
+/// Opens a CAN_RAW socket bound to `ifname`: CAN FD frames on when `fd_frames`, every
+/// error class reported, SO_RXQ_OVFL and SO_TIMESTAMP on. Returns the fd or -1 (errno).
+int carplay_can_open(const char *ifname, int fd_frames);
+/// Kernel receive filters: frames whose (id & mask) == (filter id & mask) pass.
+int carplay_can_set_filters(int fd, const uint32_t *ids, const uint32_t *masks, int count);
+/// Writes one frame (classic or FD). Returns bytes written or -1 (errno).
+int carplay_can_send(int fd, const carplay_can_frame *frame);
+/// Reads one frame with its receive time and the socket's dropped-frame counter
+/// (SO_RXQ_OVFL). Returns 0, or -1 (errno).
+int carplay_can_receive(int fd, carplay_can_frame *frame, int64_t *seconds, int64_t *microseconds, uint32_t *dropped);
+/// Waits until `fd` is readable or `wake_fd` is; returns 1 readable, 2 woken, 0 timeout, -1 error.
+int carplay_wait_readable(int fd, int wake_fd, int timeout_ms);
+/// The interface index, or 0 when there is no such interface.
+int carplay_interface_index(const char *ifname);
+
+extern const uint32_t carplay_can_eff_flag;
+extern const uint32_t carplay_can_rtr_flag;
+extern const uint32_t carplay_can_err_flag;
+
 #endif

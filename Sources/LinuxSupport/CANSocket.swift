@@ -1,0 +1,140 @@
+import CCarplayLinux
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A frame as the kernel's CAN_RAW socket carries it.
+public struct RawCANFrame: Sendable, Hashable {
+    /// The ID with the kernel's flag bits (extended 0x80000000, RTR 0x40000000, error 0x20000000).
+    public var canID: UInt32
+    public var data: [UInt8]
+    public var isFD: Bool
+    /// CAN FD flags: 0x01 bit-rate switch, 0x02 error-state indicator.
+    public var fdFlags: UInt8
+
+    public init(canID: UInt32, data: [UInt8], isFD: Bool, fdFlags: UInt8) {
+        self.canID = canID
+        self.data = data
+        self.isFD = isFD
+        self.fdFlags = fdFlags
+    }
+
+    public static let extendedFlag = carplay_can_eff_flag
+    public static let remoteFlag = carplay_can_rtr_flag
+    public static let errorFlag = carplay_can_err_flag
+}
+
+/// A received frame with the kernel's receive time and the socket's drop counter.
+public struct RawCANReception: Sendable {
+    public var frame: RawCANFrame
+    public var seconds: Int64
+    public var microseconds: Int64
+    /// Frames the kernel dropped for this socket so far (SO_RXQ_OVFL).
+    public var dropped: UInt32
+}
+
+/// A kernel receive filter: a frame passes when (its ID & mask) == (id & mask).
+public struct CANFilter: Sendable, Hashable {
+    public var id: UInt32
+    public var mask: UInt32
+    public init(id: UInt32, mask: UInt32) {
+        self.id = id
+        self.mask = mask
+    }
+}
+
+/// A CAN_RAW socket: the calls behind the SocketCAN transport.
+public struct CANSocket: Sendable {
+    public let descriptor: FileDescriptor
+
+    /// Opens and binds a raw socket on `interface`, with CAN FD frames when `fd`.
+    public static func open(interface: String, fd: Bool) throws(Errno) -> CANSocket {
+        let result = interface.withCString { carplay_can_open($0, fd ? 1 : 0) }
+        guard result >= 0 else { throw Errno.current }
+        return CANSocket(descriptor: FileDescriptor(rawValue: result))
+    }
+
+    public static func interfaceExists(_ interface: String) -> Bool {
+        interface.withCString { carplay_interface_index($0) } > 0
+    }
+
+    /// Only frames matching one of the filters reach this socket (error frames still do).
+    public func setFilters(_ filters: [CANFilter]) throws(Errno) {
+        let ids = filters.map(\.id)
+        let masks = filters.map(\.mask)
+        guard carplay_can_set_filters(descriptor.rawValue, ids, masks, Int32(filters.count)) == 0 else { throw Errno.current }
+    }
+
+    /// Writes one frame; EINTR is retried, other errors (ENOBUFS, ENETDOWN) are thrown.
+    public func send(_ frame: RawCANFrame) throws(Errno) {
+        var out = carplay_can_frame()
+        out.can_id = frame.canID
+        out.len = UInt8(frame.data.count)
+        out.flags = frame.fdFlags
+        out.is_fd = frame.isFD ? 1 : 0
+        withUnsafeMutableBytes(of: &out.data) { raw in
+            for (index, byte) in frame.data.prefix(64).enumerated() { raw[index] = byte }
+        }
+        _ = try retryingOnInterrupt { carplay_can_send(descriptor.rawValue, &out) }
+    }
+
+    /// Reads one frame (blocking).
+    public func receive() throws(Errno) -> RawCANReception {
+        var frame = carplay_can_frame()
+        var seconds: Int64 = 0
+        var microseconds: Int64 = 0
+        var dropped: UInt32 = 0
+        _ = try retryingOnInterrupt { carplay_can_receive(descriptor.rawValue, &frame, &seconds, &microseconds, &dropped) }
+        let data = withUnsafeBytes(of: frame.data) { Array($0.prefix(Int(frame.len))) }
+        return RawCANReception(
+            frame: RawCANFrame(canID: frame.can_id, data: data, isFD: frame.is_fd != 0, fdFlags: frame.flags),
+            seconds: seconds, microseconds: microseconds, dropped: dropped)
+    }
+
+    public enum Readiness: Sendable { case readable, woken, timeout }
+
+    /// Waits until the socket is readable or `wake` is signalled.
+    public func wait(wake: FileDescriptor?, timeoutMilliseconds: Int32) throws(Errno) -> Readiness {
+        let result = carplay_wait_readable(descriptor.rawValue, wake?.rawValue ?? -1, timeoutMilliseconds)
+        switch result {
+        case 1: return .readable
+        case 2: return .woken
+        case 0: return .timeout
+        default:
+            let error = Errno.current
+            if error.rawValue == EINTR { return .timeout }
+            throw error
+        }
+    }
+
+    public func close() { descriptor.close() }
+}
+
+/// An eventfd to wake a thread blocked in `CANSocket.wait`.
+public struct WakeEvent: Sendable {
+    public let descriptor: FileDescriptor
+
+    public init() throws(Errno) {
+        let fd = carplay_eventfd()
+        guard fd >= 0 else { throw Errno.current }
+        descriptor = FileDescriptor(rawValue: fd)
+    }
+
+    /// Sleeps up to `timeoutMilliseconds`, or until signalled (the signal is consumed).
+    public func wait(timeoutMilliseconds: Int32) {
+        if carplay_wait_readable(descriptor.rawValue, -1, timeoutMilliseconds) == 1 {
+            var value: UInt64 = 0
+            _ = read(descriptor.rawValue, &value, 8)
+            // Leave it signalled: the reader checks `closed` right after.
+            signal()
+        }
+    }
+
+    public func signal() {
+        var one: UInt64 = 1
+        _ = write(descriptor.rawValue, &one, 8)
+    }
+
+    public func close() { descriptor.close() }
+}

@@ -1,0 +1,216 @@
+import CANBus
+import CANKit
+import Foundation
+import LinuxSupport
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `CANPort` on a Linux CAN interface (CAN_RAW). The socket is read on a thread of
+/// its own that feeds `frames`; the cooperative pool never blocks on it. When the
+/// interface goes down or disappears the port reconnects with backoff, and sends
+/// fail fast with `interfaceDown` meanwhile.
+public final class SocketCANPort: CANPort, Sendable {
+    public let interface: String
+    public let frames: AsyncStream<ReceivedFrame>
+    private let continuation: AsyncStream<ReceivedFrame>.Continuation
+    private let useFD: Bool
+    private let filters: [CANFilter]
+
+    private struct State {
+        var socket: CANSocket?
+        var health = BusHealth()
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+    private let wake: WakeEvent
+    private let finished = Mutex<Bool>(false)
+    private let readerDone = Mutex<CheckedContinuation<Void, Never>?>(nil)
+
+    /// How often a full transmit queue is retried before a send fails.
+    public static let transmitRetries = 10
+
+    /// Opens `interface`. `fd`: send and receive CAN FD frames. `acceptedIDs`: only
+    /// these IDs reach the port (kernel filters); empty: every frame.
+    public init(interface: String, fd: Bool, acceptedIDs: [CANID] = []) throws(Errno) {
+        self.interface = interface
+        self.useFD = fd
+        self.filters = acceptedIDs.map { id in
+            id.isExtended
+                ? CANFilter(id: id.rawValue | RawCANFrame.extendedFlag, mask: 0x1FFF_FFFF | RawCANFrame.extendedFlag | RawCANFrame.remoteFlag)
+                : CANFilter(id: id.rawValue, mask: 0x7FF | RawCANFrame.extendedFlag | RawCANFrame.remoteFlag)
+        }
+        (frames, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(65536))
+        wake = try WakeEvent()
+        let socket = try CANSocket.open(interface: interface, fd: fd)
+        if !filters.isEmpty {
+            do { try socket.setFilters(filters) } catch {
+                socket.close()
+                throw error
+            }
+        }
+        state.withLock { $0.socket = socket }
+        let thread = Thread { [self] in readLoop() }
+        thread.name = "can-reader-\(interface)"
+        thread.start()
+    }
+
+    @discardableResult
+    public func send(_ frame: CANFrame) async throws(CANBusError) -> ReceivedFrame {
+        let raw = Self.raw(frame)
+        var attempt = 0
+        while true {
+            guard let socket = state.withLock({ $0.closed ? nil : $0.socket }) else {
+                throw state.withLock { $0.closed } ? .closed : .interfaceDown(interface)
+            }
+            do {
+                try socket.send(raw)
+                return ReceivedFrame(frame: frame, timestamp: Self.now(), interface: interface)
+            } catch {
+                switch error.rawValue {
+                case ENOBUFS, EAGAIN:
+                    // The transmit queue is full: wait a little, a bounded number of times.
+                    attempt += 1
+                    if attempt > Self.transmitRetries { throw .transmitQueueFull }
+                    try? await Task.sleep(for: .milliseconds(2 * attempt))
+                case ENETDOWN, ENODEV, ENXIO:
+                    markDown("send: \(error)")
+                    throw .interfaceDown(interface)
+                default:
+                    throw .other("send on \(interface): \(error)")
+                }
+            }
+        }
+    }
+
+    public func health() async -> BusHealth { state.withLock { $0.health } }
+
+    public func close() async {
+        let alreadyClosed = state.withLock { state -> Bool in
+            let was = state.closed
+            state.closed = true
+            return was
+        }
+        guard !alreadyClosed else { return }
+        wake.signal()
+        // Wait for the reader thread to finish, so no fd or thread outlives the port.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = finished.withLock { finished -> Bool in
+                if finished { return true }
+                readerDone.withLock { $0 = continuation }
+                return false
+            }
+            if done { continuation.resume() }
+        }
+        wake.close()
+        continuation.finish()
+    }
+
+    // MARK: - Reader thread
+
+    private func readLoop() {
+        var backoff = 50
+        while !state.withLock({ $0.closed }) {
+            guard let socket = state.withLock({ $0.socket }) else {
+                // Down: try to reopen (the interface may come back with a new index).
+                if reopen() {
+                    backoff = 50
+                } else {
+                    wake.wait(timeoutMilliseconds: Int32(backoff))
+                    backoff = min(backoff * 2, 2000)
+                }
+                continue
+            }
+            let readiness: CANSocket.Readiness
+            do {
+                readiness = try socket.wait(wake: wake.descriptor, timeoutMilliseconds: 500)
+            } catch {
+                markDown("poll: \(error)")
+                continue
+            }
+            guard readiness == .readable else { continue }
+            do {
+                let reception = try socket.receive()
+                deliver(reception)
+            } catch {
+                if error.rawValue == EAGAIN { continue }
+                markDown("receive: \(error)")
+            }
+        }
+        if let socket = state.withLock({ state -> CANSocket? in
+            let socket = state.socket
+            state.socket = nil
+            return socket
+        }) {
+            socket.close()
+        }
+        let waiter = finished.withLock { finished -> CheckedContinuation<Void, Never>? in
+            finished = true
+            return readerDone.withLock { $0 }
+        }
+        waiter?.resume()
+    }
+
+    private func deliver(_ reception: RawCANReception) {
+        let raw = reception.frame
+        let isError = raw.canID & RawCANFrame.errorFlag != 0
+        let isExtended = isError || raw.canID & RawCANFrame.extendedFlag != 0
+        let value = raw.canID & (isExtended ? 0x1FFF_FFFF : 0x7FF)
+        guard let id = CANID(value, extended: isExtended) else { return }
+        let kind: CANFrame.Kind = raw.isFD ? .fd(bitRateSwitch: raw.fdFlags & 0x01 != 0, errorStateIndicator: raw.fdFlags & 0x02 != 0) : .classic
+        var data = raw.data
+        if raw.isFD, CANFrame.fdLength(atLeast: data.count) != data.count { data += [UInt8](repeating: 0, count: (CANFrame.fdLength(atLeast: data.count) ?? 64) - data.count) }
+        guard let frame = try? CANFrame(id: id, data: data, kind: kind, isRemote: raw.canID & RawCANFrame.remoteFlag != 0 && !isError, isError: isError) else { return }
+        state.withLock { state in
+            state.health.droppedFrames = reception.dropped
+            if isError { state.health.apply(errorFrame: frame) }
+        }
+        let stamp = CandumpTimestamp(seconds: reception.seconds, microseconds: UInt32(max(0, min(999_999, reception.microseconds))))
+        continuation.yield(ReceivedFrame(frame: frame, timestamp: stamp, interface: interface))
+    }
+
+    private func markDown(_ reason: String) {
+        let socket = state.withLock { state -> CANSocket? in
+            let socket = state.socket
+            state.socket = nil
+            state.health.state = .down
+            state.health.lastError = reason
+            return socket
+        }
+        socket?.close()
+    }
+
+    private func reopen() -> Bool {
+        guard CANSocket.interfaceExists(interface), let socket = try? CANSocket.open(interface: interface, fd: useFD) else { return false }
+        if !filters.isEmpty, (try? socket.setFilters(filters)) == nil {
+            socket.close()
+            return false
+        }
+        state.withLock { state in
+            state.socket = socket
+            state.health.state = .errorActive
+            state.health.restarts += 1
+        }
+        return true
+    }
+
+    // MARK: - Conversions
+
+    static func raw(_ frame: CANFrame) -> RawCANFrame {
+        var id = frame.id.rawValue
+        if frame.id.isExtended { id |= RawCANFrame.extendedFlag }
+        if frame.isRemote { id |= RawCANFrame.remoteFlag }
+        var flags: UInt8 = 0
+        if case let .fd(brs, esi) = frame.kind { flags = (brs ? 0x01 : 0) | (esi ? 0x02 : 0) }
+        return RawCANFrame(canID: id, data: frame.data, isFD: frame.isFD, fdFlags: flags)
+    }
+
+    static func now() -> CandumpTimestamp {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return CandumpTimestamp(seconds: Int64(time.tv_sec), microseconds: UInt32(time.tv_nsec / 1000))
+    }
+}
