@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CarIntents", targets: ["CarIntents"]),
         .executable(name: "carplayctl", targets: ["carplayctl"]),
         .executable(name: "carplayd", targets: ["carplayd"]),
+        .executable(name: "carplay-ecu", targets: ["carplay-ecu"]),
     ],
     targets: [
         // C libraries from Debian, found through pkg-config.
@@ -58,6 +59,7 @@ let package = Package(
 
         // Thin executables.
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),
+        .executableTarget(name: "carplay-ecu", dependencies: ["CANBus", "LinuxSupport", "SocketCAN", "VehicleKit"]),
         .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "LinuxSupport"]),
 
         .testTarget(name: "CANKitTests", dependencies: ["CANKit"]),

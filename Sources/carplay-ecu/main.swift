@@ -1,0 +1,122 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CANBus
+import Foundation
+import LinuxSupport
+import SocketCAN
+import VehicleKit
+
+// carplay-ecu: the simulated vehicle as its own process on a CAN interface.
+let usage = """
+    usage: carplay-ecu --can IFACE --profile DIR [--faults JSON|@FILE] [--state JSON] [--quiet]
+
+    Plays the vehicle of the profile on a CAN interface (vcan0 or real): applies the
+    E2E-checked command frames it may (the car's limits), acknowledges each, and sends
+    status frames at their GenMsgCycleTime and at once on change. Logs what it applied.
+
+      --faults   fault plan, JSON or @file (docs/SIMULATION.md), e.g.
+                 '{"rules":[{"kind":"reject","property":"climate."}]}'
+      --state    starting property values, e.g. '{"lock.locked":true}'
+      --quiet    log only rejections and faults
+
+    SIGTERM / SIGINT stop it; SIGHUP prints its statistics.
+    """
+
+func fail(_ text: String, code: Int32 = 2) -> Never {
+    try? FileDescriptor.standardError.writeAll("carplay-ecu: \(text)\n")
+    exit(code)
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage)
+    exit(0)
+}
+var interface: String?
+var profileDirectory: String?
+var faultsText: String?
+var stateText: String?
+var quiet = false
+while !arguments.isEmpty {
+    let argument = arguments.removeFirst()
+    func value() -> String {
+        guard !arguments.isEmpty else { fail("\(argument) needs a value\n\n\(usage)") }
+        return arguments.removeFirst()
+    }
+    switch argument {
+    case "--can": interface = value()
+    case "--profile": profileDirectory = value()
+    case "--faults": faultsText = value()
+    case "--state": stateText = value()
+    case "--quiet": quiet = true
+    default: fail("unknown option \(argument)\n\n\(usage)")
+    }
+}
+guard let interface, let profileDirectory else { fail("give --can IFACE and --profile DIR\n\n\(usage)") }
+
+let profile: VehicleProfile
+do {
+    profile = try ProfileLoader.load(directory: profileDirectory) { try? FileDescriptor.readFile(atPath: $0) }
+} catch {
+    fail("\(error)")
+}
+var faults = FaultPlan.none
+if var text = faultsText {
+    if text.hasPrefix("@") {
+        guard let bytes = try? FileDescriptor.readFile(atPath: String(text.dropFirst())) else { fail("cannot read \(text.dropFirst())") }
+        text = String(decoding: bytes, as: UTF8.self)
+    }
+    do { faults = try JSONDecoder().decode(FaultPlan.self, from: Data(text.utf8)) } catch { fail("--faults: \(error)") }
+}
+var state = VehicleSimulation.defaultState(for: profile)
+if let stateText {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(stateText.utf8)) as? [String: Any] else { fail("--state: expected a JSON object") }
+    for (name, value) in object {
+        let key = PropertyKey(name)
+        switch (key.kind, value) {
+        case (.bool?, let flag as Bool): state[key] = .bool(flag)
+        case (.integer?, let number as Int): state[key] = .integer(number)
+        case (.number?, let number as Double): state[key] = .number(number)
+        case (.number?, let number as Int): state[key] = .number(Double(number))
+        case (.enumeration?, let name as String): state[key] = .enumeration(name)
+        default: fail("--state: \(name) = \(value) is not a valid value")
+        }
+    }
+}
+
+let frames = VehicleFrames(profile: profile)
+let commandIDs = Set(profile.bindings.values.compactMap { $0.command?.message }).compactMap { profile.database.message(named: $0)?.canID }
+let port: SocketCANPort
+do {
+    port = try SocketCANPort(interface: interface, fd: profile.database.messages.contains(where: \.isFD), acceptedIDs: commandIDs)
+} catch {
+    fail("cannot open \(interface): \(error)", code: 1)
+}
+let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: state, faults: faults), port: port)
+try? FileDescriptor.standardError.writeAll("carplay-ecu: \(profile.displayName) on \(interface) (\(commandIDs.count) command messages, \(frames.statusMessages.count) status messages)\(faults.isEmpty ? "" : ", faults \(faultsText ?? "")")\n")
+
+let signals = Signals.stream([Signals.terminate, Signals.interrupt, Signals.hangup])
+let run = Task { await node.run() }
+let logger = Task {
+    while !Task.isCancelled {
+        try? await Task.sleep(for: .milliseconds(200))
+        for entry in await node.drainLog() {
+            let line = entry.description
+            if quiet, line.contains(" applied ") { continue }
+            try? FileDescriptor.standardError.writeAll("carplay-ecu: \(line)\n")
+        }
+    }
+}
+for await signal in signals {
+    if signal == Signals.hangup {
+        try? FileDescriptor.standardError.writeAll("carplay-ecu: \(await node.statistics())\n")
+        continue
+    }
+    break
+}
+run.cancel()
+logger.cancel()
+await port.close()
+try? FileDescriptor.standardError.writeAll("carplay-ecu: stopped; \(await node.statistics())\n")
+exit(0)
