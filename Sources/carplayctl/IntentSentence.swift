@@ -76,9 +76,9 @@ enum IntentSentence {
             let tuned = radioText(state) ?? radioText(["radio.band": p["radioType"] ?? .null, "radio.frequency": p["frequency"] ?? .null, "radio.channel": p["channel"] ?? .null])
             var what = tuned ?? "the radio station"
             if let station = p["stationName"]?.stringValue {
-                what = resolvedStation(resolutions["stationName"], station) + (tuned.map { " (\($0))" } ?? "")
+                what = resolvedStation(resolutions["stationName"], station) + (tuned.map { " on \($0)" } ?? "")
             } else if let preset = p["presetNumber"] {
-                what = "preset \(readable(preset))" + (tuned.map { " (\($0))" } ?? "")
+                what = "preset \(readable(preset))" + (tuned.map { ", \($0)" } ?? "")
             }
             return "Tuned to \(what)" + confirmed
 
