@@ -7,7 +7,7 @@ enum ExitCode {
     static let failure: Int32 = 1
     /// Wrong arguments or unreadable input files.
     static let usage: Int32 = 2
-    /// The daemon could not be reached.
+    /// The daemon could not be reached (nothing listens on the socket, or the connection broke).
     static let unreachable: Int32 = 3
 }
 
