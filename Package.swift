@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "VehicleKit", targets: ["VehicleKit"]),
         .library(name: "CarIntents", targets: ["CarIntents"]),
         .executable(name: "carplayctl", targets: ["carplayctl"]),
+        .executable(name: "carplayd", targets: ["carplayd"]),
     ],
     targets: [
         // C libraries from Debian, found through pkg-config.
@@ -49,12 +50,17 @@ let package = Package(
         // The only place that talks to the Linux C libraries.
         .target(name: "LinuxSupport", dependencies: ["CSocketCAN", "CSystemd", "CCarplayLinux"]),
 
+        // The daemon: configuration, the Varlink service, the vehicle runtime, lifecycle.
+        .target(name: "CarplayDaemon", dependencies: ["CANBus", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit"]),
+
         // Thin executables.
+        .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),
         .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink"]),
 
         .testTarget(name: "CANKitTests", dependencies: ["CANKit"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "CANBusTests", dependencies: ["CANBus", "CANKit"]),
+        .testTarget(name: "CarplayDaemonTests", dependencies: ["CarplayDaemon", "Varlink", "CarplayJSON", "LinuxSupport"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "LinuxSupport"]),
         .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANBus", "CANKit"]),
         .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "CANBus", "CANKit", "CarplayJSON"]),

@@ -50,6 +50,13 @@ stage_build() {
     "$SWIFT" build --build-tests -Xswiftc -warnings-as-errors
 }
 
+stage_release_build() {
+    # The README's run command builds in release mode; the optimizer must not choke.
+    step "swift build -c release (carplayd, carplayctl)"
+    "$SWIFT" build -c release --product carplayd -Xswiftc -warnings-as-errors
+    "$SWIFT" build -c release --product carplayctl -Xswiftc -warnings-as-errors
+}
+
 stage_golden() {
     step "golden vectors (cantools) -> $GOLDEN_DIR"
     local corpus
@@ -115,6 +122,7 @@ main() {
     : > "$RESULTS"
     stage_bootstrap
     stage_build
+    stage_release_build
     stage_golden
     stage_swift_test
     stage_decode_cli

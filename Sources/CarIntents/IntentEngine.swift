@@ -69,7 +69,7 @@ public actor IntentEngine {
     public func perform(_ intent: Intent) async -> PerformResult {
         let resolution = await resolve(intent)
         guard resolution.action != nil else {
-            let response = IntentResponse(code: .failure, reason: "unresolved", fields: [:])
+            let response = IntentResponse(code: .failure, reason: "notResolved", fields: [:])
             return PerformResult(resolution: resolution, response: response, frames: [], state: await controller.currentState)
         }
         let confirmation = await confirm(resolution)
@@ -83,7 +83,7 @@ public actor IntentEngine {
     /// Sends the resolved action and waits for the vehicle to confirm it.
     public func handle(_ resolution: IntentResolution) async -> (IntentResponse, [ReceivedFrame]) {
         guard let action = resolution.action else {
-            return (IntentResponse(code: .failure, reason: "unresolved", fields: [:]), [])
+            return (IntentResponse(code: .failure, reason: "notResolved", fields: [:]), [])
         }
         await acquire()
         defer { release() }

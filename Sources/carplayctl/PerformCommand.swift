@@ -90,10 +90,11 @@ enum PerformCommand {
         }
 
         let bus = VirtualCANBus(interface: "vcan0")
-        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: state, faults: faults), port: await bus.makePort())
-        let vehicleTask = Task { await vehicle.run() }
+        // The head unit's port first: a port hears only frames sent after it opened.
         let controller = VehicleController(profile: profile, port: await bus.makePort())
         await controller.start()
+        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: state, faults: faults), port: await bus.makePort())
+        let vehicleTask = Task { await vehicle.run() }
         defer { vehicleTask.cancel() }
         // The whole state first, so relative settings and the printed state are complete.
         guard await controller.waitUntilComplete(timeout: .seconds(3)) else {

@@ -38,10 +38,10 @@ struct Rig {
         var initial = VehicleSimulation.defaultState(for: profile)
         for (key, value) in state { initial[key] = value }
         let bus = VirtualCANBus()
-        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: initial, faults: faults), port: await bus.makePort())
-        let task = Task { await vehicle.run() }
         let controller = VehicleController(profile: profile, port: await bus.makePort())
         await controller.start()
+        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: initial, faults: faults), port: await bus.makePort())
+        let task = Task { await vehicle.run() }
         let complete = await controller.waitUntilComplete(timeout: .seconds(3))
         #expect(complete, "the simulated \(profileName) sent all its status messages")
         return Rig(engine: IntentEngine(profile: profile, controller: controller), controller: controller, vehicle: vehicle, task: task)

@@ -1,0 +1,160 @@
+import LinuxSupport
+
+/// carplayd's settings: from the config file, then the command line (which wins).
+public struct DaemonConfiguration: Sendable, Equatable {
+    public enum LogLevel: String, Sendable, Comparable, CaseIterable {
+        case debug, info, warning, error
+        public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
+            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        }
+    }
+
+    /// The vehicle profile folder; nil: the first shipped vehicle.
+    public var profile: String?
+    /// The CAN interface; nil: the embedded default (in-process bus, simulated vehicle).
+    public var canInterface: String?
+    public var socket: String
+    public var stateDirectory: String
+    public var allowedUsers: [String] = []
+    public var allowedGroups: [String] = []
+    public var logLevel: LogLevel = .info
+    /// The embedded simulated vehicle's fault plan (JSON), for tests and demos.
+    public var simulatorFaults: String?
+    /// The config file that was read (for SIGHUP), if any.
+    public var configFile: String?
+
+    public init(socket: String = CarplaydPaths.defaultSocket(), stateDirectory: String = CarplaydPaths.defaultStateDirectory()) {
+        self.socket = socket
+        self.stateDirectory = stateDirectory
+    }
+
+    public static let usage = """
+        usage: carplayd [OPTIONS]
+
+        Takes CarPlay intents over Varlink (interface io.carplayd.Vehicle) and drives a
+        vehicle over CAN, reporting success only when its status frames confirm a change.
+        Without --can it runs the embedded default: an in-process virtual CAN bus with
+        the simulated vehicle of the profile.
+
+          --config FILE        read settings from FILE (default /etc/carplayd/carplayd.conf if it exists)
+          --profile DIR        vehicle profile folder (default: the first shipped vehicle)
+          --can IFACE          CAN interface (SocketCAN; not available yet, see README)
+          --socket PATH        Varlink socket (default $XDG_RUNTIME_DIR/carplayd/io.carplayd.Vehicle,
+                               /run/carplayd/io.carplayd.Vehicle for root)
+          --state-dir DIR      where saved car profiles live (default $STATE_DIRECTORY,
+                               /var/lib/carplayd for root, ~/.local/state/carplayd otherwise)
+          --allow-user USER    also allow this user (repeatable; root and the daemon's user always are)
+          --allow-group GROUP  also allow members of this group (repeatable)
+          --log-level LEVEL    debug, info, warning or error (default info)
+          --simulator-faults JSON
+                               fault plan of the embedded simulated vehicle, for tests and demos
+                               (docs/SIMULATION.md), e.g. '{"rules":[{"kind":"reject"}]}'
+          --help, --version
+
+        Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the config and profile
+        (keeping the old ones if the new ones are invalid).
+        Config file: `key = value` lines with the long option names (docs/CONFIGURATION.md).
+        """
+
+    /// Parses the command line (reading the config file it names, or the default one).
+    public static func parse(arguments: [String], environment: [String: String] = CarplaydPaths.environment(), readFile: (String) -> [UInt8]?) throws(ConfigurationError) -> DaemonConfiguration {
+        var configFile: String?
+        var index = 0
+        while index < arguments.count {
+            if arguments[index] == "--config" {
+                guard index + 1 < arguments.count else { throw .usage("--config needs a file") }
+                configFile = arguments[index + 1]
+            }
+            index += 1
+        }
+        var configuration = DaemonConfiguration(socket: CarplaydPaths.defaultSocket(environment: environment), stateDirectory: CarplaydPaths.defaultStateDirectory(environment: environment))
+        let file = configFile ?? (readFile(CarplaydPaths.defaultConfigFile) != nil ? CarplaydPaths.defaultConfigFile : nil)
+        if let file {
+            guard let bytes = readFile(file) else { throw .file(file, 0, "cannot read the config file") }
+            try configuration.apply(file: file, text: String(decoding: bytes, as: UTF8.self))
+            configuration.configFile = file
+        }
+        var fromCommandLine = configuration
+        index = 0
+        var users: [String] = []
+        var groups: [String] = []
+        while index < arguments.count {
+            let argument = arguments[index]
+            func value() throws(ConfigurationError) -> String {
+                guard index + 1 < arguments.count else { throw .usage("\(argument) needs a value") }
+                index += 1
+                return arguments[index]
+            }
+            switch argument {
+            case "--config": _ = try value()
+            case "--profile": fromCommandLine.profile = try value()
+            case "--can": fromCommandLine.canInterface = try value()
+            case "--socket": fromCommandLine.socket = try value()
+            case "--state-dir": fromCommandLine.stateDirectory = try value()
+            case "--allow-user": users.append(try value())
+            case "--allow-group": groups.append(try value())
+            case "--simulator-faults": fromCommandLine.simulatorFaults = try value()
+            case "--log-level":
+                let text = try value()
+                guard let level = LogLevel(rawValue: text) else { throw .usage("--log-level must be debug, info, warning or error, not \(text)") }
+                fromCommandLine.logLevel = level
+            default:
+                throw .usage("unknown option \(argument)")
+            }
+            index += 1
+        }
+        fromCommandLine.allowedUsers += users
+        fromCommandLine.allowedGroups += groups
+        return fromCommandLine
+    }
+
+    /// Applies `key = value` lines; `#` starts a comment.
+    mutating func apply(file: String, text: String) throws(ConfigurationError) {
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = Substring(rawLine)
+            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
+            let trimmed = line.trimmingSpaces()
+            guard !trimmed.isEmpty else { continue }
+            guard let equals = trimmed.firstIndex(of: "=") else {
+                throw .file(file, number + 1, "expected `key = value`, found \"\(trimmed)\"")
+            }
+            let key = trimmed[..<equals].trimmingSpaces()
+            let value = trimmed[trimmed.index(after: equals)...].trimmingSpaces()
+            guard !value.isEmpty else { throw .file(file, number + 1, "\(key) has no value") }
+            switch key {
+            case "profile": profile = value
+            case "can": canInterface = value
+            case "socket": socket = value
+            case "state-dir": stateDirectory = value
+            case "allow-users": allowedUsers = value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+            case "allow-groups": allowedGroups = value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+            case "log-level":
+                guard let level = LogLevel(rawValue: value) else { throw .file(file, number + 1, "log-level must be debug, info, warning or error, not \(value)") }
+                logLevel = level
+            default:
+                throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level)")
+            }
+        }
+    }
+}
+
+public enum ConfigurationError: Error, Sendable, CustomStringConvertible {
+    case usage(String)
+    case file(String, Int, String)
+
+    public var description: String {
+        switch self {
+        case let .usage(text): text
+        case let .file(file, line, text): line > 0 ? "\(file):\(line): \(text)" : "\(file): \(text)"
+        }
+    }
+}
+
+extension StringProtocol {
+    func trimmingSpaces() -> String {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" || first == "\r" { text.removeFirst() }
+        while let last = text.last, last == " " || last == "\t" || last == "\r" { text.removeLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,270 @@
+import CANBus
+import CarIntents
+import CarplayJSON
+import Foundation
+import LinuxSupport
+import Varlink
+import VehicleKit
+
+/// `io.carplayd.Vehicle` over Varlink: each method on the current vehicle runtime.
+public final class VehicleService: VarlinkService {
+    public static let interfaceName = "io.carplayd.Vehicle"
+
+    private let state: DaemonState
+    private let log: Logger
+
+    public init(state: DaemonState, log: Logger) {
+        self.state = state
+        self.log = log
+    }
+
+    public func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: VarlinkReplies) async {
+        guard await state.authorize(peer) else {
+            log.warning("refused \(call.method) from uid \(peer.uid) gid \(peer.gid) (pid \(peer.pid)): not allowed")
+            replies.send(error: VarlinkError("io.carplayd.Vehicle.NotAuthorized", ["uid": .integer(Int(peer.uid)), "gid": .integer(Int(peer.gid))]))
+            return
+        }
+        let runtime = await state.runtime
+        switch call.member {
+        case "Describe":
+            guard Self.noParameters(call, replies) else { return }
+            replies.send(VarlinkReply(parameters: ["vehicle": VehicleDescription.json(runtime.profile)]))
+        case "GetState":
+            guard Self.noParameters(call, replies) else { return }
+            let current = await runtime.controller.currentState
+            let reachable = await runtime.controller.isReachable
+            let trustFailures = await runtime.controller.trustFailures
+            replies.send(VarlinkReply(parameters: [
+                "state": current.jsonValue, "reachable": .bool(reachable),
+                "bus": .object([
+                    "interface": .string(runtime.interface), "kind": .string(runtime.isEmbedded ? "embedded" : "socketcan"),
+                    "untrustedFrames": .integer(trustFailures),
+                ]),
+            ]))
+        case "Resolve", "Confirm", "Handle", "Perform":
+            guard let intent = Self.intent(from: call, replies) else { return }
+            // Intents in flight finish before a graceful stop; new ones are refused.
+            guard await state.beginCall() else {
+                replies.send(error: Self.unavailable("carplayd is shutting down"))
+                return
+            }
+            await phase(call.member, intent: intent, runtime: runtime, peer: peer, replies: replies)
+            await state.endCall()
+        case "Monitor":
+            guard call.more else {
+                replies.send(error: .expectedMore)
+                return
+            }
+            guard Self.noParameters(call, replies) else { return }
+            for await change in await runtime.controller.changes() {
+                var changed: [String: JSONValue] = [:]
+                for key in change.keys { changed[key.rawValue] = change.state[key]?.jsonValue ?? .null }
+                let sent = replies.send(VarlinkReply(parameters: [
+                    "keys": .array(change.keys.map { .string($0.rawValue) }), "state": .object(changed), "frame": .string(change.frame.logLine),
+                ], continues: true))
+                if !sent { break }
+            }
+        default:
+            replies.send(error: .methodNotFound(call.method))
+        }
+    }
+
+    private func phase(_ member: String, intent: Intent, runtime: VehicleRuntime, peer: PeerCredentials, replies: VarlinkReplies) async {
+        let engine = runtime.engine
+        let clock = ContinuousClock()
+        let start = clock.now
+        let resolution = await engine.resolve(intent)
+        let resolutions = Self.resolutionsJSON(resolution)
+        if member == "Resolve" {
+            log.info("resolve \(intent.name.rawValue) \(Self.compact(intent)): \(Self.kinds(resolution))")
+            replies.send(VarlinkReply(parameters: ["resolutions": resolutions, "ready": .bool(resolution.action != nil)]))
+            return
+        }
+        if resolution.action == nil {
+            log.info("\(member.lowercased()) \(intent.name.rawValue) \(Self.compact(intent)): unresolved (\(Self.kinds(resolution)))")
+            if member == "Handle" {
+                let (name, result) = resolution.parameters.first { !$0.result.isResolved } ?? ("parameters", .notRequired)
+                replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(name), "reason": .string(Self.reason(result))]))
+                return
+            }
+            let response = IntentResponse(code: .failure, reason: "notResolved", fields: [:])
+            if member == "Confirm" {
+                replies.send(VarlinkReply(parameters: ["resolutions": resolutions, "response": response.jsonValue]))
+            } else {
+                let state = await runtime.controller.currentState
+                replies.send(VarlinkReply(parameters: ["resolutions": resolutions, "response": response.jsonValue, "frames": .array([]), "state": state.jsonValue]))
+            }
+            return
+        }
+        let confirmation = await engine.confirm(resolution)
+        if confirmation.code != .ready {
+            log.info("\(member.lowercased()) \(intent.name.rawValue) \(Self.compact(intent)): refused (\(confirmation.reason ?? confirmation.code.rawValue))")
+            switch confirmation.reason {
+            case "restrictedWhileLocked" where member != "Confirm":
+                replies.send(error: VarlinkError("io.carplayd.Vehicle.RestrictedWhileLocked", ["intent": .string(intent.name.rawValue)]))
+                return
+            case "vehicleUnreachable" where member != "Confirm":
+                replies.send(error: Self.unavailable("the vehicle sends no status frames"))
+                return
+            default:
+                break
+            }
+        }
+        if member == "Confirm" {
+            replies.send(VarlinkReply(parameters: ["resolutions": resolutions, "response": confirmation.jsonValue]))
+            return
+        }
+        var response = confirmation
+        var frames: [ReceivedFrame] = []
+        if confirmation.code == .ready {
+            (response, frames) = await engine.handle(resolution)
+        }
+        let state = await runtime.controller.currentState
+        let elapsed = clock.now - start
+        log.intent(
+            name: intent.name.rawValue, parameters: Self.compact(intent), resolutions: Self.kinds(resolution),
+            frames: frames.map(\.logLine), response: response.code.rawValue, reason: response.reason, detail: response.fields["detail"]?.stringValue,
+            latency: elapsed, peer: peer)
+        var parameters: [String: JSONValue] = ["response": response.jsonValue, "frames": .array(frames.map { .string($0.logLine) }), "state": state.jsonValue]
+        if member == "Perform" { parameters["resolutions"] = resolutions }
+        replies.send(VarlinkReply(parameters: parameters))
+    }
+
+    // MARK: - Helpers
+
+    static func unavailable(_ reason: String) -> VarlinkError {
+        VarlinkError("io.carplayd.Vehicle.VehicleUnavailable", ["reason": .string(reason)])
+    }
+
+    static func noParameters(_ call: VarlinkCall, _ replies: VarlinkReplies) -> Bool {
+        if let unknown = call.parameters.keys.sorted().first {
+            replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(unknown), "reason": .string("\(call.member) takes no parameters")]))
+            return false
+        }
+        return true
+    }
+
+    /// The intent of a Resolve/Confirm/Handle/Perform call, or nil after sending the error.
+    static func intent(from call: VarlinkCall, _ replies: VarlinkReplies) -> Intent? {
+        for key in call.parameters.keys.sorted() where key != "intent" && key != "parameters" {
+            replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(key), "reason": .string("unknown parameter; expected intent and parameters")]))
+            return nil
+        }
+        guard case let .string(name)? = call.parameters["intent"] else {
+            replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string("intent"), "reason": .string("expected the intent's name as a string")]))
+            return nil
+        }
+        var object: [String: JSONValue] = ["intent": .string(name)]
+        switch call.parameters["parameters"] {
+        case nil, .null?: object["parameters"] = .object([:])
+        case let .object(value)?: object["parameters"] = .object(value)
+        default:
+            replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string("parameters"), "reason": .string("expected an object")]))
+            return nil
+        }
+        do {
+            return try Intent(json: .object(object))
+        } catch {
+            switch error {
+            case let .unknownIntent(intent):
+                replies.send(error: VarlinkError("io.carplayd.Vehicle.UnknownIntent", ["intent": .string(intent)]))
+            case let .unknownParameter(_, parameter):
+                replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(parameter), "reason": .string(error.description)]))
+            case let .invalidParameter(parameter, _, _):
+                replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(parameter), "reason": .string(error.description)]))
+            default:
+                replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string("parameters"), "reason": .string(error.description)]))
+            }
+            return nil
+        }
+    }
+
+    static func resolutionsJSON(_ resolution: IntentResolution) -> JSONValue {
+        var object: [String: JSONValue] = [:]
+        for (name, result) in resolution.parameters { object[name] = result.jsonValue }
+        return .object(object)
+    }
+
+    static func reason(_ result: ResolutionResult) -> String {
+        switch result {
+        case let .needsValue(reason), let .unsupported(reason), let .confirmationRequired(_, reason): reason
+        case .disambiguation: "several values match; choose one (Resolve lists them)"
+        default: "not resolved"
+        }
+    }
+
+    static func kinds(_ resolution: IntentResolution) -> String {
+        resolution.parameters.filter { $0.result != .notRequired }.map { "\($0.name)=\($0.result.kind)" }.joined(separator: " ")
+    }
+
+    static func compact(_ intent: Intent) -> String {
+        if case let .object(object) = intent.jsonValue, let parameters = object["parameters"] { return parameters.serialized(sortedKeys: true) }
+        return "{}"
+    }
+}
+
+/// What the whole daemon shares: the current runtime (replaced on reload), who may
+/// call, and the calls in flight (for a graceful stop).
+public actor DaemonState {
+    public private(set) var runtime: VehicleRuntime
+    private var allowedUsers: Set<UInt32>
+    private var allowedGroups: Set<UInt32>
+    private let ownUser = Accounts.currentUserID
+    private var inFlight = 0
+    private var stopping = false
+    private var drained: [CheckedContinuation<Void, Never>] = []
+
+    public init(runtime: VehicleRuntime, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>) {
+        self.runtime = runtime
+        self.allowedUsers = allowedUsers
+        self.allowedGroups = allowedGroups
+    }
+
+    /// Root, the daemon's own user, the allowed users, and members of allowed groups.
+    public func authorize(_ peer: PeerCredentials) -> Bool {
+        if peer.uid == 0 || peer.uid == ownUser || allowedUsers.contains(peer.uid) { return true }
+        if allowedGroups.contains(peer.gid) { return true }
+        guard !allowedGroups.isEmpty else { return false }
+        return !allowedGroups.isDisjoint(with: Accounts.groups(ofUser: peer.uid, primary: peer.gid))
+    }
+
+    public func replace(runtime: VehicleRuntime, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>) -> VehicleRuntime {
+        let old = self.runtime
+        self.runtime = runtime
+        self.allowedUsers = allowedUsers
+        self.allowedGroups = allowedGroups
+        return old
+    }
+
+    func beginCall() -> Bool {
+        guard !stopping else { return false }
+        inFlight += 1
+        return true
+    }
+
+    func endCall() {
+        inFlight -= 1
+        if inFlight == 0 {
+            for continuation in drained { continuation.resume() }
+            drained.removeAll()
+        }
+    }
+
+    /// Refuses new calls; returns once the calls in flight have finished (or `timeout`).
+    public func drain(timeout: Duration) async -> Int {
+        stopping = true
+        guard inFlight > 0 else { return 0 }
+        let waiting = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.releaseWaiters()
+        }
+        await withCheckedContinuation { drained.append($0) }
+        waiting.cancel()
+        return inFlight
+    }
+
+    private func releaseWaiters() {
+        for continuation in drained { continuation.resume() }
+        drained.removeAll()
+    }
+}
