@@ -56,40 +56,54 @@ enum IntentRunner {
             let resolutions = reply["resolutions"]?.objectValue ?? [:]
             let names = ordered(resolutions.keys, intent)
             if names.contains(where: { kind(resolutions[$0]) == "unsupported" }) { return parameters }
-            let pending = names.filter { asking.contains(kind(resolutions[$0])) }
-            if pending.isEmpty { return parameters }
-            func fail(_ message: String) -> CommandFailure {
-                if options.json { output(JSONValue.object(reply).serialized()) }
-                return CommandFailure(message)
+            // A choice often settles the rest (the station picks the band): the most
+            // specific question first, then Resolve again.
+            let pending = ["disambiguation", "confirmationRequired", "needsValue"].flatMap { wanted in
+                names.filter { kind(resolutions[$0]) == wanted }
             }
-            for name in pending {
-                let resolution = resolutions[name]!.objectValue!
-                let reason = resolution["reason"]?.stringValue
-                switch kind(resolutions[name]) {
-                case "confirmationRequired":
-                    let value = resolution["value"] ?? .null
-                    let question = "\(reason ?? "\(name) needs confirmation"); use \(readableOption(value))?"
-                    if options.yes {
-                        apply(name, value, to: &parameters, intent: intent)
-                    } else if interactive {
-                        guard try askYesNo(question) else { throw CommandFailure("cancelled; nothing was changed") }
-                        apply(name, value, to: &parameters, intent: intent)
-                    } else {
-                        throw fail("\(reason ?? "\(name) needs confirmation"): the car would use \(readableOption(value)); run again with --yes to accept, or give another value")
-                    }
-                case "disambiguation":
-                    let choices = resolution["options"]?.arrayValue ?? []
-                    guard interactive, !choices.isEmpty else {
-                        throw fail("\(name) is ambiguous; give one of:\n" + numbered(choices))
-                    }
-                    apply(name, try choose(name, choices), to: &parameters, intent: intent)
-                default:  // needsValue
-                    guard interactive else { throw fail("\(name) needs a value: \(reason ?? "give one")") }
-                    parameters[name] = try askValue(name, reason: reason)
+            if pending.isEmpty { return parameters }
+            if options.yes, pending.contains(where: { kind(resolutions[$0]) == "confirmationRequired" }) {
+                for name in pending where kind(resolutions[name]) == "confirmationRequired" {
+                    apply(name, resolutions[name]!.objectValue!["value"] ?? .null, to: &parameters, intent: intent)
                 }
+                continue
+            }
+            guard interactive else {
+                // Say everything that would have been asked.
+                if options.json { output(JSONValue.object(reply).serialized()) }
+                throw CommandFailure(pending.map { question(for: $0, resolutions[$0]!.objectValue!) }.joined(separator: "\n"))
+            }
+            let name = pending[0]
+            let resolution = resolutions[name]!.objectValue!
+            switch kind(resolutions[name]) {
+            case "confirmationRequired":
+                let value = resolution["value"] ?? .null
+                let reason = resolution["reason"]?.stringValue ?? "\(name) needs confirmation"
+                guard try askYesNo("\(reason); use \(readableOption(value))?") else { throw CommandFailure("cancelled; nothing was changed") }
+                apply(name, value, to: &parameters, intent: intent)
+            case "disambiguation":
+                let choices = resolution["options"]?.arrayValue ?? []
+                guard !choices.isEmpty else { throw CommandFailure(question(for: name, resolution)) }
+                apply(name, try choose(name, choices), to: &parameters, intent: intent)
+            default:  // needsValue
+                parameters[name] = try askValue(name, reason: resolution["reason"]?.stringValue)
             }
         }
         return parameters
+    }
+
+    /// What would have been asked, for the error off a terminal.
+    static func question(for name: String, _ resolution: [String: JSONValue]) -> String {
+        let reason = resolution["reason"]?.stringValue
+        switch resolution["kind"]?.stringValue {
+        case "confirmationRequired":
+            let value = readableOption(resolution["value"] ?? .null)
+            return "\(reason ?? "\(name) needs confirmation"): the car would use \(value); run again with --yes to accept, or give another value"
+        case "disambiguation":
+            return "\(name) is ambiguous; give one of:\n" + numbered(resolution["options"]?.arrayValue ?? [])
+        default:
+            return "\(name) needs a value: \(reason ?? "give one")"
+        }
     }
 
     /// A chosen option becomes the parameter's value; an option that names other

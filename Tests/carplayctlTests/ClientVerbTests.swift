@@ -318,7 +318,9 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         let (_, parameters) = FakeDaemon.intentParameters(call)
         var resolutions = FakeDaemon.successResolutions(parameters).objectValue!
         if parameters["stationName"] == "Jazz" {
+            // As carplayd answers: the band is open until the station is chosen.
             resolutions["stationName"] = ["kind": "disambiguation", "options": ["Jazz FM", "Jazz FM Classics"]]
+            resolutions["radioType"] = ["kind": "needsValue", "reason": "which band?"]
         }
         if let value = parameters["temperature"]?.objectValue?["value"]?.doubleValue, value > 28 {
             resolutions["temperature"] = ["kind": "confirmationRequired", "value": ["value": 28.0, "unit": "celsius"], "reason": .string("\(Int(value)) °C is above the maximum 28 °C")]
@@ -332,7 +334,8 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         let daemon = try FakeDaemon(Self.askingVehicle)
         let result = try await ctl(["radio", "--station", "Jazz"], daemon)
         #expect(result.status == 1)
-        #expect(result.stderr == "carplayctl radio: stationName is ambiguous; give one of:\n  1. Jazz FM\n  2. Jazz FM Classics\n")
+        // Everything it would have asked, the choice first.
+        #expect(result.stderr == "carplayctl radio: stationName is ambiguous; give one of:\n  1. Jazz FM\n  2. Jazz FM Classics\nradioType needs a value: which band?\n")
         #expect(daemon.calls.map(\.member) == ["Resolve"], "nothing performed")
     }
 
