@@ -60,7 +60,7 @@ let package = Package(
         // Thin executables.
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),
         .executableTarget(name: "carplay-ecu", dependencies: ["CANBus", "LinuxSupport", "SocketCAN", "VehicleKit"]),
-        .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "LinuxSupport"]),
+        .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink"]),
 
         .testTarget(name: "CANKitTests", dependencies: ["CANKit"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
@@ -71,7 +71,8 @@ let package = Package(
         .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "CANBus", "CANKit", "CarplayJSON"]),
         // Runs the built carplayctl binary as a subprocess; depending on the executable
         // target makes SwiftPM build it before the tests. CANKit lists a DBC's names.
-        .testTarget(name: "carplayctlTests", dependencies: ["carplayctl", "CANKit"]),
+        // Varlink, LinuxSupport, CarplayJSON: the fake daemon of ClientVerbTests.
+        .testTarget(name: "carplayctlTests", dependencies: ["carplayctl", "CANKit", "Varlink", "LinuxSupport", "CarplayJSON"]),
     ],
     swiftLanguageModes: [.v6]
 )

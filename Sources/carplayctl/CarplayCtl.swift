@@ -7,7 +7,7 @@ enum ExitCode {
     static let failure: Int32 = 1
     /// Wrong arguments or unreadable input files.
     static let usage: Int32 = 2
-    /// The daemon could not be reached.
+    /// The daemon could not be reached (nothing listens on the socket, or the connection broke).
     static let unreachable: Int32 = 3
 }
 
@@ -33,9 +33,25 @@ struct Verb: Sendable {
 enum CarplayCtl {
     /// The verb table. Each verb parses its own arguments.
     static let verbs: [Verb] = [
+        // Intents on the daemon, one verb each.
+        Verb(name: "climate", summary: "set temperature, fan, A/C, auto, air circulation (SetClimateSettingsInCar)", usage: IntentVerbs.climateUsage, run: IntentVerbs.climate),
+        Verb(name: "defrost", summary: "switch a defroster on or off (SetDefrosterSettingsInCar)", usage: IntentVerbs.defrostUsage, run: IntentVerbs.defrost),
+        Verb(name: "seat", summary: "seat heating, cooling, massage (SetSeatSettingsInCar)", usage: IntentVerbs.seatUsage, run: IntentVerbs.seat),
+        Verb(name: "radio", summary: "tune by band and frequency/channel, station or preset (SetRadioStation)", usage: IntentVerbs.radioUsage, run: IntentVerbs.radio),
+        Verb(name: "audio", summary: "choose the audio source (SetAudioSourceInCar)", usage: IntentVerbs.audioUsage, run: IntentVerbs.audio),
+        Verb(name: "lock", summary: "lock the car, or --status (SetCarLockStatus, GetCarLockStatus)", usage: IntentVerbs.lockUsage, run: IntentVerbs.lock),
+        Verb(name: "unlock", summary: "unlock the car (SetCarLockStatus)", usage: IntentVerbs.lockUsage, run: IntentVerbs.unlock),
+        Verb(name: "signal", summary: "flash the lights and/or sound the horn (ActivateCarSignal)", usage: IntentVerbs.signalUsage, run: IntentVerbs.signal),
+        Verb(name: "power", summary: "fuel/charge level and range (GetCarPowerLevelStatus)", usage: IntentVerbs.powerUsage, run: IntentVerbs.power),
+        Verb(name: "profile", summary: "save/set car profiles (SaveProfileInCar, SetProfileInCar); check a profile folder (offline)", usage: ProfileCommand.usage, run: ProfileCommand.run),
+        // The daemon's state.
+        Verb(name: "status", summary: "the live vehicle state, grouped, and whether it is reachable", usage: StateVerbs.statusUsage, run: StateVerbs.status),
+        Verb(name: "monitor", summary: "one line per change of the vehicle state, until interrupted", usage: StateVerbs.monitorUsage, run: StateVerbs.monitor),
+        Verb(name: "describe", summary: "the vehicle's capabilities as the daemon sees them", usage: StateVerbs.describeUsage, run: StateVerbs.describe),
+        Verb(name: "call", summary: "a raw Varlink call to the daemon, reply as JSON", usage: StateVerbs.callUsage, run: StateVerbs.call),
+        // Offline tools.
         Verb(name: "dbc", summary: "decode, encode and show frames with a DBC file (offline)", usage: DBCCommand.usage, run: DBCCommand.run),
         Verb(name: "perform", summary: "run one intent (JSON form) against a simulated vehicle, without a daemon", usage: PerformCommand.usage, run: PerformCommand.run),
-        Verb(name: "profile", summary: "check a vehicle profile folder and summarise it (offline)", usage: ProfileCommand.usage, run: ProfileCommand.run),
     ]
 
     static let usage = """
@@ -72,6 +88,9 @@ enum CarplayCtl {
         } catch let error as UsageError {
             printError("carplayctl \(verb.name): \(error)\n\n\(verb.usage)")
             return ExitCode.usage
+        } catch let error as DaemonUnreachable {
+            printError("carplayctl \(verb.name): \(error)")
+            return ExitCode.unreachable
         } catch let error as CommandFailure {
             printError("carplayctl \(verb.name): \(error)")
             return ExitCode.failure

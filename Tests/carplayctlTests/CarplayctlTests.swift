@@ -54,6 +54,11 @@ import CANKit
     /// chatty stderr can never block the child while we read stdout.
     static func run(_ arguments: [String], stdin: String = "") throws -> Result {
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "carplayctl not found next to the test runner; set CARPLAYCTL")
+        return try runProgram(binary.path, arguments, stdin: stdin)
+    }
+
+    /// Runs any program (e.g. script(1) around carplayctl) the same way.
+    static func runProgram(_ path: String, _ arguments: [String], stdin: String = "") throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carplayctlTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -65,7 +70,7 @@ import CANKit
         let errHandle = try FileHandle(forWritingTo: errURL)
 
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         let input = Pipe()
         process.standardInput = input

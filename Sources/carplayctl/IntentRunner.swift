@@ -1,0 +1,178 @@
+import CarIntents
+import CarplayJSON
+
+/// Runs one intent against the daemon, the way a person wants it:
+///
+/// 1. `Resolve` with the parameters from the flags.
+/// 2. Every parameter that needs the user -- `disambiguation` (pick an option),
+///    `confirmationRequired` (accept the value the car would use), `needsValue` (type
+///    one) -- is asked on a terminal; then `Resolve` again with the answers, until it
+///    is ready (or nothing more can be asked). Off a terminal the verb fails (exit 1)
+///    and says what it would have asked; `--yes` accepts confirmationRequired values.
+///    `unsupported` cannot be fixed by an answer: straight on to step 3, which reports it.
+/// 3. `Perform` with the final parameters, and print a sentence (or `--json`: the reply).
+///    `Perform` resolves again on the daemon: nothing the dialog did is trusted blindly.
+enum IntentRunner {
+    /// Resolve rounds at most (each answer can raise a new question).
+    static let maxRounds = 8
+    static let asking: Set<String> = ["disambiguation", "confirmationRequired", "needsValue"]
+
+    static func run(_ intent: IntentName, _ parameters: [String: JSONValue], _ options: DaemonOptions) throws -> Int32 {
+        try withDaemonErrorsAsJSON(options.json) {
+            let daemon = try DaemonConnection(options)
+            let final = try resolve(daemon: daemon, intent: intent, parameters: parameters, options: options)
+            let reply = try daemon.call("Perform", request(intent, final))
+            let succeeded = reply["response"]?.objectValue?["code"]?.stringValue == "success"
+            if options.json {
+                output(JSONValue.object(reply).serialized())
+            } else if succeeded {
+                output(IntentSentence.success(intent: intent, parameters: final, reply: reply))
+            } else {
+                printError(IntentSentence.failure(intent: intent, reply: reply))
+            }
+            return succeeded ? ExitCode.success : ExitCode.failure
+        }
+    }
+
+    static func request(_ intent: IntentName, _ parameters: [String: JSONValue]) -> [String: JSONValue] {
+        ["intent": .string(intent.rawValue), "parameters": .object(parameters)]
+    }
+
+    /// Parameter names in SiriKit order, then any others.
+    static func ordered(_ names: some Collection<String>, _ intent: IntentName) -> [String] {
+        let known = Intent.parameterNames(of: intent)
+        return known.filter(names.contains) + names.filter { !known.contains($0) }.sorted()
+    }
+
+    static func kind(_ resolution: JSONValue?) -> String { resolution?.objectValue?["kind"]?.stringValue ?? "" }
+
+    /// Steps 1 and 2: the parameters to perform with.
+    static func resolve(daemon: DaemonConnection, intent: IntentName, parameters: [String: JSONValue], options: DaemonOptions) throws -> [String: JSONValue] {
+        var parameters = parameters
+        let interactive = isInteractive()
+        for _ in 0..<maxRounds {
+            let reply = try daemon.call("Resolve", request(intent, parameters))
+            if reply["ready"] == .bool(true) { return parameters }
+            let resolutions = reply["resolutions"]?.objectValue ?? [:]
+            let names = ordered(resolutions.keys, intent)
+            if names.contains(where: { kind(resolutions[$0]) == "unsupported" }) { return parameters }
+            // A choice often settles the rest (the station picks the band): the most
+            // specific question first, then Resolve again.
+            let pending = ["disambiguation", "confirmationRequired", "needsValue"].flatMap { wanted in
+                names.filter { kind(resolutions[$0]) == wanted }
+            }
+            if pending.isEmpty { return parameters }
+            if options.yes, pending.contains(where: { kind(resolutions[$0]) == "confirmationRequired" }) {
+                for name in pending where kind(resolutions[name]) == "confirmationRequired" {
+                    apply(name, resolutions[name]!.objectValue!["value"] ?? .null, to: &parameters, intent: intent)
+                }
+                continue
+            }
+            guard interactive else {
+                // Say everything that would have been asked.
+                if options.json { output(JSONValue.object(reply).serialized()) }
+                throw CommandFailure(pending.map { question(for: $0, resolutions[$0]!.objectValue!) }.joined(separator: "\n"))
+            }
+            let name = pending[0]
+            let resolution = resolutions[name]!.objectValue!
+            switch kind(resolutions[name]) {
+            case "confirmationRequired":
+                let value = resolution["value"] ?? .null
+                let reason = resolution["reason"]?.stringValue ?? "\(name) needs confirmation"
+                guard try askYesNo("\(reason); use \(readableOption(value))?") else { throw CommandFailure("cancelled; nothing was changed") }
+                apply(name, value, to: &parameters, intent: intent)
+            case "disambiguation":
+                let choices = resolution["options"]?.arrayValue ?? []
+                guard !choices.isEmpty else { throw CommandFailure(question(for: name, resolution)) }
+                apply(name, try choose(name, choices), to: &parameters, intent: intent)
+            default:  // needsValue
+                parameters[name] = try askValue(name, reason: resolution["reason"]?.stringValue)
+            }
+        }
+        return parameters
+    }
+
+    /// What would have been asked, for the error off a terminal.
+    static func question(for name: String, _ resolution: [String: JSONValue]) -> String {
+        let reason = resolution["reason"]?.stringValue
+        switch resolution["kind"]?.stringValue {
+        case "confirmationRequired":
+            let value = readableOption(resolution["value"] ?? .null)
+            return "\(reason ?? "\(name) needs confirmation"): the car would use \(value); run again with --yes to accept, or give another value"
+        case "disambiguation":
+            return "\(name) is ambiguous; give one of:\n" + numbered(resolution["options"]?.arrayValue ?? [])
+        default:
+            return "\(name) needs a value: \(reason ?? "give one")"
+        }
+    }
+
+    /// A chosen option becomes the parameter's value; an option that names other
+    /// parameters (a seat level's `{"feature":"heating","level":2}`) sets those:
+    /// `feature` F means `enableF: true`.
+    static func apply(_ name: String, _ value: JSONValue, to parameters: inout [String: JSONValue], intent: IntentName) {
+        let known = Set(Intent.parameterNames(of: intent))
+        if case let .object(object) = value, !object.isEmpty,
+            object["feature"] != nil || object.keys.allSatisfy(known.contains)
+        {
+            for (key, member) in object {
+                if key == "feature", let feature = member.stringValue {
+                    parameters["enable" + capitalizedFirst(feature)] = .bool(true)
+                } else {
+                    parameters[key] = member
+                }
+            }
+        } else {
+            parameters[name] = value
+        }
+    }
+
+    /// "28 °C", "Jazz FM", "heating (level 2)".
+    static func readableOption(_ value: JSONValue) -> String {
+        if case var .object(object) = value, let feature = object.removeValue(forKey: "feature")?.stringValue {
+            return object.isEmpty ? feature : "\(feature) (\(readable(.object(object))))"
+        }
+        return readable(value)
+    }
+
+    static func numbered(_ choices: [JSONValue]) -> String {
+        choices.enumerated().map { "  \($0.offset + 1). \(readableOption($0.element))" }.joined(separator: "\n")
+    }
+
+    // MARK: - Questions (on a terminal)
+
+    static func readAnswer() throws -> String {
+        guard let line = readLine(strippingNewline: true) else { throw CommandFailure("cancelled; nothing was changed") }
+        return line.trimming(" ")
+    }
+
+    static func askYesNo(_ question: String) throws -> Bool {
+        output("\(question) [y/N] ", newline: false)
+        let answer = try readAnswer().lowercased()
+        return answer == "y" || answer == "yes"
+    }
+
+    static func choose(_ name: String, _ choices: [JSONValue]) throws -> JSONValue {
+        output("\(name): which one?\n\(numbered(choices))")
+        for _ in 0..<3 {
+            output("choice [1-\(choices.count)]: ", newline: false)
+            let answer = try readAnswer()
+            if let index = Int(answer), choices.indices.contains(index - 1) { return choices[index - 1] }
+            if let match = choices.first(where: { readableOption($0).lowercased() == answer.lowercased() }) { return match }
+            output("give a number from 1 to \(choices.count)")
+        }
+        throw CommandFailure("no valid choice; nothing was changed")
+    }
+
+    static func askValue(_ name: String, reason: String?) throws -> JSONValue {
+        for _ in 0..<3 {
+            output("\(name)\(reason.map { " (\($0))" } ?? ""): ", newline: false)
+            let answer = try readAnswer()
+            do {
+                return try ParameterInput.parse(parameter: name, text: answer)
+            } catch {
+                output("\(error)")
+            }
+        }
+        throw CommandFailure("no valid value for \(name); nothing was changed")
+    }
+}

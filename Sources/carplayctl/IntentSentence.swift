@@ -1,0 +1,195 @@
+import CarIntents
+import CarplayJSON
+
+/// The sentence a person reads after an intent: what was set (from the parameters sent
+/// and how the daemon resolved them, the response's fields and the state afterwards),
+/// or why it failed.
+enum IntentSentence {
+    static let confirmed = " (confirmed by the vehicle)"
+
+    static func success(intent: IntentName, parameters p: [String: JSONValue], reply: [String: JSONValue]) -> String {
+        let resolutions = reply["resolutions"]?.objectValue ?? [:]
+        let response = reply["response"]?.objectValue ?? [:]
+        let state = reply["state"]?.objectValue ?? [:]
+        /// The resolved value when the daemon resolved the parameter to a scalar or a temperature.
+        func resolved(_ name: String) -> JSONValue? {
+            let value = resolutions[name]?.objectValue?["value"]
+            if case .array? = value { return p[name] }
+            return value ?? p[name]
+        }
+        switch intent {
+        case .setClimateSettingsInCar:
+            var clauses: [String] = []
+            let zone = p["climateZone"]?.stringValue.map { capitalizedFirst(spoken($0)) + " zone" }
+            if let temperature = resolved("temperature") {
+                clauses.append("\(zone ?? "Temperature") set to \(readable(temperature))")
+            }
+            if let relative = p["relativeTemperatureSetting"]?.stringValue {
+                var clause = "\(zone ?? "Temperature") \(relativeWord(relative, up: "warmer", down: "cooler"))"
+                if case let .object(values)? = resolutions["relativeTemperatureSetting"]?.objectValue?["value"], !values.isEmpty {
+                    clause += ": " + values.keys.sorted().map { "\(spoken($0)) \(readable(values[$0]!)) °C" }.joined(separator: ", ")
+                }
+                clauses.append(clause)
+            }
+            if p["enableFan"] == .bool(false) { clauses.append("fan off") }
+            if let index = p["fanSpeedIndex"] { clauses.append("fan speed \(readable(resolved("fanSpeedIndex") ?? index))") }
+            if let percent = p["fanSpeedPercentage"] {
+                let level = resolutions["fanSpeedPercentage"]?.objectValue?["value"]?.intValue
+                clauses.append("fan at \(readable(percent)) %" + (level.map { " (speed \($0))" } ?? ""))
+            }
+            if let relative = p["relativeFanSpeedSetting"]?.stringValue {
+                let level = resolutions["relativeFanSpeedSetting"]?.objectValue?["value"]?.intValue
+                clauses.append("fan \(relativeWord(relative, up: "faster", down: "slower"))" + (level.map { " (speed \($0))" } ?? ""))
+            }
+            if p["enableFan"] == .bool(true) { clauses.append("fan on") }
+            if let flag = p["enableAirConditioner"] { clauses.append("A/C \(readable(flag))") }
+            if let flag = p["enableAutoMode"] { clauses.append("auto mode \(readable(flag))") }
+            if let flag = p["enableClimateControl"] { clauses.append("climate control \(readable(flag))") }
+            if let mode = p["airCirculationMode"]?.stringValue { clauses.append(mode == "recirculateAir" ? "recirculated air" : "fresh air") }
+            return capitalizedFirst(clauses.isEmpty ? "climate settings applied" : clauses.joined(separator: ", ")) + confirmed
+
+        case .setDefrosterSettingsInCar:
+            let defroster = p["defroster"]?.stringValue ?? resolved("defroster")?.stringValue
+            let name = defroster == "all" ? "All defrosters" : defroster.map { capitalizedFirst($0) + " defroster" } ?? "Defroster"
+            return "\(name) \(p["enable"].map(readable) ?? "set")" + confirmed
+
+        case .setSeatSettingsInCar:
+            let seat = capitalizedFirst(spoken(p["seat"]?.stringValue ?? "the")) + " seat"
+            var clauses: [String] = []
+            for feature in ["heating", "cooling", "massage"] {
+                guard let flag = p["enable" + capitalizedFirst(feature)] else { continue }
+                if flag == .bool(false) {
+                    clauses.append("\(feature) off")
+                } else if let level = resolved("level") {
+                    clauses.append("\(feature) set to \(readable(level))")
+                } else if let relative = p["relativeLevelSetting"]?.stringValue {
+                    clauses.append("\(feature) \(relativeWord(relative, up: "higher", down: "lower"))")
+                } else {
+                    clauses.append("\(feature) on")
+                }
+            }
+            if clauses.isEmpty, let level = resolved("level") { clauses.append("level \(readable(level))") }
+            if clauses.isEmpty, let relative = p["relativeLevelSetting"]?.stringValue { clauses.append("level \(relativeWord(relative, up: "higher", down: "lower"))") }
+            return "\(seat) \(clauses.isEmpty ? "set" : clauses.joined(separator: ", "))" + confirmed
+
+        case .setRadioStation:
+            let tuned = radioText(state) ?? radioText(["radio.band": p["radioType"] ?? .null, "radio.frequency": p["frequency"] ?? .null, "radio.channel": p["channel"] ?? .null])
+            var what = tuned ?? "the radio station"
+            if let station = p["stationName"]?.stringValue {
+                what = resolvedStation(resolutions["stationName"], station) + (tuned.map { " on \($0)" } ?? "")
+            } else if let preset = p["presetNumber"] {
+                what = "preset \(readable(preset))" + (tuned.map { ", \($0)" } ?? "")
+            }
+            return "Tuned to \(what)" + confirmed
+
+        case .setAudioSourceInCar:
+            let source = state["audio.source"]?.stringValue ?? p["audioSource"]?.stringValue
+            return (source.map { "Audio source set to \($0)" } ?? "Audio source changed") + confirmed
+
+        case .saveProfileInCar:
+            let number = response["profileNumber"] ?? p["profileNumber"]
+            let name = (response["profileName"] ?? p["profileName"])?.stringValue
+            let count = response["settings"]?.intValue
+            return "Saved the current settings as profile \(number.map(readable) ?? "?")" + (name.map { " \"\($0)\"" } ?? "")
+                + (count.map { " (\($0) settings)" } ?? "")
+
+        case .setProfileInCar:
+            let number = response["profileNumber"] ?? p["profileNumber"]
+            let name = (response["profileName"] ?? p["profileName"])?.stringValue
+            let which = number.map { "Profile \(readable($0))" + (name.map { " \"\($0)\"" } ?? "") } ?? name.map { "Profile \"\($0)\"" } ?? "The default profile"
+            return "\(which) applied" + confirmed
+
+        case .setCarLockStatus:
+            return (p["locked"] == .bool(false) ? "Car unlocked" : "Car locked") + confirmed
+
+        case .getCarLockStatus:
+            switch response["locked"] {
+            case .bool(true)?: return "The car is locked"
+            case .bool(false)?: return "The car is unlocked"
+            default: return "The lock status is unknown"
+            }
+
+        case .activateCarSignal:
+            let signals = (response["signals"] ?? p["signals"])?.arrayValue?.compactMap(\.stringValue) ?? []
+            var actions: [String] = []
+            if signals.contains("visible") { actions.append("flashed the lights") }
+            if signals.contains("audible") { actions.append("sounded the horn") }
+            return capitalizedFirst(actions.isEmpty ? "signalled" : actions.joined(separator: " and ")) + confirmed
+
+        case .getCarPowerLevelStatus:
+            return powerText(response) ?? "The power level is unknown"
+        }
+    }
+
+    static func failure(intent: IntentName, reply: [String: JSONValue]) -> String {
+        let response = reply["response"]?.objectValue ?? [:]
+        let code = response["code"]?.stringValue ?? "failure"
+        let reason = response["reason"]?.stringValue
+        var text: String
+        if let detail = response["detail"]?.stringValue {
+            text = detail
+        } else {
+            switch reason {
+            case "unresolved", "notResolved":
+                let resolutions = reply["resolutions"]?.objectValue ?? [:]
+                let problems = IntentRunner.ordered(resolutions.keys, intent).compactMap { name -> String? in
+                    guard let resolution = resolutions[name]?.objectValue else { return nil }
+                    let kind = resolution["kind"]?.stringValue ?? ""
+                    guard kind != "success", kind != "notRequired" else { return nil }
+                    if let why = resolution["reason"]?.stringValue { return "\(name): \(why)" }
+                    if let options = resolution["options"]?.arrayValue { return "\(name): one of \(options.map(IntentRunner.readableOption).joined(separator: ", "))" }
+                    return "\(name): \(kind)"
+                }
+                text = problems.isEmpty ? "the request did not resolve" : problems.joined(separator: "; ")
+            case "restrictedWhileLocked": text = "\(intent.rawValue) is not allowed while the car is locked"
+            case "vehicleUnreachable": text = "the vehicle is unreachable (it sends no status frames)"
+            case "emptyProfile": text = "profile \(response["profileNumber"].map(readable) ?? "?") is empty"
+            case "timeout": text = "the vehicle did not confirm in time"
+            case let reason?: text = reason
+            case nil: text = code == "failure" ? "the vehicle did not confirm" : code
+            }
+        }
+        if let confirmed = response["confirmed"]?.arrayValue, let failed = response["failed"]?.arrayValue {
+            text += "; confirmed: \(readable(.array(confirmed))); not confirmed: \(readable(.array(failed)))"
+        }
+        return "Failed: \(text)"
+    }
+
+    static func relativeWord(_ relative: String, up: String, down: String) -> String {
+        switch relative {
+        case "higher": up
+        case "lower": down
+        case "highest": "to the highest"
+        case "lowest": "to the lowest"
+        default: relative
+        }
+    }
+
+    /// The station a name resolved to (the daemon may correct the spelling).
+    static func resolvedStation(_ resolution: JSONValue?, _ given: String) -> String {
+        resolution?.objectValue?["value"]?.stringValue ?? given
+    }
+
+    /// "FM 101.1 MHz", "AM 1010 kHz", "DAB channel 12" from `radio.*` state keys.
+    static func radioText(_ state: [String: JSONValue]) -> String? {
+        guard let band = state["radio.band"]?.stringValue else { return nil }
+        if band == "DAB" || band == "satellite", let channel = state["radio.channel"], channel != .null {
+            return "\(band) channel \(readable(channel))"
+        }
+        if let frequency = state["radio.frequency"]?.doubleValue {
+            return "\(band) \(readableNumber(frequency)) \(band == "AM" ? "kHz" : "MHz")"
+        }
+        return band
+    }
+
+    /// "Fuel 62 %, range 420 km", "Charge 80 %, charging, 45 min to full".
+    static func powerText(_ response: [String: JSONValue]) -> String? {
+        var parts: [String] = []
+        if let fuel = response["fuelPercentRemaining"]?.doubleValue { parts.append("fuel \(readableNumber(fuel * 100)) %") }
+        if let charge = response["chargePercentRemaining"]?.doubleValue { parts.append("charge \(readableNumber(charge * 100)) %") }
+        if response["charging"] == .bool(true) { parts.append("charging") }
+        if let minutes = response["minutesToFull"]?.intValue { parts.append("\(minutes) min to full") }
+        if let distance = response["distanceRemaining"] { parts.append("range \(readable(distance))") }
+        return parts.isEmpty ? nil : capitalizedFirst(parts.joined(separator: ", "))
+    }
+}

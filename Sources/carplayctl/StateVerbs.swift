@@ -1,0 +1,296 @@
+import CarplayJSON
+import LinuxSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `status`, `monitor`, `describe`, `call`: the daemon's other methods.
+enum StateVerbs {
+    static func noPositional(_ arguments: [String], _ options: inout DaemonOptions) throws {
+        let positional = try IntentVerbs.parse(arguments, &options) { _, _ in false }
+        if let extra = positional.first { throw UsageError("unexpected argument '\(extra)'") }
+    }
+
+    // MARK: - status
+
+    static let statusUsage = """
+        usage: carplayctl status [--json] [--socket PATH]
+
+          GetState: the live vehicle state from its status frames, grouped: vehicle
+          (reachable yes/no, bus), climate, seats, audio and radio, body (locks, profile,
+          signals), power. --json prints {"state":{…},"reachable":…,"bus":{…}}.
+        \(DaemonOptions.usage)
+        """
+
+    static func status(_ arguments: [String]) throws -> Int32 {
+        var options = DaemonOptions()
+        try noPositional(arguments, &options)
+        return try withDaemonErrorsAsJSON(options.json) {
+            let reply = try DaemonConnection(options).call("GetState")
+            if options.json {
+                output(JSONValue.object(reply).serialized())
+            } else {
+                output(StatusReport.render(reply), newline: false)
+            }
+            return ExitCode.success
+        }
+    }
+
+    // MARK: - monitor
+
+    static let monitorUsage = """
+        usage: carplayctl monitor [--json] [--socket PATH]
+
+          Monitor: one line per change of the live state, until interrupted (or the daemon
+          ends the stream):
+            12:00:01.250  climate.temperature.left=22.5 climate.fan=on  (1700000000.123456) vcan0 3A1#2D00
+          the local time, the changed keys with their new values, the frame that changed
+          them. --json prints each reply object on a line of its own.
+        \(DaemonOptions.usage)
+        """
+
+    static func monitor(_ arguments: [String]) throws -> Int32 {
+        var options = DaemonOptions()
+        try noPositional(arguments, &options)
+        return try withDaemonErrorsAsJSON(options.json) {
+            try DaemonConnection(options).callMore("Monitor") { reply in
+                output(options.json ? JSONValue.object(reply).serialized() : monitorLine(reply))
+                return true
+            }
+            return ExitCode.success
+        }
+    }
+
+    static func monitorLine(_ reply: [String: JSONValue]) -> String {
+        let state = reply["state"]?.objectValue ?? [:]
+        let keys = reply["keys"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        let changes = keys.map { "\($0)=\(state[$0].map(readable) ?? "?")" }.joined(separator: " ")
+        let frame = reply["frame"]?.stringValue ?? ""
+        return [clockTime(), changes, frame].filter { !$0.isEmpty }.joined(separator: "  ")
+    }
+
+    /// "12:00:01.250", local time.
+    static func clockTime() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let millis = Int(now.tv_nsec / 1_000_000)
+        let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)"
+    }
+
+    // MARK: - describe
+
+    static let describeUsage = """
+        usage: carplayctl describe [--json] [--socket PATH]
+
+          Describe: the vehicle the daemon drives -- its profile's capabilities (car names,
+          climate zones, seats and features, radio bands and presets, audio sources, profile
+          slots, car commands, policies), as an indented outline.
+        \(DaemonOptions.usage)
+        """
+
+    static func describe(_ arguments: [String]) throws -> Int32 {
+        var options = DaemonOptions()
+        try noPositional(arguments, &options)
+        return try withDaemonErrorsAsJSON(options.json) {
+            let reply = try DaemonConnection(options).call("Describe")
+            if options.json {
+                output(JSONValue.object(reply).serialized())
+            } else {
+                output(outline(reply["vehicle"] ?? .object(reply)), newline: false)
+            }
+            return ExitCode.success
+        }
+    }
+
+    /// An indented outline of a JSON value: `key: value` for scalars and lists of
+    /// scalars, nested objects indented under their key.
+    static func outline(_ value: JSONValue, indent: String = "") -> String {
+        switch value {
+        case let .object(object):
+            var text = ""
+            for key in object.keys.sorted() {
+                let member = object[key]!
+                if isFlat(member) {
+                    text += "\(indent)\(key): \(flat(member))\n"
+                } else if case let .array(elements) = member {
+                    text += "\(indent)\(key):\n"
+                    for element in elements {
+                        let body = outline(element, indent: indent + "    ")
+                        text += "\(indent)  - " + body.dropFirst(indent.count + 4)
+                    }
+                } else {
+                    text += "\(indent)\(key):\n" + outline(member, indent: indent + "  ")
+                }
+            }
+            return text.isEmpty ? "\(indent)(none)\n" : text
+        default:
+            return "\(indent)\(flat(value))\n"
+        }
+    }
+
+    static func isFlat(_ value: JSONValue) -> Bool {
+        switch value {
+        case .object(let object): object.isEmpty || (object["value"] != nil && object["unit"] != nil && object.count == 2)
+        case .array(let elements): elements.allSatisfy { if case .object = $0 { false } else if case .array = $0 { false } else { true } }
+        default: true
+        }
+    }
+
+    /// Scalars as written in JSON except strings (bare); lists comma-separated.
+    static func flat(_ value: JSONValue) -> String {
+        switch value {
+        case let .array(elements): elements.isEmpty ? "(none)" : elements.map(flat).joined(separator: ", ")
+        case let .object(object) where object.isEmpty: "(none)"
+        case let .bool(flag): flag ? "yes" : "no"
+        default: readable(value)
+        }
+    }
+
+    // MARK: - call
+
+    static let callUsage = """
+        usage: carplayctl call METHOD ['PARAMETERS_JSON'] [--more] [--socket PATH]
+
+          A raw Varlink call. METHOD is io.carplayd.Vehicle.NAME, or just NAME for that
+          interface (GetState, Describe, Resolve, Perform, ...); org.varlink.service.GetInfo
+          works too. Prints the reply's parameters as one JSON object per line; --more asks
+          for a stream (Monitor) and prints every reply until the last. An error reply is
+          printed as {"error":NAME,"parameters":{…}} and exits 1.
+          --socket PATH   as for every daemon verb
+
+        examples:
+          carplayctl call GetState
+          carplayctl call Resolve '{"intent":"SetRadioStation","parameters":{"stationName":"Jazz"}}'
+          carplayctl call Monitor --more
+        """
+
+    static func call(_ arguments: [String]) throws -> Int32 {
+        var options = DaemonOptions()
+        var more = false
+        let positional = try IntentVerbs.parse(arguments, &options) { argument, _ in
+            guard argument == "--more" else { return false }
+            more = true
+            return true
+        }
+        guard (1...2).contains(positional.count) else { throw UsageError("give a method and optionally its parameters as a JSON object") }
+        var parameters: [String: JSONValue] = [:]
+        if positional.count == 2 {
+            guard case let .object(object)? = try? JSONValue(parsing: positional[1]) else {
+                throw UsageError("parameters must be a JSON object, e.g. '{\"intent\":\"GetCarLockStatus\"}'")
+            }
+            parameters = object
+        }
+        return try withDaemonErrorsAsJSON(true) {
+            let daemon = try DaemonConnection(options)
+            if more {
+                try daemon.callMore(positional[0], parameters) { reply in
+                    output(JSONValue.object(reply).serialized())
+                    return true
+                }
+            } else {
+                output(JSONValue.object(try daemon.call(positional[0], parameters)).serialized())
+            }
+            return ExitCode.success
+        }
+    }
+}
+
+/// `carplayctl status` as a person reads it.
+enum StatusReport {
+    static func render(_ reply: [String: JSONValue]) -> String {
+        var state = reply["state"]?.objectValue ?? [:]
+        var lines: [String] = []
+        func take(_ key: String) -> JSONValue? { state.removeValue(forKey: key) }
+        func row(_ label: String, _ value: String) { lines.append("  \(padded(label, 14))\(value)") }
+        func onOff(_ key: String) -> String? { take(key).map(readable) }
+
+        // Vehicle.
+        lines.append("vehicle")
+        row("reachable", reply["reachable"] == .bool(true) ? "yes" : "no")
+        if let bus = reply["bus"]?.objectValue, !bus.isEmpty {
+            row("bus", bus.keys.sorted().map { "\($0) \(readable(bus[$0]!))" }.joined(separator: ", "))
+        }
+
+        // Climate.
+        var climate: [(String, String)] = []
+        let zones = state.keys.filter { $0.hasPrefix("climate.temperature.") }.sorted()
+        if !zones.isEmpty {
+            climate.append(("temperature", zones.map { "\($0.dropFirst("climate.temperature.".count)) \(celsius(take($0)!))" }.joined(separator: ", ")))
+        }
+        if let cabin = take("climate.cabinTemperature") { climate.append(("cabin", celsius(cabin))) }
+        var fan: [String] = []
+        if let on = onOff("climate.fan") { fan.append(on) }
+        if let speed = take("climate.fanSpeed") { fan.append("speed \(readable(speed))") }
+        if !fan.isEmpty { climate.append(("fan", fan.joined(separator: ", "))) }
+        if let ac = onOff("climate.airConditioner") { climate.append(("A/C", ac)) }
+        if let auto = onOff("climate.autoMode") { climate.append(("auto", auto)) }
+        if let system = onOff("climate.climateControl") { climate.append(("climate", system)) }
+        if let air = take("climate.airCirculation")?.stringValue { climate.append(("air", air == "recirculateAir" ? "recirculated" : "fresh")) }
+        for key in ["defroster.front", "defroster.rear"] {
+            if let flag = onOff(key) { climate.append(("\(key.dropFirst("defroster.".count)) defroster", flag)) }
+        }
+        section("climate", climate, into: &lines)
+
+        // Seats: one row per seat, its features.
+        var seats: [(String, String)] = []
+        let seatKeys = state.keys.filter { $0.hasPrefix("seat.") }
+        let seatNames = Set(seatKeys.map { $0.split(separator: ".")[1] }).sorted()
+        for seat in seatNames {
+            let features = ["heating", "cooling", "massage"].compactMap { feature in
+                take("seat.\(seat).\(feature)").map { "\(feature) \(level($0))" }
+            }
+            if !features.isEmpty { seats.append((String(seat), features.joined(separator: ", "))) }
+        }
+        section("seats", seats, into: &lines)
+
+        // Audio and radio.
+        var audio: [(String, String)] = []
+        if let source = take("audio.source") { audio.append(("source", readable(source))) }
+        let radio = ["radio.band", "radio.frequency", "radio.channel"].reduce(into: [String: JSONValue]()) { $0[$1] = take($1) }
+        if let text = IntentSentence.radioText(radio) { audio.append(("radio", text)) }
+        section("audio", audio, into: &lines)
+
+        // Body.
+        var body: [(String, String)] = []
+        if let locked = take("lock.locked") { body.append(("locked", locked == .bool(true) ? "yes" : "no")) }
+        if let active = take("profile.active") { body.append(("profile", active == .integer(0) ? "none" : readable(active))) }
+        let signals = ["signal.visible": "lights", "signal.audible": "horn"].keys.sorted().compactMap { key -> String? in
+            guard let flag = take(key) else { return nil }
+            return "\(key == "signal.visible" ? "lights" : "horn") \(readable(flag))"
+        }
+        if !signals.isEmpty { body.append(("signals", signals.joined(separator: ", "))) }
+        section("body", body, into: &lines)
+
+        // Power.
+        var power: [(String, String)] = []
+        if let fuel = take("power.fuelPercent")?.doubleValue { power.append(("fuel", "\(readableNumber(fuel)) %")) }
+        if let charge = take("power.chargePercent")?.doubleValue { power.append(("charge", "\(readableNumber(charge)) %")) }
+        if let charging = take("power.charging") { power.append(("charging", charging == .bool(true) ? "yes" : "no")) }
+        if let minutes = take("power.minutesToFull") { power.append(("to full", "\(readable(minutes)) min")) }
+        if let distance = take("power.distanceRemaining")?.doubleValue { power.append(("range", "\(readableNumber(distance)) km")) }
+        section("power", power, into: &lines)
+
+        // Whatever else the vehicle reports.
+        section("other", state.keys.sorted().map { ($0, readable(state[$0]!)) }, into: &lines)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func section(_ title: String, _ rows: [(String, String)], into lines: inout [String]) {
+        guard !rows.isEmpty else { return }
+        lines.append(title)
+        for (label, value) in rows { lines.append("  \(padded(label, 14))\(value)") }
+    }
+
+    static func celsius(_ value: JSONValue) -> String {
+        value.doubleValue.map { "\(readableNumber($0)) °C" } ?? readable(value)
+    }
+
+    /// Seat levels: 0 is off.
+    static func level(_ value: JSONValue) -> String { value == .integer(0) ? "off" : readable(value) }
+}
