@@ -50,6 +50,7 @@ enum CarplayCtl {
         Verb(name: "describe", summary: "the vehicle's capabilities as the daemon sees them", usage: StateVerbs.describeUsage, run: StateVerbs.describe),
         Verb(name: "call", summary: "a raw Varlink call to the daemon, reply as JSON", usage: StateVerbs.callUsage, run: StateVerbs.call),
         // Offline tools.
+        Verb(name: "can", summary: "CAN interface facts from libsocketcan (state, restart-ms, error counters)", usage: CANCommand.usage, run: CANCommand.run),
         Verb(name: "dbc", summary: "decode, encode and show frames with a DBC file (offline)", usage: DBCCommand.usage, run: DBCCommand.run),
         Verb(name: "perform", summary: "run one intent (JSON form) against a simulated vehicle, without a daemon", usage: PerformCommand.usage, run: PerformCommand.run),
     ]
