@@ -178,6 +178,22 @@ public actor VehicleController {
     /// target (as the status signals quantize it), the vehicle rejects a command, or
     /// `timeout` passes.
     public func apply(_ targets: [PropertyKey: PropertyValue], timeout: Duration) async -> CommandOutcome {
+        let first = await applyOnce(targets, timeout: timeout)
+        // A vehicle that has never acknowledged us may still hold the alive counters of
+        // a previous head unit (this daemon restarted): it drops our first frames as out
+        // of sequence and resynchronises. One more try settles it; later timeouts stand.
+        if acknowledgements == 0, case .timeout? = first.failure {
+            var second = await applyOnce(targets, timeout: timeout)
+            second.frames = first.frames + second.frames
+            return second
+        }
+        return first
+    }
+
+    /// Acknowledgements received from the vehicle (any command).
+    private var acknowledgements = 0
+
+    private func applyOnce(_ targets: [PropertyKey: PropertyValue], timeout: Duration) async -> CommandOutcome {
         guard !targets.isEmpty else { return CommandOutcome(targets: targets, confirmed: [:], failure: nil, frames: []) }
         guard isReachable else {
             return CommandOutcome(targets: targets, confirmed: [:], failure: .vehicleUnreachable, frames: [])
@@ -279,6 +295,7 @@ public actor VehicleController {
             }
         case let .acknowledgement(ack):
             lastTrustedStatus = clock.now
+            acknowledgements += 1
             guard !ack.accepted else { return }
             for (id, waiter) in waiters {
                 if let sent = waiter.sent.first(where: { $0.id == ack.commandFrameID && ($0.counter == nil || $0.counter == ack.counter) }) {
