@@ -291,8 +291,10 @@ def pytest_runtest_makereport(item, call):
             if id(daemon) in seen:
                 continue
             seen.add(id(daemon))
-            text = daemon.stderr()
-            if text and daemon.log_path.exists():
+            # Long lines (a request of 1 MiB is logged whole) are cut.
+            text = "\n".join(line if len(line) <= 400 else line[:400] + "... (%d chars)" % len(line)
+                             for line in daemon.stderr().splitlines())
+            if text:
                 report.sections.append(("carplayd %s stderr (last 6000 chars)" % daemon.name, text[-6000:]))
     if call.when == "teardown":
         Daemon.started = [d for d in Daemon.started if d.alive()]
