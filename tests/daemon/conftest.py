@@ -103,7 +103,7 @@ class Daemon:
                 raise AssertionError("carplayd did not listen on %s within %.0f s:\n%s" % (self.socket, timeout, self.stderr()))
             time.sleep(0.02)
         if wait_reachable:
-            self.wait_reachable(True, timeout=deadline - time.monotonic())
+            self.wait_complete(timeout=deadline - time.monotonic())
         return self
 
     def connectable(self):
@@ -124,6 +124,22 @@ class Daemon:
                 return reply
             if time.monotonic() > deadline:
                 raise AssertionError("GetState reachable stayed %s for %.1f s" % (reply["reachable"], timeout))
+            time.sleep(0.05)
+
+    def wait_complete(self, timeout=10.0):
+        """Waits until the vehicle is reachable and the state has every property of the
+        profile: status messages come at their own cycles (power only once a second),
+        and the fastest one alone makes the vehicle reachable."""
+        deadline = time.monotonic() + max(timeout, 0.5)
+        properties = set(self.call("Describe")["vehicle"]["properties"])
+        while True:
+            reply = self.call("GetState")
+            missing = properties - set(reply["state"])
+            if reply["reachable"] and not missing:
+                return reply
+            if time.monotonic() > deadline:
+                raise AssertionError("after %.1f s: reachable %s, state still without %s"
+                                     % (timeout, reply["reachable"], sorted(missing)))
             time.sleep(0.05)
 
     def stop(self, timeout=10.0):

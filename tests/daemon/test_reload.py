@@ -66,7 +66,7 @@ def test_sighup_with_the_suv_switches_to_the_suv(setup):
     config.write_text("profile = %s\n" % (PROFILES / "suv"))
     hangup_and_wait_for_log(daemon, "reloaded")
     assert daemon.call("Describe")["vehicle"]["identifier"] == "suv"
-    daemon.wait_reachable(True)
+    daemon.wait_complete()
     assert "climate.temperature.thirdRow" in daemon.state()
     reply = daemon.perform("SetSeatSettingsInCar", {"enableMassage": True, "seat": "frontLeft", "level": 3})
     assert reply["response"]["code"] == "success", reply["response"]
