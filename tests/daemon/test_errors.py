@@ -102,7 +102,8 @@ def test_restricted_while_locked(sedan):
 def test_vehicle_unavailable_when_the_vehicle_falls_silent(daemons):
     silent = daemons("silent", "sedan", args=["--simulator-faults", '{"rules":[{"kind":"silence","fromMs":2000}]}'],
                      wait_reachable=False)
-    silent.wait_reachable(False, timeout=10)
+    silent.wait_reachable(True, timeout=5)    # it speaks for 2 s,
+    silent.wait_reachable(False, timeout=10)  # then falls silent
     for method in ("Perform", "Handle"):
         name, parameters = perform_error(silent, "SetDefrosterSettingsInCar", {"enable": True, "defroster": "rear"},
                                          method=method)
