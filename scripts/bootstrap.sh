@@ -2,7 +2,7 @@
 # Idempotent set-up of a fresh Debian 12 machine that already has the Swift
 # toolchain: Debian packages the build needs, plus a Python venv (.venv in the
 # repo root) with the peers used as independent checks (cantools, python-can,
-# varlink). Reruns are fast: nothing is installed that is already there.
+# varlink, pytest). Reruns are fast: nothing is installed that is already there.
 #
 # Usage: scripts/bootstrap.sh [--no-venv]
 set -euo pipefail
@@ -11,7 +11,7 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$REPO_ROOT/.venv"
 
 APT_PACKAGES=(libsocketcan-dev libsystemd-dev pkg-config python3-venv can-utils)
-PIP_PACKAGES=(cantools==45.1.0 python-can==4.6.1 varlink==31.0.0)
+PIP_PACKAGES=(cantools==45.1.0 python-can==4.6.1 varlink==31.0.0 pytest==8.3.4)
 
 WITH_VENV=1
 for arg in "$@"; do

@@ -6,6 +6,8 @@
 #   3. golden vectors from cantools into .build/golden
 #   4. swift test, with CARPLAYD_GOLDEN_DIR and CARPLAYD_DBC_CORPUS exported
 #   5. carplayctl dbc decode against cantools on generated candump logs
+#   6. every intent on every profile, frames checked with cantools
+#   7. the real carplayd end to end over its Varlink socket (tests/daemon, pytest)
 #
 # Environment:
 #   CARPLAYD_DBC_CORPUS  DBC corpus directory
@@ -114,6 +116,14 @@ stage_intents() {
     "$PY" "$REPO_ROOT/tools/intents/check_intents.py" --carplayctl "$bin" "${profiles[@]}" | tee -a "$RESULTS"
 }
 
+stage_daemon() {
+    # The daemon binary of stage_build, driven by the Python varlink package and raw
+    # sockets: every intent, typed errors, hostile input, persistence, signals.
+    step "carplayd end to end (tests/daemon)"
+    CARPLAYD_BIN="$("$SWIFT" build --show-bin-path)/carplayd" \
+        bash "$REPO_ROOT/tests/daemon/run.sh" 2>&1 | tee -a "$RESULTS"
+}
+
 # Later issues add stages here: the vcan bench (natively where the kernel has
 # vcan, else in the qemu VM of DESIGN.md) and the systemd VM tests.
 
@@ -127,17 +137,26 @@ main() {
     stage_swift_test
     stage_decode_cli
     stage_intents
+    stage_daemon
     summary
 }
 
 # One closing line for the whole run: swift-testing's test count plus each
-# decode-CLI comparison (every stage has already failed the run on any failure).
+# decode-CLI comparison plus pytest's passed tests (every stage has already failed
+# the run on any failure).
 summary() {
     local swift_tests cli_runs
     swift_tests="$(sed -n 's/.*Test run with \([0-9]*\) tests.* passed.*/\1/p' "$SWIFT_TEST_LOG" | tail -n 1)"
     [ -n "$swift_tests" ] || die "could not find swift test's result line"
-    # Intent scenarios count one each; a decode-CLI comparison of a whole log counts once.
-    cli_runs="$(awk '/^[0-9]+ passed, 0 failed$/ { total += $1 } /^.+: [0-9]+ passed, 0 failed$/ { total += 1 } END { print total + 0 }' "$RESULTS")"
+    # Intent scenarios count one each; a decode-CLI comparison of a whole log counts once;
+    # pytest's closing line ("52 passed, 1 xfailed in 4.10s") counts its passed tests.
+    cli_runs="$(awk '
+        /^[0-9]+ passed, 0 failed$/ { total += $1 }
+        /^.+: [0-9]+ passed, 0 failed$/ { total += 1 }
+        /^(=+ )?([0-9]+ [a-z]+, )*[0-9]+ passed(, [0-9]+ [a-z]+)* in [0-9.]+s( \([0-9:]+\))?( =+)?$/ {
+            for (i = 1; i < NF; i++) if ($(i + 1) ~ /^passed,?$/) { total += $i; break }
+        }
+        END { print total + 0 }' "$RESULTS")"
     step "all stages passed"
     echo "$((swift_tests + cli_runs)) passed, 0 failed"
 }
