@@ -138,7 +138,12 @@ public final class Daemon: Sendable {
             return
         }
         let (users, groups) = resolveAccounts(next)
-        let made = await Self.makeRuntime(next, profile: profile, directory: directory, store: CarProfileStore(directory: next.stateDirectory), faults: .none)
+        let parsedFaults = Self.faultPlan(next.simulatorFaults)
+        guard case let .success(faults) = parsedFaults else {
+            if case let .failure(error) = parsedFaults { log.error("reload: --simulator-faults: \(error); keeping the running vehicle") }
+            return
+        }
+        let made = await Self.makeRuntime(next, profile: profile, directory: directory, store: CarProfileStore(directory: next.stateDirectory), faults: faults)
         guard case let .success(runtime) = made else {
             if case let .failure(error) = made { log.error("reload: \(error); keeping the running vehicle") }
             return

@@ -199,9 +199,11 @@ public final class VehicleService: VarlinkService {
         resolution.parameters.filter { $0.result != .notRequired }.map { "\($0.name)=\($0.result.kind)" }.joined(separator: " ")
     }
 
+    /// The intent's parameters for the log, cut to a readable length.
     static func compact(_ intent: Intent) -> String {
-        if case let .object(object) = intent.jsonValue, let parameters = object["parameters"] { return parameters.serialized(sortedKeys: true) }
-        return "{}"
+        guard case let .object(object) = intent.jsonValue, let parameters = object["parameters"] else { return "{}" }
+        let text = parameters.serialized(sortedKeys: true)
+        return text.count > 300 ? String(text.prefix(300)) + "… (\(text.utf8.count) bytes)" : text
     }
 }
 

@@ -77,9 +77,6 @@ class FaultPlanLost(AssertionError):
     """The one failure the xfail below expects; any other failure is a real one."""
 
 
-@pytest.mark.xfail(strict=True, raises=FaultPlanLost,
-                   reason="daemon bug: reload() builds the new embedded runtime without the "
-                   "--simulator-faults plan (Daemon.swift reload: VehicleRuntime.embedded(...) gets no faults:)")
 def test_sighup_keeps_the_simulator_fault_plan(daemons, workdir):
     config = workdir / "faulty.conf"
     config.write_text("profile = %s\n" % (PROFILES / "sedan"))
