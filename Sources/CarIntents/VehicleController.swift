@@ -81,6 +81,8 @@ public actor VehicleController {
         var lastE2EError: (message: String, status: E2EStatus)?
         var frames: [ReceivedFrame] = []
         var continuation: CheckedContinuation<CommandFailure?, Never>?
+        /// An outcome that arrived before the continuation was installed (while sending).
+        var early: CommandFailure??
     }
 
     private var waiters: [Int: Waiter] = [:]
@@ -217,11 +219,12 @@ public actor VehicleController {
         waiters[id] = Waiter(expected: expected, statusMessages: statusMessages)
 
         for frame in commandFrames {
+            // Recorded before sending: the acknowledgement may arrive while `send` awaits.
+            let message = profile.database.message(id: frame.id)?.name ?? ""
+            let counter = profile.e2e[message].map { $0.protection.counter(in: frame.data) }
+            waiters[id]?.sent.append((frame.id.rawValue, counter, message))
             do {
                 let sent = try await port.send(frame)
-                let message = profile.database.message(id: frame.id)?.name ?? ""
-                let counter = profile.e2e[message].map { $0.protection.counter(in: frame.data) }
-                waiters[id]?.sent.append((frame.id.rawValue, counter, message))
                 waiters[id]?.frames.append(sent)
             } catch {
                 let recorded = waiters.removeValue(forKey: id)
@@ -234,6 +237,10 @@ public actor VehicleController {
             await self?.expire(id, after: timeout)
         }
         let failure: CommandFailure? = await withCheckedContinuation { continuation in
+            if let early = waiters[id]?.early {
+                continuation.resume(returning: early)
+                return
+            }
             if let waiter = waiters[id], waiter.confirmed.count == waiter.expected.count {
                 continuation.resume(returning: nil)
                 return
@@ -260,7 +267,11 @@ public actor VehicleController {
     }
 
     private func finish(_ id: Int, with failure: CommandFailure?) {
-        guard let continuation = waiters[id]?.continuation else { return }
+        guard let continuation = waiters[id]?.continuation else {
+            // Still sending: keep the first outcome for when the waiter starts waiting.
+            if waiters[id] != nil, waiters[id]?.early == nil { waiters[id]?.early = .some(failure) }
+            return
+        }
         waiters[id]?.continuation = nil
         continuation.resume(returning: failure)
     }

@@ -42,7 +42,7 @@ struct Rig {
         await controller.start()
         let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: initial, faults: faults), port: await bus.makePort())
         let task = Task { await vehicle.run() }
-        let complete = await controller.waitUntilComplete(timeout: .seconds(3))
+        let complete = await controller.waitUntilComplete(timeout: .seconds(10))
         #expect(complete, "the simulated \(profileName) sent all its status messages")
         return Rig(engine: IntentEngine(profile: profile, controller: controller), controller: controller, vehicle: vehicle, task: task)
     }
@@ -185,7 +185,7 @@ struct Rig {
         let result = try await rig.perform(Self.climate)
         let elapsed = clock.now - start
         #expect(result.response.code == .failure, "\(faults): \(result.response)")
-        #expect(result.response.reason == reason, "\(faults): \(result.response)")
+        #expect(result.response.reason == reason, "\(faults): \(result.response) \(result.frames.map(\.logLine))")
         // At most two tries (the second when the vehicle never acknowledged anything).
         #expect(elapsed < rig.engine.profile.policies.confirmationTimeout * 2 + .milliseconds(500), "no hang: \(elapsed)")
     }

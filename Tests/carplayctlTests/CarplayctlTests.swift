@@ -52,6 +52,16 @@ import CANKit
 
     /// Runs carplayctl with `arguments` and `stdin`. Output goes to temporary files, so a
     /// chatty stderr can never block the child while we read stdout.
+    /// `run` on a thread of its own: a test blocked in waitUntilExit must not hold one of
+    /// the cooperative pool's threads (two on a two-core machine) that other suites need.
+    static func runOffThePool(_ arguments: [String], stdin: String = "") async throws -> Result {
+        try await onThread { try run(arguments, stdin: stdin) }
+    }
+
+    static func runProgramOffThePool(_ path: String, _ arguments: [String], stdin: String = "") async throws -> Result {
+        try await onThread { try runProgram(path, arguments, stdin: stdin) }
+    }
+
     static func run(_ arguments: [String], stdin: String = "") throws -> Result {
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "carplayctl not found next to the test runner; set CARPLAYCTL")
         return try runProgram(binary.path, arguments, stdin: stdin)
@@ -90,9 +100,9 @@ import CANKit
 
     // MARK: - dbc encode
 
-    @Test func encodeMotohawk() throws {
+    @Test func encodeMotohawk() async throws {
         let dbc = try Self.corpusFile("motohawk.dbc")
-        let result = try Self.run(["dbc", "encode", dbc, "ExampleMessage", "Enable=Enabled", "AverageRadius=3.2", "Temperature=250.1"])
+        let result = try await Self.runOffThePool(["dbc", "encode", dbc, "ExampleMessage", "Enable=Enabled", "AverageRadius=3.2", "Temperature=250.1"])
         // cantools: db.get_message_by_name("ExampleMessage").encode({"Enable": "Enabled",
         // "AverageRadius": 3.2, "Temperature": 250.1}).hex() == "c001400000000000";
         // frame ID 496 = 0x1F0.
@@ -102,24 +112,24 @@ import CANKit
 
         // The frame ID (decimal or hex) names the message too.
         for id in ["496", "0x1F0"] {
-            let byID = try Self.run(["dbc", "encode", dbc, id, "Enable=Enabled", "AverageRadius=3.2", "Temperature=250.1"])
+            let byID = try await Self.runOffThePool(["dbc", "encode", dbc, id, "Enable=Enabled", "AverageRadius=3.2", "Temperature=250.1"])
             #expect(byID.status == 0 && byID.stdout == "1F0#C001400000000000\n", "\(id): \(byID)")
         }
     }
 
-    @Test func encodeOutOfRangeExitsOneNamingTheSignal() throws {
+    @Test func encodeOutOfRangeExitsOneNamingTheSignal() async throws {
         let dbc = try Self.corpusFile("motohawk.dbc")
         // AverageRadius is [0|5].
-        let result = try Self.run(["dbc", "encode", dbc, "ExampleMessage", "Enable=Enabled", "AverageRadius=6", "Temperature=250.1"])
+        let result = try await Self.runOffThePool(["dbc", "encode", dbc, "ExampleMessage", "Enable=Enabled", "AverageRadius=6", "Temperature=250.1"])
         #expect(result.status == 1)
         #expect(result.stdout == "")
         #expect(result.stderr.contains("\"AverageRadius\""), "\(result.stderr)")
         #expect(result.stderr.contains("smaller than or equal to 5"), "\(result.stderr)")
     }
 
-    @Test func encodeUnknownChoiceExitsOne() throws {
+    @Test func encodeUnknownChoiceExitsOne() async throws {
         let dbc = try Self.corpusFile("motohawk.dbc")
-        let result = try Self.run(["dbc", "encode", dbc, "ExampleMessage", "Enable=Maybe", "AverageRadius=1", "Temperature=250"])
+        let result = try await Self.runOffThePool(["dbc", "encode", dbc, "ExampleMessage", "Enable=Maybe", "AverageRadius=1", "Temperature=250"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("Enable") && result.stderr.contains("Maybe"), "\(result.stderr)")
     }
@@ -134,17 +144,17 @@ import CANKit
         // An unknown option.
         ["--bogus", "ExampleMessage"],
     ])
-    func encodeWrongArgumentsExitTwo(_ tail: [String]) throws {
+    func encodeWrongArgumentsExitTwo(_ tail: [String]) async throws {
         let dbc = try Self.corpusFile("motohawk.dbc")
-        let result = try Self.run(["dbc", "encode", dbc] + tail)
+        let result = try await Self.runOffThePool(["dbc", "encode", dbc] + tail)
         #expect(result.status == 2, "\(tail): \(result)")
         #expect(result.stdout == "")
         // A usage error shows the verb's usage.
         #expect(result.stderr.contains("usage: carplayctl dbc"), "\(result.stderr)")
     }
 
-    @Test func unreadableDBCExitsTwo() throws {
-        let result = try Self.run(["dbc", "show", "/nonexistent/file.dbc"])
+    @Test func unreadableDBCExitsTwo() async throws {
+        let result = try await Self.runOffThePool(["dbc", "show", "/nonexistent/file.dbc"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("/nonexistent/file.dbc"))
     }
@@ -164,9 +174,9 @@ import CANKit
 
         """
 
-    @Test func decodeCandump() throws {
+    @Test func decodeCandump() async throws {
         let dbc = try Self.corpusFile("motohawk.dbc")
-        let result = try Self.run(["dbc", "decode", dbc], stdin: Self.candump)
+        let result = try await Self.runOffThePool(["dbc", "decode", dbc], stdin: Self.candump)
         // Line 1 is the encode test's frame. Line 2: 0x3E = 0b0011_1110: Enable (bit 7) 0,
         // AverageRadius (bits 6..1) 31 -> 3.1; Temperature, 12 bits Motorola from bit 0:
         // 0 then 0x7F then 111 = 0x3FF = 1023 -> 250 + 10.23. cantools decodes both the same.
@@ -190,14 +200,14 @@ import CANKit
         }
     }
 
-    @Test func decodeRawChoices() throws {
+    @Test func decodeRawChoices() async throws {
         let dbc = try Self.corpusFile("motohawk.dbc")
         let lines = """
             (1700000000.000000) vcan0 1F0#C001400000000000
             vcan0 1F0#3E7FE00000000000
 
             """
-        let result = try Self.run(["dbc", "decode", "--raw-choices", dbc], stdin: lines)
+        let result = try await Self.runOffThePool(["dbc", "decode", "--raw-choices", dbc], stdin: lines)
         #expect(result.status == 0)
         #expect(result.stdout == """
             {"id":496,"name":"ExampleMessage","signals":{"Enable":1,"AverageRadius":3.2,"Temperature":250.1}}
@@ -207,7 +217,7 @@ import CANKit
     }
 
     /// Standard 0x400 is not extended 0x400: a frame matches a message only with the same kind of ID.
-    @Test func decodeMatchesTheKindOfID() throws {
+    @Test func decodeMatchesTheKindOfID() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carplayctlTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -217,7 +227,7 @@ import CANKit
              SG_ S : 0|8@1+ (1,0) [0|255] "" Vector__XXX
 
             """.utf8).write(to: dbc)
-        let result = try Self.run(["dbc", "decode", dbc.path], stdin: "400#22\n00000400#22\n")
+        let result = try await Self.runOffThePool(["dbc", "decode", dbc.path], stdin: "400#22\n00000400#22\n")
         #expect(result.status == 0)
         #expect(result.stdout == """
             {"id":1024,"error":"unknown message"}
@@ -226,8 +236,8 @@ import CANKit
             """)
     }
 
-    @Test func decodeNeedsOneFile() throws {
-        let result = try Self.run(["dbc", "decode"])
+    @Test func decodeNeedsOneFile() async throws {
+        let result = try await Self.runOffThePool(["dbc", "decode"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("usage"))
     }
@@ -235,10 +245,10 @@ import CANKit
     // MARK: - dbc show
 
     @Test(arguments: ["motohawk.dbc", "multiplex_2.dbc", "vehicle.dbc", "issue_184_extended_mux_cascaded.dbc"])
-    func showListsEveryMessageAndSignal(_ file: String) throws {
+    func showListsEveryMessageAndSignal(_ file: String) async throws {
         let path = try Self.corpusFile(file)
         let database = try DBCDatabase(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: path))), source: path)
-        let result = try Self.run(["dbc", "show", path])
+        let result = try await Self.runOffThePool(["dbc", "show", path])
         #expect(result.status == 0, "\(result.stderr)")
         // Message names start header lines, signal names start the (indented) rows: collect
         // the first word of every line.
@@ -252,9 +262,9 @@ import CANKit
         }
     }
 
-    @Test func showMotohawk() throws {
+    @Test func showMotohawk() async throws {
         // Independent of the parser: the names as written in the file.
-        let result = try Self.run(["dbc", "show", try Self.corpusFile("motohawk.dbc")])
+        let result = try await Self.runOffThePool(["dbc", "show", try Self.corpusFile("motohawk.dbc")])
         #expect(result.status == 0)
         for name in ["ExampleMessage", "Temperature", "AverageRadius", "Enable"] {
             #expect(result.stdout.contains(name), "\(name) missing in:\n\(result.stdout)")
@@ -265,23 +275,23 @@ import CANKit
 
     // MARK: - top level
 
-    @Test func help() throws {
-        let result = try Self.run(["--help"])
+    @Test func help() async throws {
+        let result = try await Self.runOffThePool(["--help"])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("usage: carplayctl"))
         #expect(result.stdout.contains("dbc"))
         #expect(result.stderr == "")
     }
 
-    @Test func unknownVerb() throws {
-        let result = try Self.run(["nosuchverb"])
+    @Test func unknownVerb() async throws {
+        let result = try await Self.runOffThePool(["nosuchverb"])
         #expect(result.status == 2)
         #expect(result.stdout == "")
         #expect(result.stderr.contains("unknown verb 'nosuchverb'"), "\(result.stderr)")
     }
 
-    @Test func noArguments() throws {
-        let result = try Self.run([])
+    @Test func noArguments() async throws {
+        let result = try await Self.runOffThePool([])
         #expect(result.status == 2)
         #expect(result.stderr.contains("usage: carplayctl"))
     }

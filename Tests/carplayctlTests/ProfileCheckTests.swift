@@ -4,16 +4,16 @@ import Testing
 /// `carplayctl profile check DIR` on the shipped profiles and on a broken copy.
 @Suite struct ProfileCheckTests {
     @Test(arguments: ["sedan", "suv"])
-    func shippedProfilePasses(_ vehicle: String) throws {
+    func shippedProfilePasses(_ vehicle: String) async throws {
         let directory = CarplayctlTests.repositoryRoot.appendingPathComponent("VehicleProfiles/\(vehicle)").path
-        let result = try CarplayctlTests.run(["profile", "check", directory])
+        let result = try await CarplayctlTests.runOffThePool(["profile", "check", directory])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty, "no DBC warnings: \(result.stderr)")
         #expect(result.stdout.contains("bound properties:"))
         #expect(result.stdout.contains(vehicle == "suv" ? "29-bit IDs, 5 CAN FD" : "11-bit IDs, 0 CAN FD"))
     }
 
-    @Test func brokenProfileExitsTwoWithPath() throws {
+    @Test func brokenProfileExitsTwoWithPath() async throws {
         let source = CarplayctlTests.repositoryRoot.appendingPathComponent("VehicleProfiles/sedan")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carplayctl-profile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -23,13 +23,13 @@ import Testing
         #expect(broken != json)
         try broken.write(to: directory.appendingPathComponent("profile.json"), atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(at: source.appendingPathComponent("sedan.dbc"), to: directory.appendingPathComponent("sedan.dbc"))
-        let result = try CarplayctlTests.run(["profile", "check", directory.path])
+        let result = try await CarplayctlTests.runOffThePool(["profile", "check", directory.path])
         #expect(result.status == 2)
         #expect(result.stderr.contains(#"/profile.json: bindings["seat.frontLeft.heating"].command.signal: no signal "SeatHeatFL" in message "SeatCommand" of sedan.dbc"#), "\(result.stderr)")
     }
 
-    @Test func unknownSubverbIsAUsageError() throws {
-        let result = try CarplayctlTests.run(["profile", "frobnicate"])
+    @Test func unknownSubverbIsAUsageError() async throws {
+        let result = try await CarplayctlTests.runOffThePool(["profile", "frobnicate"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("unknown profile command 'frobnicate'"))
     }
