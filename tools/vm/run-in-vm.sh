@@ -285,15 +285,20 @@ EOF
 [Unit]
 Description=run-in-vm command
 After=multi-user.target
+SuccessAction=poweroff-immediate
+FailureAction=poweroff-immediate
 [Service]
 Type=exec
 ExecStart=/run-in-vm.sh
-SuccessAction=poweroff-immediate
-FailureAction=poweroff-immediate
 StandardOutput=journal+console
 StandardError=journal+console
 EOF
     ln -sf ../run-in-vm.service "$S/multi-user.target.wants/run-in-vm.service"
+    # Not a container: a host /.dockerenv would make systemd skip units.
+    rm -f /newroot/.dockerenv /newroot/run/.containerenv
+    # The host's /tmp (seen through 9p) would be cleaned file by file by
+    # systemd-tmpfiles-setup: start from an empty tmpfs instead.
+    mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp
     uptime_s > "$RUNDIR/t_switch_root"
     log "switch_root into systemd at $(uptime_s)s"
     mount -o move /dev /newroot/dev 2>/dev/null || umount /dev
@@ -365,7 +370,7 @@ run_vm() {
     t0=$(date +%s.%N)
     # shellcheck disable=SC2054
     local qemu=(qemu-system-x86_64 -accel "${VM_ACCEL:-tcg,thread=multi}" -cpu max -m "$MEM" -smp 2
-        -nographic -no-reboot -serial mon:stdio
+        -nographic -no-reboot -serial mon:stdio -nic none
         -kernel "$KERNEL" -initrd "$INITRD"
         -append "console=ttyS0 quiet loglevel=3 panic=-1 vm.run=$run_id"
         -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
