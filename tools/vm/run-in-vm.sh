@@ -366,7 +366,7 @@ run_vm() {
     console="$VM_DIR/console.log"
     : > "$console"
 
-    say "VM ($mode): kernel $KVER, TCG, ${MEM} MiB, timeout ${TIMEOUT}s; console: ${console#$REPO_ROOT/}"
+    say "VM ($mode): kernel $KVER, accel ${VM_ACCEL:-tcg}, ${MEM} MiB, timeout ${TIMEOUT}s; console: ${console#$REPO_ROOT/}"
     t0=$(date +%s.%N)
     # shellcheck disable=SC2054
     local qemu=(qemu-system-x86_64 -accel "${VM_ACCEL:-tcg,thread=multi}" -cpu max -m "$MEM" -smp 2
@@ -406,7 +406,7 @@ run_vm() {
         say "VM init failed: $(cat "$rundir/init-error")"
     fi
     if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
-        say "TIMEOUT: no result after ${TIMEOUT}s (boot started at ${ts}s); qemu killed"
+        if [ "$ts" = "?" ]; then say "TIMEOUT: no result after ${TIMEOUT}s; the command never started (stuck while booting); qemu killed"; else say "TIMEOUT: no result after ${TIMEOUT}s (the command started at ${ts}s guest uptime); qemu killed"; fi
         tail -n 30 "$console" | sed 's/^/  console| /' >&2
         say "run files kept in ${rundir#$REPO_ROOT/}; console log: ${console#$REPO_ROOT/}"
         exit 124
