@@ -114,7 +114,9 @@ run_native() {
     done
     say "native: host kernel has vcan (vcan0, vcan1 up); running the command here"
     local rc=0
-    RUN_IN_VM=native timeout -k 5 "$TIMEOUT" "$@" || rc=$?
+    local envs
+    envs="$(env_lines native)"
+    ( eval "$envs"; exec timeout -k 5 "$TIMEOUT" "$@" ) || rc=$?
     for ifc in "${created[@]+"${created[@]}"}"; do as_root ip link del dev "$ifc" >/dev/null 2>&1 || true; done
     [ "$rc" -eq 124 ] && say "TIMEOUT: the command ran longer than ${TIMEOUT}s and was killed"
     return "$rc"
@@ -264,6 +266,7 @@ fi
 $IP link add dev vcan1 type vcan || fail "cannot create vcan1"
 $IP link set vcan0 up || fail "vcan0 up"
 $IP link set vcan1 up || fail "vcan1 up"
+log "vcan0, vcan1 up (with: $IP)"
 G="$OUT_MOUNT/.vm/$RUN"    # the run dir as seen inside the new root
 
 if [ "$MODE" = systemd ]; then
