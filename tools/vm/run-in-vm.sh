@@ -186,7 +186,7 @@ build_initramfs() {
     say "building initramfs for $KVER (cached as ${INITRD#$REPO_ROOT/})"
     resolve_modules
     stage="$(mktemp -d "$VM_DIR/stage.XXXXXX")"
-    mkdir -p "$stage"/{bin,dev,proc,sys,tmp,lower,upper,newroot,vmout,mods}
+    mkdir -p "$stage"/{bin,dev,proc,sys,tmp,lower,upper,newroot,vmout,mods,keep}
     cp "$busybox" "$stage/bin/busybox"
     : > "$stage/modules.order"
     for f in "${ORDERED[@]}"; do
@@ -254,6 +254,22 @@ if ! mount -t overlay -o lowerdir=/lower,upperdir=/upper/u,workdir=/upper/w over
     log "WARNING: overlay failed; the root is read-only"
     mount -o bind /lower /newroot || fail "bind /lower"
 fi
+# A fresh tmpfs on /tmp (the host's /tmp is not the guest's business, and
+# systemd-tmpfiles would clean it file by file over 9p). Paths the run needs
+# that live under /tmp (the repo, the working directory) are carried over.
+n=0
+while read -r p; do
+    [ -n "$p" ] || continue
+    n=$((n + 1)); mkdir -p "/keep/$n"
+    mount -o bind "/newroot$p" "/keep/$n" || fail "cannot keep $p"
+done < "$RUNDIR/keep.list"
+mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp || fail "tmpfs /tmp"
+n=0
+while read -r p; do
+    [ -n "$p" ] || continue
+    n=$((n + 1)); mkdir -p "/newroot$p"
+    mount -o move "/keep/$n" "/newroot$p" || fail "cannot put back $p"
+done < "$RUNDIR/keep.list"
 mkdir -p "/newroot$OUT_MOUNT" 2>/dev/null
 mount -o bind /vmout "/newroot$OUT_MOUNT" || fail "cannot bind the vmout share at $OUT_MOUNT"
 
@@ -299,9 +315,6 @@ EOF
     ln -sf ../run-in-vm.service "$S/multi-user.target.wants/run-in-vm.service"
     # Not a container: a host /.dockerenv would make systemd skip units.
     rm -f /newroot/.dockerenv /newroot/run/.containerenv
-    # The host's /tmp (seen through 9p) would be cleaned file by file by
-    # systemd-tmpfiles-setup: start from an empty tmpfs instead.
-    mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp
     uptime_s > "$RUNDIR/t_switch_root"
     log "switch_root into systemd at $(uptime_s)s"
     mount -o move /dev /newroot/dev 2>/dev/null || umount /dev
@@ -318,7 +331,6 @@ mount -t devtmpfs devtmpfs /newroot/dev
 mkdir -p /newroot/dev/pts /newroot/dev/shm
 mount -t devpts devpts /newroot/dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /newroot/dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp
 mount -t tmpfs -o mode=755 tmpfs /newroot/run
 uptime_s > "$RUNDIR/t_command_start"
 log "running the command at $(uptime_s)s"
@@ -360,6 +372,11 @@ run_vm() {
         printf 'OUT_MOUNT=%q\n' "$OUT_DIR"
         printf 'MASK_UNITS=%q\n' "$MASK_UNITS"
     } > "$rundir/run.conf"
+    # Under /tmp (hidden by the guest's tmpfs /tmp): carried over by /init.
+    {
+        case "$REPO_ROOT/" in /tmp/*) echo "$REPO_ROOT" ;; esac
+        case "$PWD/" in "$REPO_ROOT"/*) ;; /tmp/*) echo "$PWD" ;; esac
+    } > "$rundir/keep.list"
     {
         echo '#!/bin/bash'
         env_lines "vm"
