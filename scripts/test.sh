@@ -124,6 +124,13 @@ stage_daemon() {
         bash "$REPO_ROOT/tests/daemon/run.sh" 2>&1 | tee -a "$RESULTS"
 }
 
+stage_vcan() {
+    # The system on a real kernel CAN stack: natively where the kernel has vcan,
+    # otherwise in a throwaway qemu VM (tools/vm/run-in-vm.sh); never skipped.
+    step "vcan bench (carplayd + carplay-ecu + Python ECU + can-utils on vcan0)"
+    CARPLAY_BIN_DIR="$("$SWIFT" build --show-bin-path)" bash "$REPO_ROOT/tests/vcan/run.sh" | tee -a "$RESULTS"
+}
+
 # Later issues add stages here: the vcan bench (natively where the kernel has
 # vcan, else in the qemu VM of DESIGN.md) and the systemd VM tests.
 
@@ -138,6 +145,7 @@ main() {
     stage_decode_cli
     stage_intents
     stage_daemon
+    stage_vcan
     summary
 }
 

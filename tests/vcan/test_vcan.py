@@ -141,6 +141,9 @@ def test_every_intent_with_carplay_ecu(rig_factory, profile):
         name, intent, code, expected = scenario[:4]
         if len(scenario) > 4:
             continue  # --car-profiles scenarios need a preloaded store; covered in-process
+        # One daemon serves every scenario: start each one unlocked, as perform --simulate does.
+        if rig.call("GetState")["state"].get("lock.locked"):
+            assert rig.perform({"intent": "SetCarLockStatus", "parameters": {"locked": False}})["response"]["code"] == "success"
         reply = rig.perform(intent)
         if reply["response"]["code"] != code:
             problems.append("%s: %s (expected %s)" % (name, reply["response"], code))

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The vcan bench: carplayd, carplay-ecu, an independent Python ECU, candump and cansend
+# on a real kernel CAN stack -- natively where the kernel has vcan, otherwise in a
+# throwaway VM (tools/vm/run-in-vm.sh). Fails loudly when neither works.
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$REPO"
+SWIFT="${SWIFT:-swift}"
+command -v "$SWIFT" >/dev/null 2>&1 || SWIFT=/opt/swift/usr/bin/swift
+BIN="${CARPLAY_BIN_DIR:-$("$SWIFT" build --show-bin-path)}"
+if [ ! -x "$BIN/carplayd" ] || [ ! -x "$BIN/carplay-ecu" ]; then
+    "$SWIFT" build --product carplayd
+    "$SWIFT" build --product carplay-ecu
+fi
+[ -x "$REPO/.venv/bin/python" ] || bash "$REPO/scripts/bootstrap.sh"
+echo "==> vcan bench (binaries: $BIN)"
+exec "$REPO/tools/vm/run-in-vm.sh" --timeout "${VCAN_TIMEOUT:-900}" --env CARPLAY_BIN_DIR="$BIN" -- \
+    "$REPO/.venv/bin/python" -m pytest -p no:cacheprovider -q "$REPO/tests/vcan"
