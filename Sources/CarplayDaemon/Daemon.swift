@@ -75,6 +75,10 @@ public final class Daemon: Sendable {
     }
 
     static func makeRuntime(_ configuration: DaemonConfiguration, profile: VehicleProfile, directory: String, store: CarProfileStore, faults: FaultPlan) async -> Result<VehicleRuntime, DaemonError> {
+        var profile = profile
+        if let milliseconds = configuration.confirmationTimeoutMilliseconds {
+            profile.policies.confirmationTimeout = .milliseconds(milliseconds)
+        }
         if let interface = configuration.canInterface {
             return await VehicleRuntime.socketCAN(profile: profile, profileDirectory: directory, interface: interface, store: store)
         }

@@ -18,6 +18,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var allowedUsers: [String] = []
     public var allowedGroups: [String] = []
     public var logLevel: LogLevel = .info
+    /// Overrides the profile's confirmation timeout (slow buses, emulated test rigs).
+    public var confirmationTimeoutMilliseconds: Int?
     /// The embedded simulated vehicle's fault plan (JSON), for tests and demos.
     public var simulatorFaults: String?
     /// The config file that was read (for SIGHUP), if any.
@@ -46,6 +48,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
           --allow-user USER    also allow this user (repeatable; root and the daemon's user always are)
           --allow-group GROUP  also allow members of this group (repeatable)
           --log-level LEVEL    debug, info, warning or error (default info)
+          --confirmation-timeout MS
+                               how long a command may take to show in the status frames
+                               (default: the profile's confirmationTimeoutMs)
           --simulator-faults JSON
                                fault plan of the embedded simulated vehicle, for tests and demos
                                (docs/SIMULATION.md), e.g. '{"rules":[{"kind":"reject"}]}'
@@ -94,6 +99,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "--allow-user": users.append(try value())
             case "--allow-group": groups.append(try value())
             case "--simulator-faults": fromCommandLine.simulatorFaults = try value()
+            case "--confirmation-timeout":
+                let text = try value()
+                guard let milliseconds = Int(text), milliseconds > 0 else { throw .usage("--confirmation-timeout needs milliseconds > 0, not \(text)") }
+                fromCommandLine.confirmationTimeoutMilliseconds = milliseconds
             case "--log-level":
                 let text = try value()
                 guard let level = LogLevel(rawValue: text) else { throw .usage("--log-level must be debug, info, warning or error, not \(text)") }
@@ -128,11 +137,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "state-dir": stateDirectory = value
             case "allow-users": allowedUsers = value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
             case "allow-groups": allowedGroups = value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+            case "confirmation-timeout-ms":
+                guard let milliseconds = Int(value), milliseconds > 0 else { throw .file(file, number + 1, "confirmation-timeout-ms needs milliseconds > 0, not \(value)") }
+                confirmationTimeoutMilliseconds = milliseconds
             case "log-level":
                 guard let level = LogLevel(rawValue: value) else { throw .file(file, number + 1, "log-level must be debug, info, warning or error, not \(value)") }
                 logLevel = level
             default:
-                throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level)")
+                throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level, confirmation-timeout-ms)")
             }
         }
     }

@@ -1,4 +1,7 @@
 import LinuxSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Exit codes, documented in `carplayctl --help` and docs/CLI.md.
 enum ExitCode {
@@ -67,6 +70,12 @@ enum CarplayCtl {
         """
 
     static func run(arguments: [String]) async -> Int32 {
+        var arguments = arguments
+        // `carplayctl --socket PATH VERB ...` works like `carplayctl VERB ... --socket PATH`.
+        if arguments.count >= 2, arguments[0] == "--socket" {
+            setenv("CARPLAYD_SOCKET", arguments[1], 1)
+            arguments.removeFirst(2)
+        }
         guard let name = arguments.first else {
             printError(usage)
             return ExitCode.usage
