@@ -48,30 +48,26 @@ extension SignalField {
     @inline(__always)
     func rawBits(in data: UnsafeBufferPointer<UInt8>) -> UInt64 {
         if lastByte - firstByte < 8 {
-            var accumulator: UInt64 = 0
-            if bigEndian {
-                for byte in firstByte...lastByte { accumulator = accumulator << 8 | UInt64(data[byte]) }
-            } else {
-                var byte = lastByte
-                while byte >= firstByte {
-                    accumulator = accumulator << 8 | UInt64(data[byte])
-                    byte -= 1
-                }
-            }
-            return (accumulator >> UInt64(shift)) & mask
+            return (assemble(UInt64.self, data) >> UInt64(shift)) & mask
         }
         // Nine bytes: a 64-bit field that does not start on a byte boundary.
-        var accumulator: UInt128 = 0
+        return UInt64(truncatingIfNeeded: assemble(UInt128.self, data) >> UInt128(shift)) & mask
+    }
+
+    /// The field's bytes as one integer, in the field's byte order.
+    @inline(__always)
+    private func assemble<T: FixedWidthInteger & UnsignedInteger>(_: T.Type, _ data: UnsafeBufferPointer<UInt8>) -> T {
+        var accumulator: T = 0
         if bigEndian {
-            for byte in firstByte...lastByte { accumulator = accumulator << 8 | UInt128(data[byte]) }
+            for byte in firstByte...lastByte { accumulator = accumulator << 8 | T(data[byte]) }
         } else {
             var byte = lastByte
             while byte >= firstByte {
-                accumulator = accumulator << 8 | UInt128(data[byte])
+                accumulator = accumulator << 8 | T(data[byte])
                 byte -= 1
             }
         }
-        return UInt64(truncatingIfNeeded: accumulator >> UInt128(shift)) & mask
+        return accumulator
     }
 
     @inline(__always)

@@ -147,6 +147,25 @@ extension SignalField {
         return .integer(integer)
     }
 
+    /// ORs the shifted field into its bytes, least significant byte at the field's end.
+    @inline(__always)
+    private func write<T: FixedWidthInteger & UnsignedInteger>(_ shifted: T, into payload: inout [UInt8]) {
+        var accumulator = shifted
+        if bigEndian {
+            var byte = lastByte
+            while byte >= firstByte {
+                payload[byte] |= UInt8(truncatingIfNeeded: accumulator)
+                accumulator >>= 8
+                byte -= 1
+            }
+        } else {
+            for byte in firstByte...lastByte {
+                payload[byte] |= UInt8(truncatingIfNeeded: accumulator)
+                accumulator >>= 8
+            }
+        }
+    }
+
     /// Writes the raw value's bits; a value that does not fit is an error, never truncated.
     func place(_ raw: RawNumber, into payload: inout [UInt8], message: String) throws(DBCEncodeError) {
         let bits: UInt64
@@ -188,35 +207,10 @@ extension SignalField {
             }
         }
         if lastByte - firstByte < 8 {
-            var accumulator = bits << UInt64(shift)
-            if bigEndian {
-                var byte = lastByte
-                while byte >= firstByte {
-                    payload[byte] |= UInt8(truncatingIfNeeded: accumulator)
-                    accumulator >>= 8
-                    byte -= 1
-                }
-            } else {
-                for byte in firstByte...lastByte {
-                    payload[byte] |= UInt8(truncatingIfNeeded: accumulator)
-                    accumulator >>= 8
-                }
-            }
+            write(bits << UInt64(shift), into: &payload)
         } else {
-            var accumulator = UInt128(bits) << UInt128(shift)
-            if bigEndian {
-                var byte = lastByte
-                while byte >= firstByte {
-                    payload[byte] |= UInt8(truncatingIfNeeded: accumulator)
-                    accumulator >>= 8
-                    byte -= 1
-                }
-            } else {
-                for byte in firstByte...lastByte {
-                    payload[byte] |= UInt8(truncatingIfNeeded: accumulator)
-                    accumulator >>= 8
-                }
-            }
+            // Nine bytes: a 64-bit field that does not start on a byte boundary.
+            write(UInt128(bits) << UInt128(shift), into: &payload)
         }
     }
 }
