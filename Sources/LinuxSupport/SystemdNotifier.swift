@@ -56,7 +56,7 @@ public enum SystemdActivation {
 
     /// True when `fd` is a listening AF_UNIX stream socket (`sd_is_socket_unix`).
     public static func isUnixStreamListener(_ fd: FileDescriptor) -> Bool {
-        sd_is_socket_unix(fd.rawValue, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0
+        sd_is_socket_unix(fd.rawValue, 1 /* SOCK_STREAM */, 1, nil, 0) > 0
     }
 
     /// Makes a passed listener non-blocking, as the event loop expects (systemd passes it blocking).
