@@ -8,6 +8,8 @@
 #   5. carplayctl dbc decode against cantools on generated candump logs
 #   6. every intent on every profile, frames checked with cantools
 #   7. the real carplayd end to end over its Varlink socket (tests/daemon, pytest)
+#   8. the vcan bench (tests/vcan), natively or in the qemu VM
+#   9. carplayd under systemd as PID 1 in the VM (tests/systemd)
 #
 # Environment:
 #   CARPLAYD_DBC_CORPUS  DBC corpus directory
@@ -131,8 +133,14 @@ stage_vcan() {
     CARPLAY_BIN_DIR="$("$SWIFT" build --show-bin-path)" bash "$REPO_ROOT/tests/vcan/run.sh" | tee -a "$RESULTS"
 }
 
-# Later issues add stages here: the vcan bench (natively where the kernel has
-# vcan, else in the qemu VM of DESIGN.md) and the systemd VM tests.
+stage_systemd() {
+    # carplayd deployed as make install does, under systemd 252 as PID 1 in the qemu VM:
+    # socket activation, READY/STATUS, journal fields, restart, watchdog, clean stop.
+    step "carplayd under systemd (tests/systemd, systemd as PID 1 in the VM)"
+    make -s build SWIFT="$SWIFT"
+    CARPLAY_RELEASE_BIN_DIR="$("$SWIFT" build -c release --show-bin-path)" \
+        bash "$REPO_ROOT/tests/systemd/run.sh" | tee -a "$RESULTS"
+}
 
 main() {
     mkdir -p "$REPO_ROOT/.build"
@@ -146,6 +154,7 @@ main() {
     stage_intents
     stage_daemon
     stage_vcan
+    stage_systemd
     summary
 }
 

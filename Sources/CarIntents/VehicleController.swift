@@ -105,8 +105,16 @@ public actor VehicleController {
                 guard let self else { return }
                 await self.handle(received)
             }
+            await self?.readerEnded()
         }
     }
+
+    private var readerFinished = false
+    private func readerEnded() { readerFinished = true }
+
+    /// The CAN reader is running: started and its frame stream has not ended. Answering
+    /// at all shows the controller's actor is not wedged (the systemd watchdog asks).
+    public var isReading: Bool { receiveTask != nil && !readerFinished }
 
     public func stop() async {
         receiveTask?.cancel()

@@ -44,7 +44,14 @@ public final class Daemon: Sendable {
         let state = DaemonState(runtime: runtime, allowedUsers: users, allowedGroups: groups)
 
         let socketPath = configuration.socket
-        let served = Self.serve(socketPath: socketPath, service: VehicleService(state: state, log: log))
+        let activated = Self.activatedListener()
+        if case let .failure(error) = activated {
+            log.error(error.description)
+            await runtime.stop()
+            return 1
+        }
+        let passed = (try? activated.get()) ?? nil
+        let served = Self.serve(socketPath: socketPath, listener: passed, service: VehicleService(state: state, log: log))
         guard case let .success((server, loop)) = served else {
             if case let .failure(error) = served { log.error(error.description) }
             await runtime.stop()
@@ -52,22 +59,33 @@ public final class Daemon: Sendable {
         }
         let reachable = await runtime.controller.waitUntilReachable(timeout: .seconds(2))
         let where_ = runtime.isEmbedded ? "embedded simulated vehicle on an in-process \(runtime.interface)" : "CAN interface \(runtime.interface)"
-        log.info("listening on \(socketPath) (\(profile.displayName), profile \(directory); \(where_)\(reachable ? "" : ", vehicle not reachable yet"))")
+        let listening = passed == nil ? socketPath : "\(socketPath) (socket-activated, fd \(passed!.rawValue))"
+        log.info("listening on \(listening) (\(profile.displayName), profile \(directory); \(where_)\(reachable ? "" : ", vehicle not reachable yet"))")
+        let notifier = SystemdNotifier()
+        _ = try? notifier.notify("READY=1\nSTATUS=\(Self.statusText(reachable: reachable, interface: runtime.interface))")
+        let supervisor = Task { await self.supervise(state: state, loop: loop, notifier: notifier, reachable: reachable) }
         log.info("try: carplayctl --socket \(socketPath) climate --temperature 21.5 --zone driver   (or: carplayctl --socket \(socketPath) status)")
 
         for await signal in signals {
             if signal == Signals.hangup {
+                _ = try? notifier.notify("RELOADING=1\nSTATUS=reloading")
                 await reload(state: state, store: store)
+                let runtime = await state.runtime
+                let now = await runtime.controller.isReachable
+                _ = try? notifier.notify("READY=1\nSTATUS=\(Self.statusText(reachable: now, interface: runtime.interface))")
                 continue
             }
             log.info("stopping: no new connections, finishing intents in flight")
+            _ = try? notifier.notify("STOPPING=1\nSTATUS=stopping")
+            supervisor.cancel()
             server.stopAccepting()
             let left = await state.drain(timeout: .seconds(5))
             if left > 0 { log.warning("\(left) intents still in flight after 5 s; their clients are disconnected") }
             server.closeAll()
             await state.runtime.stop()
             loop.shutdown()
-            FileSystem.remove(socketPath)
+            // A socket-activated listener belongs to carplayd.socket: systemd keeps the path.
+            if passed == nil { FileSystem.remove(socketPath) }
             log.info("stopped")
             return 0
         }
@@ -86,13 +104,17 @@ public final class Daemon: Sendable {
     }
 
     /// Listens on the socket and starts the Varlink server on a new event loop.
-    static func serve(socketPath: String, service: VehicleService) -> Result<(VarlinkServer, EventLoop), DaemonError> {
+    static func serve(socketPath: String, listener passed: FileDescriptor? = nil, service: VehicleService) -> Result<(VarlinkServer, EventLoop), DaemonError> {
         let listener: FileDescriptor
-        do {
-            try FileSystem.makeDirectories(FileSystem.parentDirectory(of: socketPath), mode: 0o755)
-            listener = try UnixSocket.listen(path: socketPath, mode: 0o660)
-        } catch {
-            return .failure(DaemonError("cannot listen on \(socketPath): \(error)"))
+        if let passed {
+            listener = passed
+        } else {
+            do {
+                try FileSystem.makeDirectories(FileSystem.parentDirectory(of: socketPath), mode: 0o755)
+                listener = try UnixSocket.listen(path: socketPath, mode: 0o660)
+            } catch {
+                return .failure(DaemonError("cannot listen on \(socketPath): \(error)"))
+            }
         }
         let loop: EventLoop
         do { loop = try EventLoop() } catch {
@@ -110,6 +132,65 @@ public final class Daemon: Sendable {
             return .failure(DaemonError("cannot serve on \(socketPath): \(error)"))
         }
         return .success((server, loop))
+    }
+
+    /// The listening socket systemd passed (carplayd.socket), nil when started directly.
+    static func activatedListener() -> Result<FileDescriptor?, DaemonError> {
+        let descriptors = SystemdActivation.listenedDescriptors()
+        guard let first = descriptors.first else { return .success(nil) }
+        guard descriptors.count == 1 else {
+            return .failure(DaemonError("socket activation: expected one socket, systemd passed \(descriptors.count)"))
+        }
+        guard SystemdActivation.isUnixStreamListener(first) else {
+            return .failure(DaemonError("socket activation: fd \(first.rawValue) is not a listening AF_UNIX stream socket"))
+        }
+        do { try SystemdActivation.makeNonBlocking(first) } catch {
+            return .failure(DaemonError("socket activation: fd \(first.rawValue): \(error)"))
+        }
+        return .success(first)
+    }
+
+    static func statusText(reachable: Bool, interface: String) -> String {
+        reachable ? "vehicle reachable on \(interface)" : "vehicle not reachable on \(interface)"
+    }
+
+    /// Under systemd: STATUS= when the vehicle's reachability changes, and WATCHDOG=1 at half
+    /// of `WatchdogSec=`, sent only while the event loop thread answers a poke and the
+    /// controller's CAN reader runs (a wedged actor never answers: no ping, systemd restarts us).
+    private func supervise(state: DaemonState, loop: EventLoop, notifier: SystemdNotifier, reachable: Bool) async {
+        let watchdog = SystemdNotifier.watchdogTimeout()
+        if let watchdog { log.info("watchdog: \(watchdog) (pinging every \(watchdog / 2) while the event loop and CAN reader are alive)") }
+        let tick: Duration = watchdog.map { min($0 / 2, .seconds(1)) } ?? .seconds(1)
+        let pingEvery: Duration = watchdog.map { $0 / 2 } ?? .seconds(3600)
+        let clock = ContinuousClock()
+        var lastPing = clock.now - pingEvery
+        var wasReachable = reachable
+        var beat = loop.heartbeat
+        loop.poke()
+        while !Task.isCancelled {
+            try? await Task.sleep(for: tick)
+            if Task.isCancelled { return }
+            let runtime = await state.runtime
+            let nowReachable = await runtime.controller.isReachable
+            if nowReachable != wasReachable {
+                wasReachable = nowReachable
+                _ = try? notifier.notify("STATUS=\(Self.statusText(reachable: nowReachable, interface: runtime.interface))")
+                if nowReachable { log.info("vehicle reachable on \(runtime.interface)") } else { log.warning("vehicle not reachable on \(runtime.interface)") }
+            }
+            guard watchdog != nil else { continue }
+            let loopAlive = loop.heartbeat != beat
+            let reading = await runtime.controller.isReading
+            beat = loop.heartbeat
+            loop.poke()
+            if clock.now - lastPing >= pingEvery - tick / 2 {
+                if loopAlive && reading {
+                    _ = try? notifier.notify("WATCHDOG=1")
+                    lastPing = clock.now
+                } else {
+                    log.warning("watchdog: not pinging (event loop \(loopAlive ? "alive" : "stuck"), CAN reader \(reading ? "running" : "stopped"))")
+                }
+            }
+        }
     }
 
     static func parseConfiguration(_ arguments: [String]) -> Result<DaemonConfiguration, ConfigurationError> {

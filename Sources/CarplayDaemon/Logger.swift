@@ -1,10 +1,28 @@
 import LinuxSupport
 
-/// Log lines on stderr (the journal's structured fields come with the systemd issue).
+/// Log lines on stderr, or journal entries with structured fields under systemd
+/// (`JOURNAL_STREAM` or `INVOCATION_ID` set): `MESSAGE`, `PRIORITY`,
+/// `SYSLOG_IDENTIFIER=carplayd` and, for each handled intent, `CARPLAYD_INTENT`,
+/// `CARPLAYD_PARAMETERS`, `CARPLAYD_RESULT`, `CARPLAYD_REASON`, `CARPLAYD_LATENCY_MS`,
+/// `CARPLAYD_CAN_IDS` (docs/SYSTEMD.md).
 public struct Logger: Sendable {
-    public let level: DaemonConfiguration.LogLevel
+    public enum Sink: Sendable, Equatable {
+        case standardError
+        case journal
+    }
 
-    public init(level: DaemonConfiguration.LogLevel) { self.level = level }
+    public let level: DaemonConfiguration.LogLevel
+    public let sink: Sink
+
+    public init(level: DaemonConfiguration.LogLevel, environment: [String: String] = CarplaydPaths.environment()) {
+        self.level = level
+        self.sink = SystemdJournal.isWanted(environment: environment) ? .journal : .standardError
+    }
+
+    public init(level: DaemonConfiguration.LogLevel, sink: Sink) {
+        self.level = level
+        self.sink = sink
+    }
 
     public func debug(_ text: @autoclosure () -> String) { write(.debug, text()) }
     public func info(_ text: @autoclosure () -> String) { write(.info, text()) }
@@ -21,13 +39,52 @@ public struct Logger: Sendable {
         if let reason { line += " (\(reason))" }
         if let detail { line += ": \(detail)" }
         line += " in \(String(format3(milliseconds))) ms, uid \(peer.uid)"
-        info(line)
+        var fields: [(name: String, value: String)] = [
+            ("CARPLAYD_INTENT", name),
+            ("CARPLAYD_PARAMETERS", parameters),
+            ("CARPLAYD_RESOLUTIONS", resolutions),
+            ("CARPLAYD_RESULT", response),
+            ("CARPLAYD_LATENCY_MS", format3(milliseconds)),
+            ("CARPLAYD_CAN_IDS", Self.canIDs(frames).joined(separator: " ")),
+            ("CARPLAYD_PEER_UID", String(peer.uid)),
+        ]
+        if let reason { fields.append(("CARPLAYD_REASON", reason)) }
+        if let detail { fields.append(("CARPLAYD_DETAIL", detail)) }
+        if sink == .journal, !frames.isEmpty { fields.append(("CARPLAYD_FRAMES", frames.joined(separator: "\n"))) }
+        write(.info, line, fields: fields)
+        guard sink == .standardError else { return }
         for frame in frames { debug("  frame \(frame)") }
         if level > .debug, !frames.isEmpty { info("  \(frames.count) frames: " + frames.map { $0.split(separator: " ").last.map(String.init) ?? $0 }.joined(separator: " ")) }
     }
 
-    private func write(_ severity: DaemonConfiguration.LogLevel, _ text: String) {
+    /// The distinct CAN IDs of candump log lines ("(t) vcan0 1A0#0011"), in order of appearance.
+    static func canIDs(_ frames: [String]) -> [String] {
+        var seen: [String] = []
+        for frame in frames {
+            guard let last = frame.split(separator: " ").last, let hash = last.firstIndex(of: "#") else { continue }
+            let id = String(last[..<hash])
+            if !id.isEmpty, !seen.contains(id) { seen.append(id) }
+        }
+        return seen
+    }
+
+    private func write(_ severity: DaemonConfiguration.LogLevel, _ text: String, fields: [(name: String, value: String)] = []) {
         guard severity >= level else { return }
+        if sink == .journal {
+            let priority = switch severity {
+            case .debug: "7"
+            case .info: "6"
+            case .warning: "4"
+            case .error: "3"
+            }
+            let entry: [(name: String, value: String)] = [("MESSAGE", text), ("PRIORITY", priority), ("SYSLOG_IDENTIFIER", "carplayd")] + fields
+            do {
+                try SystemdJournal.send(entry)
+                return
+            } catch {
+                // No journal after all: fall through to stderr (which systemd may still collect).
+            }
+        }
         try? FileDescriptor.standardError.writeAll("carplayd: \(severity == .info ? "" : "\(severity.rawValue): ")\(text)\n")
     }
 }

@@ -28,6 +28,7 @@ public final class EventLoop: Sendable {
     private let nextToken = Atomic<UInt64>(1)
     private let running = Atomic<Bool>(true)
     private let finished = Mutex<Bool>(false)
+    private let heartbeats = Atomic<UInt64>(0)
     private static let wakeToken: UInt64 = 0
 
     public init() throws(Errno) {
@@ -78,6 +79,17 @@ public final class EventLoop: Sendable {
         handlers.withLock { $0[token] = nil }
     }
 
+    /// Liveness (the systemd watchdog): `poke()` wakes the loop thread, which counts one
+    /// heartbeat when it gets there. A heartbeat count that does not move after a poke
+    /// means the loop thread is stuck in a handler.
+    public func poke() {
+        var one: UInt64 = 1
+        _ = write(wakeup, &one, 8)
+    }
+
+    /// Wake-ups the loop thread has handled so far.
+    public var heartbeat: UInt64 { heartbeats.load(ordering: .acquiring) }
+
     /// Ends the loop thread; handlers are dropped.
     public func shutdown() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
@@ -98,6 +110,7 @@ public final class EventLoop: Sendable {
                 if tokens[index] == Self.wakeToken {
                     var value: UInt64 = 0
                     _ = read(wakeup, &value, 8)
+                    heartbeats.add(1, ordering: .releasing)
                     continue
                 }
                 let handler = handlers.withLock { $0[tokens[index]] }

@@ -63,3 +63,34 @@ import Testing
         loop.deregister(server)
     }
 }
+
+@Suite struct SystemdEnvironmentTests {
+    @Test func listenFDsCountOnlyForOurPID() {
+        #expect(SystemdActivation.passedCount(environment: ["LISTEN_PID": "42", "LISTEN_FDS": "1"], pid: 42) == 1)
+        #expect(SystemdActivation.passedCount(environment: ["LISTEN_PID": "41", "LISTEN_FDS": "1"], pid: 42) == 0)
+        #expect(SystemdActivation.passedCount(environment: ["LISTEN_FDS": "1"], pid: 42) == 0)
+        #expect(SystemdActivation.passedCount(environment: ["LISTEN_PID": "42", "LISTEN_FDS": "x"], pid: 42) == 0)
+        #expect(SystemdActivation.passedCount(environment: ["LISTEN_PID": "42", "LISTEN_FDS": "0"], pid: 42) == 0)
+        #expect(SystemdActivation.passedCount(environment: [:], pid: 42) == 0)
+    }
+
+    @Test func noListenedDescriptorsWithoutSystemd() {
+        unsetenv("LISTEN_FDS")
+        unsetenv("LISTEN_PID")
+        #expect(SystemdActivation.listenedDescriptors().isEmpty)
+    }
+
+    @Test func watchdogTimeoutFromEnvironment() {
+        #expect(SystemdNotifier.watchdogTimeout(environment: ["WATCHDOG_USEC": "10000000"], pid: 7) == .seconds(10))
+        #expect(SystemdNotifier.watchdogTimeout(environment: ["WATCHDOG_USEC": "10000000", "WATCHDOG_PID": "7"], pid: 7) == .seconds(10))
+        #expect(SystemdNotifier.watchdogTimeout(environment: ["WATCHDOG_USEC": "10000000", "WATCHDOG_PID": "8"], pid: 7) == nil)
+        #expect(SystemdNotifier.watchdogTimeout(environment: [:], pid: 7) == nil)
+        #expect(SystemdNotifier.watchdogTimeout(environment: ["WATCHDOG_USEC": "0"], pid: 7) == nil)
+    }
+
+    @Test func journalWantedUnderSystemdOnly() {
+        #expect(SystemdJournal.isWanted(environment: ["JOURNAL_STREAM": "8:1234"]))
+        #expect(SystemdJournal.isWanted(environment: ["INVOCATION_ID": "abc"]))
+        #expect(!SystemdJournal.isWanted(environment: ["HOME": "/root"]))
+    }
+}

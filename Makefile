@@ -1,0 +1,74 @@
+# carplayd: build and install (docs/SYSTEMD.md).
+#
+#   make                     release build of carplayd, carplayctl, carplay-ecu
+#   make install             build, then install under $(DESTDIR)$(PREFIX)
+#   make install-files       install without building (binaries from $(BIN_SRC))
+#   make uninstall
+#
+# PREFIX=/usr (a Debian package) puts the units in /lib/systemd/system and the
+# sysusers.d/tmpfiles.d snippets in /usr/lib; PREFIX=/usr/local (default) keeps
+# everything under /usr/local, where systemd also looks. The config example
+# always goes to $(DESTDIR)/etc/carplayd. After installing on a live system:
+#   systemd-sysusers carplayd.conf && systemctl daemon-reload
+#   systemctl enable --now carplayd.socket
+
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+SWIFT       ?= swift
+SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
+SCRATCH     ?=
+BINDIR      ?= $(PREFIX)/bin
+DATADIR     ?= $(PREFIX)/share/carplayd
+DOCDIR      ?= $(PREFIX)/share/doc/carplayd
+SYSCONFDIR  ?= /etc
+ifeq ($(PREFIX),/usr)
+UNITDIR     ?= /lib/systemd/system
+LIBDIR_SD   ?= /usr/lib
+else
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+LIBDIR_SD   ?= $(PREFIX)/lib
+endif
+SYSUSERSDIR ?= $(LIBDIR_SD)/sysusers.d
+NETWORKDIR  ?= $(LIBDIR_SD)/systemd/network
+
+PROGRAMS = carplayd carplayctl carplay-ecu
+UNITS    = carplayd.service carplayd.socket carplayd@.service carplay-ecu@.service
+SCRATCH_FLAG = $(if $(SCRATCH),--scratch-path $(SCRATCH))
+BIN_SRC ?= $(shell $(SWIFT) build -c release $(SCRATCH_FLAG) --show-bin-path 2>/dev/null)
+
+INSTALL ?= install
+
+.PHONY: all build install install-files uninstall
+
+all: build
+
+build:
+	for p in $(PROGRAMS); do $(SWIFT) build -c release $(SCRATCH_FLAG) --product $$p $(SWIFT_FLAGS) || exit 1; done
+
+install: build
+	$(MAKE) install-files
+
+# Units name /usr/bin and /usr/share/carplayd; they are rewritten to BINDIR and DATADIR.
+install-files:
+	@for p in $(PROGRAMS); do test -x "$(BIN_SRC)/$$p" || { echo "make: $(BIN_SRC)/$$p missing: run make build (or give BIN_SRC=)" >&2; exit 1; }; done
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(NETWORKDIR) \
+	    $(DESTDIR)$(DATADIR)/VehicleProfiles $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/carplayd
+	for p in $(PROGRAMS); do $(INSTALL) -m 0755 "$(BIN_SRC)/$$p" $(DESTDIR)$(BINDIR)/$$p || exit 1; done
+	for u in $(UNITS); do \
+	    sed -e 's|/usr/bin/|$(BINDIR)/|g' -e 's|/usr/share/carplayd/|$(DATADIR)/|g' -e 's|/usr/share/doc/carplayd/|$(DOCDIR)/|g' \
+	        Systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	$(INSTALL) -m 0644 Systemd/carplayd.sysusers $(DESTDIR)$(SYSUSERSDIR)/carplayd.conf
+	$(INSTALL) -m 0644 Systemd/80-vcan0.netdev Systemd/80-vcan0.network $(DESTDIR)$(NETWORKDIR)/
+	for d in VehicleProfiles/*/; do \
+	    n=$$(basename $$d); $(INSTALL) -d $(DESTDIR)$(DATADIR)/VehicleProfiles/$$n && \
+	    $(INSTALL) -m 0644 $$d* $(DESTDIR)$(DATADIR)/VehicleProfiles/$$n/ || exit 1; done
+	$(INSTALL) -m 0644 Systemd/carplayd.conf.example $(DESTDIR)$(SYSCONFDIR)/carplayd/carplayd.conf.example
+	$(INSTALL) -m 0644 README.md docs/*.md docs/io.carplayd.Vehicle.varlink $(DESTDIR)$(DOCDIR)/
+
+uninstall:
+	for p in $(PROGRAMS); do rm -f $(DESTDIR)$(BINDIR)/$$p; done
+	for u in $(UNITS); do rm -f $(DESTDIR)$(UNITDIR)/$$u; done
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/carplayd.conf $(DESTDIR)$(NETWORKDIR)/80-vcan0.netdev $(DESTDIR)$(NETWORKDIR)/80-vcan0.network
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(SYSCONFDIR)/carplayd/carplayd.conf.example
+	-rmdir $(DESTDIR)$(SYSCONFDIR)/carplayd 2>/dev/null

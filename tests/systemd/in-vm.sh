@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Runs inside the systemd VM (tests/systemd/run.sh). Everything written lands in the
+# VM's tmpfs overlay.
+set -u
+REPO="${CARPLAY_REPO:?}"
+BIN="${CARPLAY_RELEASE_BIN_DIR:?}"
+SOCK=/run/carplayd/io.carplayd.Vehicle
+passed=0 failed=0
+ok() { echo "ok - $1"; passed=$((passed + 1)); }
+bad() { echo "FAIL - $1"; failed=$((failed + 1)); }
+check() { local name="$1"; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+ctl() { timeout 20 /usr/bin/carplayctl --socket "$SOCK" "$@"; }
+mainpid() { systemctl show -p MainPID --value carplayd.service; }
+wait_for() {  # wait_for SECONDS COMMAND...: until COMMAND succeeds
+    local deadline=$((SECONDS + $1)); shift
+    until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 0.5; done
+}
+finish() {
+    echo "---- journal (carplayd, carplay-ecu@vcan0), last lines"
+    journalctl --no-pager -u carplayd.service -u carplay-ecu@vcan0.service -u carplayd.socket | tail -n 40
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit
+}
+
+systemctl is-system-running --wait >/dev/null 2>&1 || true
+
+# make install, with PREFIX=/usr, from the prebuilt release binaries.
+make -s -C "$REPO" install-files PREFIX=/usr BIN_SRC="$BIN" >/tmp/install.log 2>&1 \
+    && ok "make install-files PREFIX=/usr" || { bad "make install-files PREFIX=/usr"; cat /tmp/install.log; finish; }
+check "systemd-sysusers creates carplayd and carplay" bash -c 'systemd-sysusers && getent passwd carplayd >/dev/null && getent group carplay >/dev/null'
+printf 'profile = /usr/share/carplayd/VehicleProfiles/sedan\ncan = vcan0\n' > /etc/carplayd/carplayd.conf
+systemctl daemon-reload
+for u in carplayd.service carplayd.socket carplayd@.service carplay-ecu@.service; do
+    check "systemd-analyze verify $u" bash -c "systemd-analyze verify /lib/systemd/system/$u 2>&1 | tee /dev/stderr | grep -q . && exit 1 || exit 0"
+done
+
+check "carplay-ecu@vcan0 starts" systemctl start carplay-ecu@vcan0.service
+check "carplayd.socket starts" systemctl start carplayd.socket
+check "socket is srw-rw---- root:carplay" bash -c "[ \"\$(stat -c '%A %U %G' $SOCK)\" = 'srw-rw---- root carplay' ]"
+check "carplayd.service not started before the first call" bash -c '! systemctl is-active -q carplayd.service'
+
+# Socket activation: the first carplayctl call starts the daemon.
+out="$(ctl status 2>&1)"; echo "$out" | head -5
+check "first carplayctl call answered (socket activation)" grep -q "^ *reachable *\(yes\|no\)" <<<"$out"
+check "carplayd.service active after the first call" systemctl is-active -q carplayd.service
+check "carplayd runs as user carplayd" bash -c '[ "$(ps -o user= -p "$(systemctl show -p MainPID --value carplayd.service)")" = carplayd ]'
+check "READY: StatusText says vehicle reachable" wait_for 10 bash -c 'systemctl show -p StatusText --value carplayd.service | grep -q "^vehicle reachable on vcan0"'
+systemctl show -p StatusText -p NRestarts -p WatchdogUSec carplayd.service
+
+out="$(ctl climate --temperature 22.5 --zone driver 2>&1)"; echo "$out"
+check "intent confirmed by carplay-ecu@vcan0" grep -q "confirmed by the vehicle" <<<"$out"
+json="$(journalctl -u carplayd.service -o json --no-pager)"
+check "journal entry with CARPLAYD_INTENT=SetClimateSettingsInCar" grep -q '"CARPLAYD_INTENT":"SetClimateSettingsInCar"' <<<"$json"
+for f in CARPLAYD_PARAMETERS CARPLAYD_RESULT CARPLAYD_LATENCY_MS CARPLAYD_CAN_IDS SYSLOG_IDENTIFIER; do
+    check "journal has $f" grep -q "\"$f\"" <<<"$json"
+done
+check "journal CARPLAYD_RESULT=success" grep -q '"CARPLAYD_RESULT":"success"' <<<"$json"
+
+out="$(ctl profile save 2 --name Alice 2>&1)"; echo "$out"
+check "car profile Alice saved in the StateDirectory" bash -c 'grep -qs Alice /var/lib/carplayd/car-profiles-*.json || grep -qs Alice /var/lib/private/carplayd/car-profiles-*.json'
+
+# kill -9: Restart=on-failure brings it back, state resynchronised, saved profiles intact.
+pid="$(mainpid)"; kill -9 "$pid"
+check "kill -9 -> restarted (new MainPID)" wait_for 20 bash -c "p=\$(systemctl show -p MainPID --value carplayd.service); [ \"\$p\" != 0 ] && [ \"\$p\" != $pid ] && systemctl is-active -q carplayd.service"
+check "after restart: vehicle reachable again" wait_for 10 bash -c 'systemctl show -p StatusText --value carplayd.service | grep -q "^vehicle reachable"'
+out="$(ctl status 2>&1)"
+check "after restart: state resynchronised from status frames (22.5 °C)" grep -q "22.5" <<<"$out"
+out="$(ctl profile set --name Alice 2>&1)"; echo "$out"
+check "after restart: saved car profile Alice still there" bash -c "! grep -qi 'fail\|unknown\|no profile\|needs' <<<\"\$1\"" _ "$out"
+
+# SIGSTOP: no WATCHDOG=1 any more; systemd kills and restarts it.
+pid="$(mainpid)"; kill -STOP "$pid"
+check "SIGSTOP -> watchdog restarts it" wait_for 40 bash -c "p=\$(systemctl show -p MainPID --value carplayd.service); [ \"\$p\" != 0 ] && [ \"\$p\" != $pid ] && systemctl is-active -q carplayd.service"
+check "journal: watchdog timeout" bash -c 'journalctl -u carplayd.service --no-pager | grep -qi "watchdog timeout"'
+out="$(ctl status 2>&1)"
+check "after watchdog restart: answering" grep -q "^ *reachable *\(yes\|no\)" <<<"$out"
+
+# systemctl stop: STOPPING=1, graceful, exit 0.
+check "systemctl stop carplayd.service" systemctl stop carplayd.service
+check "stopped cleanly (Result=success)" bash -c '[ "$(systemctl show -p Result --value carplayd.service)" = success ]'
+check "journal: stopped" bash -c 'journalctl -u carplayd.service --no-pager -n 20 | grep -q "stopped"'
+check "socket path kept by carplayd.socket after the service stops" test -S "$SOCK"
+out="$(ctl status 2>&1)"
+check "activated again by the next call" grep -q "^ *reachable *\(yes\|no\)" <<<"$out"
+check "systemctl stop carplayd.socket carplayd.service" systemctl stop carplayd.socket carplayd.service
+check "socket removed with the socket unit" test ! -e "$SOCK"
+finish
