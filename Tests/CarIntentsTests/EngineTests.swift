@@ -33,8 +33,11 @@ struct Rig {
     let vehicle: SimulatedVehicleNode
     let task: Task<Void, Never>
 
-    static func start(_ profileName: String, state: [PropertyKey: PropertyValue] = [:], faults: FaultPlan = .none) async throws -> Rig {
-        let profile = try ShippedProfiles.load(profileName)
+    /// `confirmationTimeout` replaces the profile's where a test expects success: a
+    /// loaded test machine must not turn a slow confirmation into a failure.
+    static func start(_ profileName: String, state: [PropertyKey: PropertyValue] = [:], faults: FaultPlan = .none, confirmationTimeout: Duration? = nil) async throws -> Rig {
+        var profile = try ShippedProfiles.load(profileName)
+        if let confirmationTimeout { profile.policies.confirmationTimeout = confirmationTimeout }
         var initial = VehicleSimulation.defaultState(for: profile)
         for (key, value) in state { initial[key] = value }
         let bus = VirtualCANBus()
@@ -60,7 +63,7 @@ struct Rig {
 @Suite struct EngineTests {
     @Test(arguments: ["sedan", "suv"])
     func successConfirmedByStatusFrames(_ profileName: String) async throws {
-        let rig = try await Rig.start(profileName)
+        let rig = try await Rig.start(profileName, confirmationTimeout: .seconds(2))
         defer { Task { await rig.stop() } }
         let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
         #expect(result.response.code == .success, "\(result.response)")
@@ -73,7 +76,7 @@ struct Rig {
     }
 
     @Test func relativeSettingsFollowTheLiveState() async throws {
-        let rig = try await Rig.start("sedan", state: [.fanSpeed: .integer(4)])
+        let rig = try await Rig.start("sedan", state: [.fanSpeed: .integer(4)], confirmationTimeout: .seconds(2))
         defer { Task { await rig.stop() } }
         let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"relativeFanSpeedSetting":"higher"}}"#)
         #expect(result.response.code == .success)
@@ -81,7 +84,7 @@ struct Rig {
     }
 
     @Test func restrictedWhileLocked() async throws {
-        let rig = try await Rig.start("sedan", state: [.locked: .bool(true)])
+        let rig = try await Rig.start("sedan", state: [.locked: .bool(true)], confirmationTimeout: .seconds(2))
         defer { Task { await rig.stop() } }
         let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":2}}"#)
         #expect(result.response.code == .failure)
@@ -94,7 +97,7 @@ struct Rig {
     }
 
     @Test func saveAndRestoreACarProfile() async throws {
-        let rig = try await Rig.start("suv")
+        let rig = try await Rig.start("suv", confirmationTimeout: .seconds(2))
         defer { Task { await rig.stop() } }
         let set = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableMassage":true,"seat":"driver","level":3}}"#)
         #expect(set.response.code == .success, "\(set.response)")
@@ -110,7 +113,7 @@ struct Rig {
     }
 
     @Test func restoreReportsPartialFailure() async throws {
-        let rig = try await Rig.start("sedan")
+        let rig = try await Rig.start("sedan", confirmationTimeout: .seconds(2))
         defer { Task { await rig.stop() } }
         let save = try await rig.perform(#"{"intent":"SaveProfileInCar","parameters":{"profileNumber":1}}"#)
         #expect(save.response.code == .success, "\(save.response)")
@@ -139,7 +142,7 @@ struct Rig {
         defer { task.cancel() }
         _ = await firstController.waitUntilComplete(timeout: .seconds(3))
         for level in [1, 2, 3] {
-            let outcome = await firstController.apply([.seat(.frontLeft, .heating): .integer(level)], timeout: .milliseconds(300))
+            let outcome = await firstController.apply([.seat(.frontLeft, .heating): .integer(level)], timeout: .seconds(1))
             #expect(outcome.succeeded)
         }
         await firstController.stop()
@@ -147,7 +150,7 @@ struct Rig {
         let secondController = VehicleController(profile: profile, port: await bus.makePort())
         await secondController.start()
         _ = await secondController.waitUntilComplete(timeout: .seconds(3))
-        let outcome = await secondController.apply([.seat(.frontLeft, .heating): .integer(1)], timeout: .milliseconds(300))
+        let outcome = await secondController.apply([.seat(.frontLeft, .heating): .integer(1)], timeout: .seconds(1))
         #expect(outcome.succeeded, "\(String(describing: outcome.failure))")
         #expect(await vehicle.state()[.seat(.frontLeft, .heating)] == .integer(1))
         await secondController.stop()
@@ -220,7 +223,7 @@ struct Rig {
 
     @Test(arguments: ["sedan", "suv"])
     func delayWithinTheTimeoutSucceeds(_ profile: String) async throws {
-        let rig = try await Rig.start(profile, faults: FaultPlan([FaultRule(.delay(.milliseconds(100)))]))
+        let rig = try await Rig.start(profile, faults: FaultPlan([FaultRule(.delay(.milliseconds(100)))]), confirmationTimeout: .seconds(2))
         defer { Task { await rig.stop() } }
         let result = try await rig.perform(Self.climate)
         #expect(result.response.code == .success, "\(result.response)")
