@@ -521,9 +521,14 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         let port = await bus.makePort()
         let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: try TestVehicle.profile()), port: port)
         let running = Task { await node.run() }
-        try await Task.sleep(for: .milliseconds(250))
+        // Cyclic status while running (waited for, not timed: a loaded machine is slow).
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while await node.statistics().framesSent < 2, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(await node.statistics().framesSent >= 2, "cyclic status while running")
         await port.close()
         await running.value
-        #expect(await node.statistics().framesSent >= 2, "cyclic status while running")
     }
 }
