@@ -194,26 +194,27 @@ public struct VehicleFrames: Sendable {
         guard let name = statusIDs[frame.id], let status = statusMessages[name] else { return .unrelated }
         if let failure = check(frame, message: status.message, checkers: &checkers) { return failure }
         guard let decoded = try? status.message.codec.decode(frame.data) else { return .undecodable(name) }
-        return .status(message: name, values: propertyValues(decoded, signals: status.properties, context: context))
+        return .status(message: name, values: propertyValues(decoded, signals: status.properties, context: context).values)
     }
 
     /// Decoded signals to property values; a frequency is read in the band of the same
     /// frame, else of `context`.
-    private func propertyValues(_ decoded: [(name: String, value: SignalValue)], signals: [PropertyKey: String], context: VehicleState) -> [PropertyKey: PropertyValue] {
+    private func propertyValues(_ decoded: [(name: String, value: SignalValue)], signals: [PropertyKey: String], context: VehicleState) -> (values: [PropertyKey: PropertyValue], unreadable: [PropertyKey]) {
         let bySignal = Dictionary(signals.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var values: [PropertyKey: PropertyValue] = [:]
+        var unreadable: [PropertyKey] = []
         var deferred: [(PropertyKey, SignalValue)] = []
         for (signal, value) in decoded {
             guard let key = bySignal[signal] else { continue }
             if key == .radioFrequency { deferred.append((key, value)); continue }
-            if let property = propertyValue(value, key: key) { values[key] = property }
+            if let property = propertyValue(value, key: key) { values[key] = property } else { unreadable.append(key) }
         }
         var merged = context
         for (key, value) in values { merged[key] = value }
         for (key, value) in deferred {
-            if let property = propertyValue(value, key: key, context: merged) { values[key] = property }
+            if let property = propertyValue(value, key: key, context: merged) { values[key] = property } else { unreadable.append(key) }
         }
-        return values
+        return (values, unreadable.sorted())
     }
 
     // MARK: - Vehicle side
@@ -229,37 +230,23 @@ public struct VehicleFrames: Sendable {
         }
         let decoded: [(name: String, value: SignalValue)]
         do { decoded = try command.message.codec.decode(frame.data, choices: true) } catch { return .undecodable(name) }
-        let rawValues = (try? command.message.codec.decode(frame.data, choices: false)) ?? []
-        var raw: [String: Int128] = [:]
-        for (signal, value) in rawValues {
-            if case let .integer(number) = value { raw[signal] = number }
-        }
-        let bySignal = Dictionary(command.properties.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        var changes: [PropertyKey: PropertyValue] = [:]
-        var unreadable: [PropertyKey] = []
-        var deferred: [(PropertyKey, SignalValue)] = []
-        for (signal, value) in decoded {
-            guard let key = bySignal[signal] else { continue }
-            if let idle = command.idleRaw[signal], let rawValue = Self.raw(of: value, fallback: raw[signal]), rawValue == idle { continue }
-            if key == .radioFrequency { deferred.append((key, value)); continue }
-            if let property = propertyValue(value, key: key) {
-                changes[key] = property
-            } else {
-                unreadable.append(key)
+        // Signals at their "no request" raw value ask for nothing. A choice carries its raw
+        // value; only an idle value without a choice needs the raw decode.
+        var raw: [String: Int128]?
+        let requested = decoded.filter { signal, value in
+            guard let idle = command.idleRaw[signal] else { return true }
+            if case let .choice(_, rawValue) = value { return rawValue != idle }
+            if raw == nil {
+                raw = [:]
+                for (name, plain) in (try? command.message.codec.decode(frame.data, choices: false)) ?? [] {
+                    if case let .integer(number) = plain { raw?[name] = number }
+                }
             }
+            return raw?[signal] != idle
         }
-        var merged = context
-        for (key, value) in changes { merged[key] = value }
-        for (key, value) in deferred {
-            if let property = propertyValue(value, key: key, context: merged) { changes[key] = property } else { unreadable.append(key) }
-        }
+        let (changes, unreadable) = propertyValues(requested, signals: command.properties, context: context)
         let counter = profile.e2e[name].map { $0.protection.counter(in: frame.data) }
-        return .command(HeadUnitCommand(message: name, id: frame.id, counter: counter, changes: changes, unreadable: unreadable.sorted()))
-    }
-
-    private static func raw(of value: SignalValue, fallback: Int128?) -> Int128? {
-        if case let .choice(_, raw) = value { return raw }
-        return fallback
+        return .command(HeadUnitCommand(message: name, id: frame.id, counter: counter, changes: changes, unreadable: unreadable))
     }
 
     /// The status frame `name` reporting `state` (properties the state lacks are sent
