@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""The vcan bench's measuring half, run where vcan0 exists (in the VM, through
+tools/vm/run-in-vm.sh; Benchmarks/vcan/run.sh starts it). For each run:
+
+1. carplay-ecu + carplayd --can vcan0 as separate processes; the load generator
+   ($CARPLAY_LOADGEN contract, default loadgen.py) with each client count;
+2. a fresh carplay-ecu and the Python peer (python-can + cantools) with each client
+   count, sending the same command frames.
+
+Before the first run it checks that the peer's command frames carry the same signals
+as the frames carplayd sent for the same intents. Writes one JSON document to --out.
+"""
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO / "tools" / "intents"))
+import check_intents  # noqa: E402
+import loadgen  # noqa: E402
+import python_peer  # noqa: E402
+import workload  # noqa: E402
+
+
+def log(text):
+    print("vcan-bench: " + text, file=sys.stderr, flush=True)
+
+
+class Process:
+    def __init__(self, name, argv, directory):
+        self.name = name
+        self.log_path = directory / (name + ".log")
+        self.proc = subprocess.Popen(argv, stdout=open(self.log_path, "w"), stderr=subprocess.STDOUT, start_new_session=True)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def tail(self):
+        return self.log_path.read_text(errors="replace")[-3000:]
+
+
+def start_ecu(args, directory, name):
+    return Process(name, [str(args.bin_dir / "carplay-ecu"), "--can", args.interface, "--profile", str(args.profile), "--quiet"], directory)
+
+
+def start_daemon(args, directory):
+    sock = str(directory / "carplayd.sock")
+    daemon = Process("carplayd", [str(args.bin_dir / "carplayd"), "--can", args.interface, "--profile", str(args.profile),
+                                  "--socket", sock, "--state-dir", str(directory / "state"), "--log-level", "warning",
+                                  "--confirmation-timeout", str(args.confirmation_ms)], directory)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if daemon.proc.poll() is not None:
+            raise SystemExit("carplayd exited:\n" + daemon.tail())
+        if os.path.exists(sock):
+            try:
+                reply = loadgen.Connection(sock).call("io.carplayd.Vehicle.GetState", {})
+                if reply.get("parameters", {}).get("reachable"):
+                    return daemon, sock
+            except (OSError, ValueError):
+                pass
+        time.sleep(0.1)
+    raise SystemExit("carplayd not reachable on %s within 60 s:\n%s" % (args.interface, daemon.tail()))
+
+
+def wait_complete(sock):
+    """Until the state shows every property the workload touches (status frames seen)."""
+    deadline = time.time() + 30
+    keys = [key for key, _, _ in workload.SLOTS]
+    while time.time() < deadline:
+        state = loadgen.Connection(sock).call("io.carplayd.Vehicle.GetState", {})["parameters"]["state"]
+        if all(key in state for key in keys):
+            return
+        time.sleep(0.1)
+    raise SystemExit("carplayd's state never showed %s" % keys)
+
+
+def compare_frames(args, sock):
+    """carplayd's command frame for each slot and value against the peer's."""
+    vehicle = check_intents.Vehicle(args.profile)
+    peer = python_peer.Peer(args.profile, args.interface, 3.0)
+    connection = loadgen.Connection(sock)
+    problems, checked = [], 0
+    for key, (intent_a, value_a), (intent_b, value_b) in workload.SLOTS:
+        for intent, value in ((intent_b, value_b), (intent_a, value_a)):
+            reply = connection.perform(intent)
+            if loadgen.outcome(reply):
+                problems.append("%s=%r: %s" % (key, value, loadgen.outcome(reply)))
+                continue
+            message, values = peer.command_values(key, value)
+            config = peer.e2e.get(message.name, {})
+            skip = (config.get("crc"), config.get("counter"))
+            frames = [check_intents.parse_log_line(line) for line in reply["parameters"]["frames"]]
+            sent = [data for frame_id, data in frames if frame_id == message.frame_id]
+            if len(sent) != 1:
+                problems.append("%s=%r: carplayd sent %d %s frames" % (key, value, len(sent), message.name))
+                continue
+            problem = vehicle.check_e2e(message.frame_id, sent[0])
+            if problem:
+                problems.append("%s=%r: carplayd's frame: %s" % (key, value, problem))
+            decoded = message.decode(sent[0][: message.length])
+            for name, want in values.items():
+                if name in skip:
+                    continue
+                if str(decoded[name]) != str(want) and decoded[name] != want:
+                    problems.append("%s=%r: %s.%s is %s from carplayd, %s from the peer" % (key, value, message.name, name, decoded[name], want))
+            checked += 1
+    return {"checked": checked, "problems": problems}
+
+
+def cpu_seconds(pid):
+    """User + system CPU time of a process so far (from /proc)."""
+    fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_loadgen(args, sock, clients):
+    argv = shlex.split(args.loadgen) + ["--socket", sock, "--clients", str(clients), "--intents", str(args.intents), "--json"]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=args.step_timeout)
+    try:
+        data = json.loads(result.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise SystemExit("load generator gave no JSON (exit %d): %s\n%s" % (result.returncode, result.stdout, result.stderr))
+    if "error" in data:
+        raise SystemExit("load generator: %s" % data["error"])
+    return data
+
+
+def run_peer(args, clients):
+    argv = [sys.executable, str(HERE / "python_peer.py"), "--profile", str(args.profile), "--interface", args.interface,
+            "--clients", str(clients), "--intents", str(args.intents), "--timeout", str(args.confirmation_ms / 1000), "--json"]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=args.step_timeout)
+    try:
+        data = json.loads(result.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise SystemExit("python peer gave no JSON (exit %d): %s\n%s" % (result.returncode, result.stdout, result.stderr))
+    if "error" in data:
+        raise SystemExit("python peer: %s" % data["error"])
+    return data
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin-dir", type=Path, required=True)
+    parser.add_argument("--profile", type=Path, default=REPO / "VehicleProfiles" / "sedan")
+    parser.add_argument("--interface", default="vcan0")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--clients", default="1,8")
+    parser.add_argument("--intents", type=int, default=400)
+    parser.add_argument("--confirmation-ms", type=int, default=3000)
+    parser.add_argument("--loadgen", default="%s %s" % (sys.executable, HERE / "loadgen.py"))
+    parser.add_argument("--step-timeout", type=int, default=600)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    clients = [int(c) for c in args.clients.split(",")]
+    document = {"kernel": platform.release(), "machine": platform.machine(), "cpus": os.cpu_count(),
+                "in_vm": os.environ.get("RUN_IN_VM", "?"), "loadgen": args.loadgen, "profile": args.profile.name,
+                "intents": args.intents, "clients": clients, "runs": []}
+    cpu = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")]
+    document["cpu"] = cpu[0] if cpu else "?"
+    for run in range(args.runs):
+        directory = Path(tempfile.mkdtemp(prefix="vcan-bench-"))
+        results = {"carplayd": {}, "python": {}}
+        log("run %d/%d: carplay-ecu + carplayd" % (run + 1, args.runs))
+        ecu = start_ecu(args, directory, "carplay-ecu")
+        daemon = None
+        try:
+            daemon, sock = start_daemon(args, directory)
+            wait_complete(sock)
+            if run == 0:
+                document["frames"] = compare_frames(args, sock)
+                log("frame comparison: %d checked, %d problems" % (document["frames"]["checked"], len(document["frames"]["problems"])))
+            for count in clients:
+                before = cpu_seconds(daemon.proc.pid), cpu_seconds(ecu.proc.pid)
+                result = run_loadgen(args, sock, count)
+                done = result["intents"] + result["failures"]
+                if done:
+                    result["carplayd_cpu_us_per_intent"] = round((cpu_seconds(daemon.proc.pid) - before[0]) / done * 1e6, 1)
+                    result["ecu_cpu_us_per_intent"] = round((cpu_seconds(ecu.proc.pid) - before[1]) / done * 1e6, 1)
+                results["carplayd"][str(count)] = result
+                log("  carplayd, %d clients: %s" % (count, json.dumps(results["carplayd"][str(count)])))
+        finally:
+            if daemon:
+                daemon.stop()
+            ecu.stop()
+        for count in clients:
+            log("run %d/%d: carplay-ecu + python peer, %d clients" % (run + 1, args.runs, count))
+            ecu = start_ecu(args, directory, "carplay-ecu-peer")
+            try:
+                time.sleep(0.5)  # the ECU opens its socket; the peer's first intent is not timed anyway
+                before = cpu_seconds(ecu.proc.pid)
+                result = run_peer(args, count)
+                done = result["intents"] + result["failures"]
+                if done:
+                    result["ecu_cpu_us_per_intent"] = round((cpu_seconds(ecu.proc.pid) - before) / done * 1e6, 1)
+                results["python"][str(count)] = result
+                log("  python peer, %d clients: %s" % (count, json.dumps(results["python"][str(count)])))
+            finally:
+                ecu.stop()
+        document["runs"].append(results)
+    args.out.write_text(json.dumps(document, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

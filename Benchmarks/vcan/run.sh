@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Intents end to end on vcan: carplayd + carplay-ecu as separate processes on vcan0
+# (in the qemu VM of tools/vm/run-in-vm.sh where the host kernel has no vcan), driven
+# by a load generator over Varlink, against a Python peer (python-can + cantools) that
+# sends the same command frames to the same carplay-ecu, in the same VM and run.
+#
+# Usage: Benchmarks/vcan/run.sh [options]
+#   --runs N          runs (default 3); figures are median/min/max over them
+#   --clients LIST    client counts (default 1,8)
+#   --intents N       intents per measurement, split between the clients (default 400)
+#   --profile DIR     vehicle profile (default VehicleProfiles/sedan; the workload is written for it)
+#   --vm | --native   passed to tools/vm/run-in-vm.sh (default: native if the kernel has vcan)
+#   --timeout S       whole VM run (default 1800)
+#   --no-doc          do not update docs/BENCHMARKS.md
+#
+# Environment: CARPLAY_LOADGEN  the load generator (default: the Python one,
+#                 Benchmarks/vcan/loadgen.py); its contract is in Benchmarks/vcan/README.md
+#              CARPLAY_BIN_DIR  release binaries to use instead of building
+#              SWIFT, SCRATCH   swift binary, --scratch-path for the build
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$REPO"
+
+RUNS=3
+CLIENTS=1,8
+INTENTS=400
+PROFILE="$REPO/VehicleProfiles/sedan"
+MODE=()
+TIMEOUT=1800
+UPDATE_DOC=1
+ORIG_ARGS=("$@")
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --runs) RUNS="$2"; shift 2 ;;
+        --clients) CLIENTS="$2"; shift 2 ;;
+        --intents) INTENTS="$2"; shift 2 ;;
+        --profile) PROFILE="$(cd "$2" && pwd)"; shift 2 ;;
+        --vm|--native) MODE=("$1"); shift ;;
+        --timeout) TIMEOUT="$2"; shift 2 ;;
+        --no-doc) UPDATE_DOC=0; shift ;;
+        -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+
+SWIFT="${SWIFT:-swift}"
+command -v "$SWIFT" >/dev/null 2>&1 || SWIFT=/opt/swift/usr/bin/swift
+BUILD=("$SWIFT" build -c release)
+[ -n "${SCRATCH:-}" ] && BUILD+=(--scratch-path "$SCRATCH")
+if [ -n "${CARPLAY_BIN_DIR:-}" ]; then
+    BIN="$CARPLAY_BIN_DIR"
+else
+    echo "==> ${BUILD[*]} --product carplayd / carplay-ecu"
+    "${BUILD[@]}" --product carplayd
+    "${BUILD[@]}" --product carplay-ecu
+    BIN="$("${BUILD[@]}" --show-bin-path)"
+fi
+for tool in carplayd carplay-ecu; do
+    [ -x "$BIN/$tool" ] || { echo "run.sh: $BIN/$tool missing" >&2; exit 1; }
+done
+[ -x "$REPO/.venv/bin/python" ] || bash "$REPO/scripts/bootstrap.sh"
+PY="$REPO/.venv/bin/python"
+
+LOADGEN="${CARPLAY_LOADGEN:-$PY $REPO/Benchmarks/vcan/loadgen.py}"
+OUT_DIR="$REPO/.build/vm-out"   # the only directory the VM writes back to the host
+mkdir -p "$OUT_DIR"
+OUT="$OUT_DIR/vcan-bench.json"
+rm -f "$OUT"
+echo "==> vcan bench: $RUNS runs, clients $CLIENTS, $INTENTS intents each, load generator: $LOADGEN"
+"$REPO/tools/vm/run-in-vm.sh" "${MODE[@]}" --timeout "$TIMEOUT" -- \
+    "$PY" "$REPO/Benchmarks/vcan/inside.py" --bin-dir "$BIN" --profile "$PROFILE" --runs "$RUNS" \
+    --clients "$CLIENTS" --intents "$INTENTS" --loadgen "$LOADGEN" --out "$OUT"
+[ -s "$OUT" ] || { echo "run.sh: no results in $OUT" >&2; exit 1; }
+
+CMDLINE="Benchmarks/vcan/run.sh ${ORIG_ARGS[*]}"
+[ -n "${CARPLAY_LOADGEN:-}" ] && CMDLINE="CARPLAY_LOADGEN=... $CMDLINE"
+exec "$PY" "$REPO/Benchmarks/vcan/report.py" "$OUT" --doc "$REPO/docs/BENCHMARKS.md" --command "$CMDLINE" \
+    $([ "$UPDATE_DOC" = 1 ] || echo --no-doc)
