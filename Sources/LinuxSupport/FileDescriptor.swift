@@ -182,6 +182,15 @@ extension UnsafeBufferPointer<UInt8> {
         return Swift.min(position + 1, count)
     }
 
+    /// The index of the first newline at or after `index` (`count` if none), found with
+    /// the C library's vectorised `memchr`.
+    @inline(__always)
+    public func newline(from index: Int) -> Int {
+        guard index < count, let base = baseAddress else { return count }
+        guard let found = memchr(base + index, 0x0A, count - index) else { return count }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
     public func countNewlines(in range: Range<Int>) -> Int {
         var lines = 0
         for position in range where self[position] == 0x0A { lines += 1 }
@@ -202,6 +211,20 @@ public struct UnsafeSendableBuffer<Element>: @unchecked Sendable {
     public init(count: Int) where Element == [UInt8] {
         buffer = .allocate(capacity: count)
         buffer.initialize(repeating: [])
+        owned = true
+    }
+
+    /// Allocates `count` copies of `value`.
+    public init(count: Int, repeating value: Element) {
+        buffer = .allocate(capacity: count)
+        buffer.initialize(repeating: value)
+        owned = true
+    }
+
+    /// Allocates a copy of `elements`.
+    public init(_ elements: [Element]) {
+        buffer = .allocate(capacity: elements.count)
+        _ = buffer.initialize(from: elements)
         owned = true
     }
 

@@ -84,25 +84,38 @@ enum DBCCommand {
         let standardOutput = FileDescriptor.standardOutput
         var lineNumber = 0
         // Blocks of whole lines; each is split in two halves decoded on both cores,
-        // written in input order.
+        // written in input order. The output buffers live across blocks (no fresh pages
+        // per block). The second half starts with a provisional line number; it is decoded
+        // again, once the first half's line count is known, only if it wrote an error that
+        // names a line (malformed lines: rare), so no core counts newlines up front.
+        let results = UnsafeSendableBuffer([OutputBuffer(), OutputBuffer()])
+        let summaries = UnsafeSendableBuffer(count: 2, repeating: FrameJSONDecoder.Summary(lines: 0, numberedErrors: false))
+        defer {
+            results.buffer[0].deallocate()
+            results.buffer[1].deallocate()
+            results.deallocate()
+            summaries.deallocate()
+        }
         try reader.forEachBlock { (block: UnsafeBufferPointer<UInt8>) throws(Errno) in
             let split = block.count < 1 << 16 ? block.count : block.lineBoundary(near: block.count / 2)
             let halves = [0..<split, split..<block.count]
-            let firstLines = [lineNumber, lineNumber + block.countNewlines(in: 0..<split)]
-            let results = UnsafeSendableBuffer<[UInt8]>(count: 2)
-            defer { results.deallocate() }
             let input = UnsafeSendableBuffer<UInt8>(borrowing: block)
+            let first = lineNumber
             DispatchQueue.concurrentPerform(iterations: halves[1].isEmpty ? 1 : 2) { half in
-                var out: [UInt8] = []
-                out.reserveCapacity(halves[half].count * 2)
-                decoder.decodeLines(UnsafeBufferPointer(rebasing: input.buffer[halves[half]]), firstLineNumber: firstLines[half], into: &out)
-                results.buffer[half] = out
+                results.buffer[half].removeAll()
+                summaries.buffer[half] = decoder.decodeLines(UnsafeBufferPointer(rebasing: input.buffer[halves[half]]), firstLineNumber: first, into: &results.buffer[half])
+            }
+            if halves[1].isEmpty {
+                summaries.buffer[1] = FrameJSONDecoder.Summary(lines: 0, numberedErrors: false)
+                results.buffer[1].removeAll()
+            } else if summaries.buffer[1].numberedErrors {
+                results.buffer[1].removeAll()
+                decoder.decodeLines(UnsafeBufferPointer(rebasing: input.buffer[halves[1]]), firstLineNumber: first + summaries.buffer[0].lines, into: &results.buffer[1])
             }
             for half in 0..<2 {
-                let written = results.buffer[half].withUnsafeBytes { raw in Result { () throws(Errno) in try standardOutput.writeAll(raw) } }
-                try written.get()
+                try standardOutput.writeAll(results.buffer[half].bytes)
             }
-            lineNumber = firstLines[1] + block.countNewlines(in: split..<block.count)
+            lineNumber = first + summaries.buffer[0].lines + summaries.buffer[1].lines
         }
         // Undecodable frames are reported in the output; the run itself succeeded.
         return ExitCode.success

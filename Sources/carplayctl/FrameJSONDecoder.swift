@@ -1,116 +1,236 @@
 import CANKit
+import LinuxSupport
 
 /// Decodes candump lines into one JSON object per frame, for `dbc decode`.
 /// Immutable after init, so both halves of a block can use it at once.
 struct FrameJSONDecoder: Sendable {
-    private let outputs: [CANID: MessageOutput]
+    /// Standard IDs by value (no hashing on the common path); extended ones in `extended`.
+    private let standard: [MessageOutput?]
+    private let extended: [UInt32: MessageOutput]
     private let choices: Bool
 
     init(database: DBCDatabase, choices: Bool) {
-        var outputs: [CANID: MessageOutput] = [:]
+        var standard = [MessageOutput?](repeating: nil, count: Int(CANID.maxStandard) + 1)
+        var extended: [UInt32: MessageOutput] = [:]
         for message in database.messages {
-            outputs[message.canID] = MessageOutput(message)
+            if message.canID.isExtended {
+                extended[message.canID.rawValue] = MessageOutput(message)
+            } else {
+                standard[Int(message.canID.rawValue)] = MessageOutput(message)
+            }
         }
-        self.outputs = outputs
+        self.standard = standard
+        self.extended = extended
         self.choices = choices
+    }
+
+    /// What `decodeLines` saw: how many lines, and whether an error names a line number
+    /// (then the numbers were only right if `firstLineNumber` was).
+    struct Summary {
+        var lines: Int
+        var numberedErrors: Bool
     }
 
     /// Decodes every line of `lines` (each ending in `\n`, the last one may not),
     /// appending the JSON lines to `out`. Line numbers in errors start after `firstLineNumber`.
-    func decodeLines(_ lines: UnsafeBufferPointer<UInt8>, firstLineNumber: Int, into out: inout [UInt8]) {
+    @discardableResult
+    func decodeLines(_ lines: UnsafeBufferPointer<UInt8>, firstLineNumber: Int, into out: inout OutputBuffer) -> Summary {
         var storage: [UInt8] = []
         let payload = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64)
         defer { payload.deallocate() }
         var lineNumber = firstLineNumber
+        var numberedErrors = false
         var start = 0
         while start < lines.count {
-            var end = start
-            while end < lines.count, lines[end] != 0x0A { end += 1 }
+            let end = lines.newline(from: start)
             lineNumber += 1
             let line = UnsafeBufferPointer(rebasing: lines[start..<end])
             // The common `-L` line goes straight to the codec; everything else through the full reader.
             if let frame = CandumpReader.scanCompactFrame(line, payload: payload) {
                 decodeFrame(id: frame.id, data: UnsafeBufferPointer(rebasing: payload[0..<frame.count]), into: &out)
-            } else {
-                decodeLine(line, number: lineNumber, storage: &storage, into: &out)
+            } else if decodeLine(line, number: lineNumber, storage: &storage, into: &out) {
+                numberedErrors = true
             }
             start = end + 1
         }
+        return Summary(lines: lineNumber - firstLineNumber, numberedErrors: numberedErrors)
     }
 
-    private func decodeLine(_ line: UnsafeBufferPointer<UInt8>, number: Int, storage: inout [UInt8], into out: inout [UInt8]) {
+    /// Returns true when it wrote an error naming the line number.
+    private func decodeLine(_ line: UnsafeBufferPointer<UInt8>, number: Int, storage: inout [UInt8], into out: inout OutputBuffer) -> Bool {
         let parsed: CandumpLine
         do throws(CandumpParseError) {
             parsed = try CandumpReader.parseLine(line, reusing: &storage)
         } catch {
-            append("{\"line\":", to: &out)
-            JSONBytes.appendInteger(number, to: &out)
-            append(",\"error\":", to: &out)
-            JSONBytes.appendString(error.description, to: &out)
-            append("}\n", to: &out)
-            return
+            var text = Array("{\"line\":".utf8)
+            JSONBytes.appendInteger(number, to: &text)
+            text.append(contentsOf: ",\"error\":".utf8)
+            JSONBytes.appendString(error.description, to: &text)
+            text.append(contentsOf: "}\n".utf8)
+            out.append(text)
+            return true
         }
-        guard case let .record(record) = parsed else { return }
+        guard case let .record(record) = parsed else { return false }
         let frame = record.frame
         if frame.isRemote || frame.isError {
             appendUnknown(frame.id.rawValue, to: &out)
-            return
+            return false
         }
         frame.data.withUnsafeBufferPointer { data in decodeFrame(id: frame.id, data: data, into: &out) }
+        return false
     }
 
-    private func appendUnknown(_ id: UInt32, to out: inout [UInt8]) {
-        append("{\"id\":", to: &out)
-        JSONBytes.appendInteger(id, to: &out)
-        append(",\"error\":\"unknown message\"}\n", to: &out)
+    private func appendUnknown(_ id: UInt32, to out: inout OutputBuffer) {
+        var text = Array("{\"id\":".utf8)
+        JSONBytes.appendInteger(id, to: &text)
+        text.append(contentsOf: ",\"error\":\"unknown message\"}\n".utf8)
+        out.append(text)
     }
 
-    private func decodeFrame(id: CANID, data: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-        guard let output = outputs[id] else {
+    private func decodeFrame(id: CANID, data: UnsafeBufferPointer<UInt8>, into out: inout OutputBuffer) {
+        let found = id.isExtended ? extended[id.rawValue] : standard[Int(id.rawValue)]
+        guard let output = found else {
             appendUnknown(id.rawValue, to: &out)
             return
         }
         let mark = out.count
-        output.appendPrefix(to: &out)
+        // Room for the whole object, so the writes below need no capacity checks.
+        out.reserve(output.maxLength)
+        output.writePrefix(to: &out)
         var first = true
         do throws(DBCDecodeError) {
             try output.codec.decode(data, choices: choices) { index, value in
-                if !first { out.append(0x2C) }
+                if !first { out.put(0x2C) }
                 first = false
-                output.appendKey(index, to: &out)
-                JSONBytes.appendValue(value, to: &out)
+                output.writeKey(index, to: &out)
+                output.writeValue(value, index: index, to: &out)
             }
-            append("}}\n", to: &out)
+            out.put(0x7D)
+            out.put(0x7D)
+            out.put(0x0A)
         } catch {
-            out.removeSubrange(mark...)
-            append("{\"id\":", to: &out)
-            JSONBytes.appendInteger(id.rawValue, to: &out)
-            append(",\"name\":", to: &out)
-            JSONBytes.appendString(output.name, to: &out)
-            append(",\"error\":", to: &out)
-            JSONBytes.appendString(error.description, to: &out)
-            append("}\n", to: &out)
+            out.truncate(to: mark)
+            var text = Array("{\"id\":".utf8)
+            JSONBytes.appendInteger(id.rawValue, to: &text)
+            text.append(contentsOf: ",\"name\":".utf8)
+            JSONBytes.appendString(output.name, to: &text)
+            text.append(contentsOf: ",\"error\":".utf8)
+            JSONBytes.appendString(error.description, to: &text)
+            text.append(contentsOf: "}\n".utf8)
+            out.append(text)
         }
     }
+}
+
+/// The decoder's output: bytes written through a pointer. `reserve(n)` makes room for
+/// `n` bytes, after which up to `n` bytes of `put`/`write…` need no further checks -- the
+/// per-frame path reserves once per frame (a growable `[UInt8]` checks uniqueness and
+/// capacity on every append). A value type with manual memory: whoever creates one
+/// calls `deallocate()` once, and copies must not outlive that.
+struct OutputBuffer {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int = 1 << 16) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    func deallocate() { base.deallocate() }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    mutating func removeAll() { count = 0 }
+
+    mutating func truncate(to mark: Int) { count = mark }
 
     @inline(__always)
-    private func append(_ text: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(to: count + extra) }
     }
+
+    private mutating func grow(to needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.initialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    /// One byte; the room was reserved.
+    @inline(__always)
+    mutating func put(_ byte: UInt8) {
+        base[count] = byte
+        count += 1
+    }
+
+    /// Bytes; the room was reserved.
+    @inline(__always)
+    mutating func put(_ bytes: UnsafePointer<UInt8>, count length: Int) {
+        let destination = base + count
+        if length >= 8, length <= 16 {
+            // Keys and short names: two overlapping 8-byte moves instead of a memmove call.
+            let raw = UnsafeRawPointer(bytes)
+            let head = raw.loadUnaligned(as: UInt64.self)
+            let tail = raw.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+            UnsafeMutableRawPointer(destination).storeBytes(of: head, as: UInt64.self)
+            UnsafeMutableRawPointer(destination).storeBytes(of: tail, toByteOffset: length - 8, as: UInt64.self)
+        } else if length < 8 {
+            for index in 0..<length { destination[index] = bytes[index] }
+        } else {
+            destination.update(from: bytes, count: length)
+        }
+        count += length
+    }
+
+    /// A number by one of `JSONBytes`' writers; `JSONBytes.maxNumberLength` bytes were reserved.
+    @inline(__always)
+    mutating func putNumber(_ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+        count += write(base + count)
+    }
+
+    /// Bytes, with a capacity check (the rare paths).
+    mutating func append(_ bytes: [UInt8]) {
+        reserve(bytes.count)
+        bytes.withUnsafeBufferPointer { pointer in
+            if let start = pointer.baseAddress { put(start, count: pointer.count) }
+        }
+    }
+}
+
+/// Where one signal's texts are in `MessageOutput.text`.
+private struct SignalText {
+    /// `"Signal":`
+    var keyStart: Int
+    var keyCount: Int
+    /// The JSON strings of the choice names by raw value minus `choiceBase` are entries
+    /// `choiceFirst ..< choiceFirst + choiceCount` of `MessageOutput.choices` (an entry
+    /// of count 0: no choice); `choiceCount` is 0 when the values span more than 1024.
+    var choiceBase: Int128
+    var choiceFirst: Int
+    var choiceCount: Int
 }
 
 /// Per message: the codec and the JSON text that never changes, built once. A class
 /// so the per-frame lookup hands out one reference instead of copying the codec.
 ///
 /// @unchecked Sendable: every stored property is immutable after `init`, and the
-/// bytes behind `text` are written only in `init` and freed only in `deinit`.
+/// memory behind `text`, `signals` and `choices` is written only in `init` and freed
+/// only in `deinit`.
 private final class MessageOutput: @unchecked Sendable {
     let codec: MessageCodec
     let name: String
-    /// `{"id":N,"name":"…","signals":{` then `"Signal":` for every signal, back to back.
-    private let text: UnsafeMutableBufferPointer<UInt8>
+    /// The most bytes one decoded frame of this message writes.
+    let maxLength: Int
+    /// `{"id":N,"name":"…","signals":{`, then `"Signal":` for every signal back to back,
+    /// then the JSON strings of the choice names.
+    private let text: UnsafeMutablePointer<UInt8>
     private let prefixLength: Int
-    private let keyRanges: [Range<Int>]
+    private let signals: UnsafeMutablePointer<SignalText>
+    private let choices: UnsafeMutablePointer<(start: Int, count: Int)>
 
     init(_ message: DBCMessage) {
         codec = message.codec
@@ -121,27 +241,78 @@ private final class MessageOutput: @unchecked Sendable {
         JSONBytes.appendString(message.name, to: &bytes)
         bytes.append(contentsOf: ",\"signals\":{".utf8)
         prefixLength = bytes.count
-        var ranges: [Range<Int>] = []
-        for index in message.signals.indices {
-            let start = bytes.count
+        var signalTexts: [SignalText] = []
+        var choiceEntries: [(start: Int, count: Int)] = []
+        var longest = JSONBytes.maxNumberLength
+        for (index, signal) in message.signals.enumerated() {
+            let keyStart = bytes.count
             JSONBytes.appendString(message.codec.signalName(at: index), to: &bytes)
             bytes.append(0x3A)
-            ranges.append(start..<bytes.count)
+            var entry = SignalText(keyStart: keyStart, keyCount: bytes.count - keyStart, choiceBase: 0, choiceFirst: choiceEntries.count, choiceCount: 0)
+            // The last name of a duplicated value wins, as in the codec (and cantools).
+            var byValue: [Int128: String] = [:]
+            for choice in signal.choices { byValue[choice.value] = choice.name }
+            if let low = byValue.keys.min(), let high = byValue.keys.max(), high - low < 1024 {
+                entry.choiceBase = low
+                entry.choiceCount = Int(high - low) + 1
+                choiceEntries.append(contentsOf: [(start: Int, count: Int)](repeating: (start: 0, count: 0), count: entry.choiceCount))
+                for (value, choiceName) in byValue {
+                    let start = bytes.count
+                    JSONBytes.appendString(choiceName, to: &bytes)
+                    choiceEntries[entry.choiceFirst + Int(value - low)] = (start, bytes.count - start)
+                    longest = max(longest, bytes.count - start)
+                }
+            } else {
+                // Escaped at decode time: at most 6 bytes a byte, plus the quotes.
+                for choice in signal.choices { longest = max(longest, choice.name.utf8.count * 6 + 2) }
+            }
+            signalTexts.append(entry)
         }
-        keyRanges = ranges
-        text = .allocate(capacity: bytes.count)
-        _ = text.initialize(from: bytes)
+        maxLength = prefixLength + signalTexts.reduce(0) { $0 + $1.keyCount + 1 + longest } + 3
+        signals = .allocate(capacity: max(signalTexts.count, 1))
+        signals.initialize(from: signalTexts, count: signalTexts.count)
+        choices = .allocate(capacity: max(choiceEntries.count, 1))
+        choices.initialize(from: choiceEntries, count: choiceEntries.count)
+        text = .allocate(capacity: max(bytes.count, 1))
+        text.initialize(from: bytes, count: bytes.count)
     }
 
-    deinit { text.deallocate() }
-
-    @inline(__always)
-    func appendPrefix(to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: text[0..<prefixLength]))
+    deinit {
+        text.deallocate()
+        signals.deallocate()
+        choices.deallocate()
     }
 
     @inline(__always)
-    func appendKey(_ index: Int, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: text[keyRanges[index]]))
+    func writePrefix(to out: inout OutputBuffer) {
+        out.put(text, count: prefixLength)
+    }
+
+    @inline(__always)
+    func writeKey(_ index: Int, to out: inout OutputBuffer) {
+        out.put(text + signals[index].keyStart, count: signals[index].keyCount)
+    }
+
+    @inline(__always)
+    func writeValue(_ value: SignalValue, index: Int, to out: inout OutputBuffer) {
+        switch value {
+        case let .integer(number):
+            out.putNumber { JSONBytes.writeInteger(number, to: $0) }
+        case let .float(number):
+            out.putNumber { JSONBytes.writeDouble(number, to: $0) }
+        case let .choice(choiceName, raw):
+            let signal = signals[index]
+            let offset = raw &- signal.choiceBase
+            if offset >= 0, offset < signal.choiceCount {
+                let entry = choices[signal.choiceFirst + Int(offset)]
+                if entry.count > 0 {
+                    out.put(text + entry.start, count: entry.count)
+                    return
+                }
+            }
+            var escaped: [UInt8] = []
+            JSONBytes.appendString(choiceName, to: &escaped)
+            out.append(escaped)
+        }
     }
 }

@@ -14,38 +14,40 @@ extension CandumpReader {
     /// accepts, the result equals `parseLine`'s (tested).
     @inline(__always)
     public static func scanCompactFrame(_ line: UnsafeBufferPointer<UInt8>, payload: UnsafeMutableBufferPointer<UInt8>) -> CandumpCompactFrame? {
+        // Unchecked pointer reads: every index below is checked against `end` (<= line.count) first.
+        guard let base = line.baseAddress, payload.count >= 8, let out = payload.baseAddress else { return nil }
         var end = line.count
-        while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D || line[end - 1] == 0x20 || line[end - 1] == 0x09 { end -= 1 }
+        while end > 0, base[end - 1] == 0x0A || base[end - 1] == 0x0D || base[end - 1] == 0x20 || base[end - 1] == 0x09 { end -= 1 }
         var index = 0
-        while index < end, line[index] == 0x20 { index += 1 }
+        while index < end, base[index] == 0x20 { index += 1 }
         guard index < end else { return nil }
-        if line[index] == 0x28 {  // "(seconds.micro) "
+        if base[index] == 0x28 {  // "(seconds.micro) "
             index += 1
             let digitsStart = index
-            while index < end, line[index] &- 0x30 < 10 { index += 1 }
-            guard index > digitsStart, index < end, line[index] == 0x2E else { return nil }
+            while index < end, base[index] &- 0x30 < 10 { index += 1 }
+            guard index > digitsStart, index < end, base[index] == 0x2E else { return nil }
             index += 1
             let fractionStart = index
-            while index < end, line[index] &- 0x30 < 10 { index += 1 }
-            guard index > fractionStart, index < end, line[index] == 0x29 else { return nil }
+            while index < end, base[index] &- 0x30 < 10 { index += 1 }
+            guard index > fractionStart, index < end, base[index] == 0x29 else { return nil }
             index += 1
-            guard index < end, line[index] == 0x20 else { return nil }
-            while index < end, line[index] == 0x20 { index += 1 }
+            guard index < end, base[index] == 0x20 else { return nil }
+            while index < end, base[index] == 0x20 { index += 1 }
         }
         // Either the interface then the frame, or the frame alone.
         var tokenEnd = index
         var hash = -1
-        while tokenEnd < end, line[tokenEnd] != 0x20 {
-            if hash < 0, line[tokenEnd] == 0x23 { hash = tokenEnd }
+        while tokenEnd < end, base[tokenEnd] != 0x20 {
+            if hash < 0, base[tokenEnd] == 0x23 { hash = tokenEnd }
             tokenEnd += 1
         }
         if hash < 0 {
             guard tokenEnd > index, tokenEnd < end else { return nil }
             index = tokenEnd
-            while index < end, line[index] == 0x20 { index += 1 }
+            while index < end, base[index] == 0x20 { index += 1 }
             tokenEnd = index
-            while tokenEnd < end, line[tokenEnd] != 0x20 {
-                if hash < 0, line[tokenEnd] == 0x23 { hash = tokenEnd }
+            while tokenEnd < end, base[tokenEnd] != 0x20 {
+                if hash < 0, base[tokenEnd] == 0x23 { hash = tokenEnd }
                 tokenEnd += 1
             }
             guard hash >= 0 else { return nil }
@@ -53,27 +55,34 @@ extension CandumpReader {
         guard tokenEnd == end else { return nil }  // anything after the frame: let parseLine judge
         let digits = hash - index
         guard digits == 3 || digits == 8 else { return nil }
+        let table = hexTable
+        // Nibbles OR-ed together: any non-hex digit sets bit 4 (the table gives 0xFF for it).
         var value: UInt32 = 0
+        var invalid: UInt8 = 0
         for position in index..<hash {
-            let nibble = hexNibble(line[position])
-            guard nibble < 16 else { return nil }
-            value = value << 4 | UInt32(nibble)
+            let nibble = table[Int(base[position])]
+            invalid |= nibble
+            value = value << 4 | UInt32(nibble & 0x0F)
         }
-        guard let id = CANID(value, extended: digits == 8) else { return nil }  // incl. error-flag IDs
+        guard invalid < 16, let id = CANID(value, extended: digits == 8) else { return nil }  // incl. error-flag IDs
         var position = hash + 1
         let dataLength = end - position
-        guard dataLength % 2 == 0, dataLength <= 16 else { return nil }
+        guard dataLength & 1 == 0, dataLength <= 16 else { return nil }
         var count = 0
         while position < end {
-            let high = hexNibble(line[position])
-            let low = hexNibble(line[position + 1])
-            guard high < 16, low < 16 else { return nil }
-            payload[count] = high << 4 | low
+            let high = table[Int(base[position])]
+            let low = table[Int(base[position + 1])]
+            invalid |= high | low
+            out[count] = high << 4 | (low & 0x0F)
             count += 1
             position += 2
         }
+        guard invalid < 16 else { return nil }
         return CandumpCompactFrame(id: id, count: count)
     }
+
+    /// Hex digit values by byte; 0xFF for anything that is not a hex digit.
+    private static let hexTable: HexTable = HexTable()
 
     @inline(__always)
     static func hexNibble(_ byte: UInt8) -> UInt8 {
@@ -82,4 +91,22 @@ extension CandumpReader {
         if lower &- 0x61 < 6 { return lower &- 0x61 &+ 10 }
         return 0xFF
     }
+}
+
+/// A 256-entry lookup of hex digit values, in memory this value owns for the process's
+/// lifetime (a static); `@unchecked Sendable`: written only in `init`, read-only after.
+struct HexTable: @unchecked Sendable {
+    private let table: UnsafeMutablePointer<UInt8>
+
+    init() {
+        table = .allocate(capacity: 256)
+        table.initialize(repeating: 0xFF, count: 256)
+        for byte in 0..<256 {
+            let nibble = CandumpReader.hexNibble(UInt8(byte))
+            if nibble < 16 { table[byte] = nibble }
+        }
+    }
+
+    @inline(__always)
+    subscript(_ byte: Int) -> UInt8 { table[byte] }
 }

@@ -90,8 +90,7 @@ extension SignalField {
             if signed, length < 64, bits & (UInt64(1) << UInt64(length - 1)) != 0 {
                 raw = raw &- Int64(bitPattern: UInt64(1) << UInt64(length))  // wraps correctly for 63 bits
             }
-            if choices, !choicesByValue.isEmpty,
-               let name = choicesBySmallValue[raw] ?? (hasWideChoices ? choicesByValue[Int128(raw)] : nil) {
+            if choices, !choicesByValue.isEmpty, let name = choiceName(raw) {
                 return .choice(name, raw: Int128(raw))
             }
             switch conversion {
@@ -120,6 +119,17 @@ extension SignalField {
                 return .float(raw * scale + offsetValue)
             }
         }
+    }
+
+    /// The choice named for an integer raw value, if any.
+    @inline(__always)
+    func choiceName(_ raw: Int64) -> String? {
+        if !denseChoices.isEmpty {
+            let (offset, overflow) = raw.subtractingReportingOverflow(denseChoiceBase)
+            guard !overflow, offset >= 0, offset < denseChoices.count else { return nil }
+            return denseChoices[Int(offset)]
+        }
+        return choicesBySmallValue[raw] ?? (hasWideChoices ? choicesByValue[Int128(raw)] : nil)
     }
 
     /// The general (slow) path, for raw values that need 128-bit arithmetic.

@@ -152,6 +152,10 @@ struct SignalField: Sendable {
     let choicesBySmallValue: [Int64: String]
     /// True when some choice value does not fit Int64 (then the 128-bit table is consulted).
     let hasWideChoices: Bool
+    /// When every choice value lies in a span of at most 1024 from `denseChoiceBase`: the
+    /// names by `raw - denseChoiceBase` (nil: no choice), a lookup without hashing.
+    let denseChoices: [String?]
+    let denseChoiceBase: Int64
     let minimum: DBCNumber?
     let maximum: DBCNumber?
     let choicesByValue: [Int128: String]
@@ -201,6 +205,16 @@ struct SignalField: Sendable {
         for (value, name) in byValue { if let key = Int64(exactly: value) { small[key] = name } }
         choicesBySmallValue = small
         hasWideChoices = small.count != byValue.count
+        if !hasWideChoices, let low = small.keys.min(), let high = small.keys.max(),
+           case let (span, overflow) = high.subtractingReportingOverflow(low), !overflow, span < 1024 {
+            var dense = [String?](repeating: nil, count: Int(span) + 1)
+            for (value, name) in small { dense[Int(value - low)] = name }
+            denseChoices = dense
+            denseChoiceBase = low
+        } else {
+            denseChoices = []
+            denseChoiceBase = 0
+        }
         choicesByName = byName
         choiceNames = signal.choices.map(\.name)
     }
