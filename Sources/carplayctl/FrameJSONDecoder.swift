@@ -4,9 +4,11 @@ import LinuxSupport
 /// Decodes candump lines into one JSON object per frame, for `dbc decode`.
 /// Immutable after init, so both halves of a block can use it at once.
 struct FrameJSONDecoder: Sendable {
-    /// Standard IDs by value (no hashing on the common path); extended ones in `extended`.
+    /// Standard IDs by value; extended ones by binary search over the ascending
+    /// `extendedIDs` (no hashing per frame).
     private let standard: [MessageOutput?]
-    private let extended: [UInt32: MessageOutput]
+    private let extendedIDs: [UInt32]
+    private let extendedOutputs: [MessageOutput]
     private let choices: Bool
 
     init(database: DBCDatabase, choices: Bool) {
@@ -20,8 +22,23 @@ struct FrameJSONDecoder: Sendable {
             }
         }
         self.standard = standard
-        self.extended = extended
+        extendedIDs = extended.keys.sorted()
+        extendedOutputs = extendedIDs.map { extended[$0]! }
         self.choices = choices
+    }
+
+    @inline(__always)
+    private func output(for id: CANID) -> MessageOutput? {
+        guard id.isExtended else { return standard[Int(id.rawValue)] }
+        var low = 0
+        var high = extendedIDs.count
+        while low < high {
+            let middle = (low + high) / 2
+            let value = extendedIDs[middle]
+            if value == id.rawValue { return extendedOutputs[middle] }
+            if value < id.rawValue { low = middle + 1 } else { high = middle }
+        }
+        return nil
     }
 
     /// What `decodeLines` saw: how many lines, and whether an error names a line number
@@ -88,8 +105,7 @@ struct FrameJSONDecoder: Sendable {
     }
 
     private func decodeFrame(id: CANID, data: UnsafeBufferPointer<UInt8>, into out: inout OutputBuffer) {
-        let found = id.isExtended ? extended[id.rawValue] : standard[Int(id.rawValue)]
-        guard let output = found else {
+        guard let output = output(for: id) else {
             appendUnknown(id.rawValue, to: &out)
             return
         }

@@ -22,23 +22,26 @@ extension MessageCodec {
         guard data.count >= length else {
             throw .wrongLength(message: messageName, actual: data.count, expected: length)
         }
-        try decode(node: root, data, choices: choices, visit: visit)
+        try decode(planNode: 0, data, choices: choices, visit: visit)
     }
 
     private func decode(
-        node: CodecNode, _ data: UnsafeBufferPointer<UInt8>, choices: Bool, visit: (Int, SignalValue) -> Void
+        planNode: Int, _ data: UnsafeBufferPointer<UInt8>, choices: Bool, visit: (Int, SignalValue) -> Void
     ) throws(DBCDecodeError) {
-        for index in node.signals {
+        let node = plan.nodes[planNode]
+        for position in node.signalStart..<(node.signalStart + node.signalCount) {
+            let index = plan.signals[position]
             visit(index, fields[index].value(in: data, choices: choices))
         }
-        for (multiplexer, branches) in node.multiplexers {
-            let selector = fields[multiplexer].value(in: data, choices: choices)
-            guard let id = fields[multiplexer].multiplexerNumber(selector), let branch = branches[id] else {
+        for position in node.muxStart..<(node.muxStart + node.muxCount) {
+            let mux = plan.muxes[position]
+            let selector = fields[mux.signal].value(in: data, choices: choices)
+            guard let id = fields[mux.signal].multiplexerNumber(selector), let branch = plan.branch(mux, id) else {
                 throw .invalidMultiplexerValue(
-                    message: messageName, multiplexer: fields[multiplexer].name,
-                    value: fields[multiplexer].multiplexerNumber128(selector) ?? 0, expected: branches.keys.sorted())
+                    message: messageName, multiplexer: fields[mux.signal].name,
+                    value: fields[mux.signal].multiplexerNumber128(selector) ?? 0, expected: plan.expectedIDs(mux))
             }
-            try decode(node: branch, data, choices: choices, visit: visit)
+            try decode(planNode: branch, data, choices: choices, visit: visit)
         }
     }
 }
@@ -149,6 +152,7 @@ extension SignalField {
     }
 
     /// cantools' `_get_mux_number`: a choice by its name, a number by `int()`.
+    @inline(__always)
     func multiplexerNumber128(_ value: SignalValue) -> Int128? {
         switch value {
         case let .choice(name, _): return choicesByName[name]
@@ -159,7 +163,9 @@ extension SignalField {
         }
     }
 
+    @inline(__always)
     func multiplexerNumber(_ value: SignalValue) -> Int? {
-        multiplexerNumber128(value).flatMap { Int(exactly: $0) }
+        if case let .integer(number) = value { return Int(exactly: number) }
+        return multiplexerNumber128(value).flatMap { Int(exactly: $0) }
     }
 }

@@ -2,14 +2,16 @@
 /// conversion, and the multiplexing tree, following cantools' `_create_codec`.
 ///
 /// A class so that a codec is passed around as one reference. `@unchecked Sendable`:
-/// everything is immutable after `init`; `fields` is memory this object owns, written
-/// only in `init` and freed in `deinit`. The decode loop reads fields in place through
+/// everything is immutable after `init`; `fields` and the tables of `plan` are memory
+/// this object owns, written only in `init` and freed in `deinit`. The decode loop reads fields in place through
 /// it (no copies, no reference counting per signal).
 public final class MessageCodec: @unchecked Sendable {
     public let messageName: String
     public let length: Int
     let fields: UnsafeMutableBufferPointer<SignalField>
     let root: CodecNode
+    /// `root` flattened for the decode loop (no reference counting per frame).
+    let plan: DecodePlan
     let signalIndex: [String: Int]
     /// Why this message cannot be decoded (a signal does not fit); cantools' strict mode refuses it.
     let decodeProblem: String?
@@ -36,6 +38,7 @@ public final class MessageCodec: @unchecked Sendable {
         }
         var cycle: String?
         self.root = CodecNode.build(parent: nil, multiplexerID: nil, byParent: byParent, signals: signals, depth: 0, cycle: &cycle)
+        self.plan = DecodePlan(root)
 
         var decodeProblem: String?
         for signal in signals {
@@ -55,6 +58,7 @@ public final class MessageCodec: @unchecked Sendable {
     deinit {
         _ = fields.deinitialize()
         fields.deallocate()
+        plan.deallocate()
     }
 
     /// cantools' strict check: within any multiplexer path, no two signals share a bit.
@@ -122,6 +126,95 @@ struct CodecNode: Sendable {
             node.signals.append(index)
         }
         return node
+    }
+}
+
+/// The multiplexing tree as flat tables of integers in memory the codec owns (freed by
+/// `MessageCodec.deinit`), so decoding a frame reads it without copying arrays or
+/// dictionaries (each copy is reference counting). Node 0 is the root.
+struct DecodePlan {
+    struct Node {
+        /// Signal indices `signals[signalStart ..< signalStart + signalCount]`.
+        var signalStart: Int
+        var signalCount: Int
+        /// Multiplexers `muxes[muxStart ..< muxStart + muxCount]`.
+        var muxStart: Int
+        var muxCount: Int
+    }
+
+    struct Mux {
+        var signal: Int
+        /// Branches: ascending multiplexer values `branchIDs[branchStart ..< branchStart + branchCount]`
+        /// and the node each selects, at the same positions of `branchNodes`.
+        var branchStart: Int
+        var branchCount: Int
+    }
+
+    let nodes: UnsafeMutablePointer<Node>
+    let signals: UnsafeMutablePointer<Int>
+    let muxes: UnsafeMutablePointer<Mux>
+    let branchIDs: UnsafeMutablePointer<Int>
+    let branchNodes: UnsafeMutablePointer<Int>
+
+    init(_ root: CodecNode) {
+        var nodes: [Node] = []
+        var signals: [Int] = []
+        var muxes: [Mux] = []
+        var branchIDs: [Int] = []
+        var branchNodes: [Int] = []
+        // Breadth-first: a node's multiplexers and branches are laid out before its children.
+        var pending: [(node: CodecNode, index: Int)] = [(root, 0)]
+        nodes.append(Node(signalStart: 0, signalCount: 0, muxStart: 0, muxCount: 0))
+        while !pending.isEmpty {
+            let (node, index) = pending.removeFirst()
+            nodes[index] = Node(signalStart: signals.count, signalCount: node.signals.count, muxStart: muxes.count, muxCount: node.multiplexers.count)
+            signals.append(contentsOf: node.signals)
+            for (signal, branches) in node.multiplexers {
+                muxes.append(Mux(signal: signal, branchStart: branchIDs.count, branchCount: branches.count))
+                for id in branches.keys.sorted() {
+                    branchIDs.append(id)
+                    branchNodes.append(nodes.count)
+                    pending.append((branches[id]!, nodes.count))
+                    nodes.append(Node(signalStart: 0, signalCount: 0, muxStart: 0, muxCount: 0))
+                }
+            }
+        }
+        func copy<T>(_ array: [T]) -> UnsafeMutablePointer<T> {
+            let pointer = UnsafeMutablePointer<T>.allocate(capacity: max(array.count, 1))
+            pointer.initialize(from: array, count: array.count)
+            return pointer
+        }
+        self.nodes = copy(nodes)
+        self.signals = copy(signals)
+        self.muxes = copy(muxes)
+        self.branchIDs = copy(branchIDs)
+        self.branchNodes = copy(branchNodes)
+    }
+
+    func deallocate() {
+        nodes.deallocate()
+        signals.deallocate()
+        muxes.deallocate()
+        branchIDs.deallocate()
+        branchNodes.deallocate()
+    }
+
+    /// The node the multiplexer value `id` selects (binary search), nil for none.
+    @inline(__always)
+    func branch(_ mux: Mux, _ id: Int) -> Int? {
+        var low = mux.branchStart
+        var high = mux.branchStart + mux.branchCount
+        while low < high {
+            let middle = (low + high) / 2
+            let value = branchIDs[middle]
+            if value == id { return branchNodes[middle] }
+            if value < id { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+
+    func expectedIDs(_ mux: Mux) -> [Int] {
+        Array(UnsafeBufferPointer(start: branchIDs + mux.branchStart, count: mux.branchCount))
     }
 }
 

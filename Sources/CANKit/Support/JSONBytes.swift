@@ -66,10 +66,11 @@ public enum JSONBytes {
     /// with at most 15 significant digits the candidates of one d lie further apart
     /// than the doubles next to |value|, so at most one round-trips (no tie for Python
     /// to break), and the product's rounding error (< 0.25) cannot move n off it.
+    /// `PythonFloatTests` compares it with the general path on about 40,000 values.
     @inline(__always)
     public static func writeShortFixed(_ value: Double, to destination: UnsafeMutablePointer<UInt8>) -> Int {
         let magnitude = value.magnitude
-        var n: UInt64 = 0
+        var n: Int64 = 0
         var decimals = 0
         if magnitude != 0 {
             guard magnitude >= 1e-4, magnitude < 1e15 else { return 0 }
@@ -77,12 +78,15 @@ public enum JSONBytes {
             while true {
                 let scaled = magnitude * scale
                 guard scaled < 1e15 else { return 0 }
-                n = UInt64(scaled + 0.5)  // round half up: the tie cannot matter (see above)
+                // Signed conversions: one instruction each way on x86-64.
+                n = Int64(scaled + 0.5)  // round half up: the tie cannot matter (see above)
                 let candidate = Double(n)
-                // A candidate that round-trips lies within 0.19 of `scaled` (half an ulp of
-                // the product plus half an ulp of |value| times 10^d): most others are
-                // rejected here without the division.
-                if (scaled - candidate).magnitude < 0.25, candidate / scale == magnitude { break }
+                // A candidate that round-trips lies within half an ulp of the product plus
+                // half an ulp of |value| times 10^d of `scaled`, together at most
+                // 2^-52 * scaled (the subtraction is exact: both are within a factor 2).
+                // Twice that rejects nearly every other d without the division, which then
+                // decides exactly.
+                if (scaled - candidate).magnitude <= scaled * 0x1p-51, candidate / scale == magnitude { break }
                 decimals += 1
                 scale *= 10  // exact up to 1e22; here at most 1e19
             }
@@ -92,7 +96,7 @@ public enum JSONBytes {
         // Sign, up to 15 digits, point, up to 18 decimals: at most 21 bytes; written
         // backwards from byte 32, then moved to the front.
         var position = 32
-        var digits = n
+        var digits = UInt64(n)
         if decimals == 0 {
             position -= 1; destination[position] = 0x30
         } else {
@@ -112,7 +116,8 @@ public enum JSONBytes {
             position -= 1; destination[position] = 0x2D
         }
         let length = 32 - position
-        destination.update(from: destination + position, count: length)
+        // A plain loop: at most 21 bytes, where a memmove call would cost more.
+        for index in 0..<length { destination[index] = destination[position + index] }
         return length
     }
 
