@@ -187,13 +187,17 @@ struct OutputBuffer {
     @inline(__always)
     mutating func put(_ bytes: UnsafePointer<UInt8>, count length: Int) {
         let destination = base + count
-        if length >= 8, length <= 16 {
-            // Keys and short names: two overlapping 8-byte moves instead of a memmove call.
-            let raw = UnsafeRawPointer(bytes)
-            let head = raw.loadUnaligned(as: UInt64.self)
-            let tail = raw.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
-            UnsafeMutableRawPointer(destination).storeBytes(of: head, as: UInt64.self)
-            UnsafeMutableRawPointer(destination).storeBytes(of: tail, toByteOffset: length - 8, as: UInt64.self)
+        if length >= 8, length <= 256 {
+            // Prefixes, keys, names: 8-byte moves (the last one overlapping) instead of a
+            // memmove call per piece.
+            let source = UnsafeRawPointer(bytes)
+            let target = UnsafeMutableRawPointer(destination)
+            var offset = 0
+            while offset + 8 < length {
+                target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: UInt64.self), toByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            target.storeBytes(of: source.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self), toByteOffset: length - 8, as: UInt64.self)
         } else if length < 8 {
             for index in 0..<length { destination[index] = bytes[index] }
         } else {
