@@ -4,41 +4,71 @@ import LinuxSupport
 /// Decodes candump lines into one JSON object per frame, for `dbc decode`.
 /// Immutable after init, so both halves of a block can use it at once.
 struct FrameJSONDecoder: Sendable {
-    /// Standard IDs by value; extended ones by binary search over the ascending
-    /// `extendedIDs` (no hashing per frame).
-    private let standard: [MessageOutput?]
-    private let extendedIDs: [UInt32]
-    private let extendedOutputs: [MessageOutput]
+    /// Standard IDs by value; extended ones in an open-addressing table (`extendedKeys`,
+    /// a power of two at least four times the count, `UInt32.max` for empty, linear
+    /// probing) whose slots hold indices into `extendedOutputs`: one multiply and
+    /// usually one probe per frame, where a binary search over a big DBC mispredicts.
+    ///
+    /// The tables hold unmanaged references: the per-frame lookup then costs no
+    /// reference counting (two atomic operations per frame on an object both cores
+    /// share); `owned` keeps every output alive as long as the decoder.
+    private let owned: [MessageOutput]
+    private let standard: [Unmanaged<MessageOutput>?]
+    private let extendedKeys: [UInt32]
+    private let extendedSlots: [Int]
+    private let extendedOutputs: [Unmanaged<MessageOutput>]
+    private let extendedShift: UInt32
     private let choices: Bool
 
     init(database: DBCDatabase, choices: Bool) {
-        var standard = [MessageOutput?](repeating: nil, count: Int(CANID.maxStandard) + 1)
-        var extended: [UInt32: MessageOutput] = [:]
+        var standard = [Unmanaged<MessageOutput>?](repeating: nil, count: Int(CANID.maxStandard) + 1)
+        var extended: [UInt32: Unmanaged<MessageOutput>] = [:]
+        var owned: [MessageOutput] = []
         for message in database.messages {
+            let output = MessageOutput(message)
+            owned.append(output)
             if message.canID.isExtended {
-                extended[message.canID.rawValue] = MessageOutput(message)
+                extended[message.canID.rawValue] = .passUnretained(output)
             } else {
-                standard[Int(message.canID.rawValue)] = MessageOutput(message)
+                standard[Int(message.canID.rawValue)] = .passUnretained(output)
             }
         }
+        self.owned = owned
         self.standard = standard
-        extendedIDs = extended.keys.sorted()
-        extendedOutputs = extendedIDs.map { extended[$0]! }
+        var bits: UInt32 = 2
+        while (1 << bits) < extended.count * 4 { bits += 1 }
+        var keys = [UInt32](repeating: .max, count: 1 << bits)
+        var slots = [Int](repeating: 0, count: 1 << bits)
+        var outputs: [Unmanaged<MessageOutput>] = []
+        for (id, output) in extended.sorted(by: { $0.key < $1.key }) {
+            var slot = Self.hash(id, shift: 32 - bits)
+            while keys[slot] != .max { slot = (slot + 1) & (keys.count - 1) }
+            keys[slot] = id
+            slots[slot] = outputs.count
+            outputs.append(output)
+        }
+        extendedKeys = keys
+        extendedSlots = slots
+        extendedOutputs = outputs
+        extendedShift = 32 - bits
         self.choices = choices
     }
 
     @inline(__always)
-    private func output(for id: CANID) -> MessageOutput? {
+    private static func hash(_ id: UInt32, shift: UInt32) -> Int {
+        Int((id &* 0x9E37_79B1) >> shift)  // Fibonacci hashing: the top bits of the product
+    }
+
+    @inline(__always)
+    private func output(for id: CANID) -> Unmanaged<MessageOutput>? {
         guard id.isExtended else { return standard[Int(id.rawValue)] }
-        var low = 0
-        var high = extendedIDs.count
-        while low < high {
-            let middle = (low + high) / 2
-            let value = extendedIDs[middle]
-            if value == id.rawValue { return extendedOutputs[middle] }
-            if value < id.rawValue { low = middle + 1 } else { high = middle }
+        var slot = Self.hash(id.rawValue, shift: extendedShift)
+        while true {
+            let key = extendedKeys[slot]
+            if key == id.rawValue { return extendedOutputs[extendedSlots[slot]] }
+            if key == .max { return nil }
+            slot = (slot + 1) & (extendedKeys.count - 1)
         }
-        return nil
     }
 
     /// What `decodeLines` saw: how many lines, and whether an error names a line number
@@ -105,17 +135,23 @@ struct FrameJSONDecoder: Sendable {
     }
 
     private func decodeFrame(id: CANID, data: UnsafeBufferPointer<UInt8>, into out: inout OutputBuffer) {
-        guard let output = output(for: id) else {
+        guard let handle = output(for: id) else {
             appendUnknown(id.rawValue, to: &out)
             return
         }
+        // Safe: `owned` keeps the output alive for the decoder's lifetime.
+        handle._withUnsafeGuaranteedRef { output in decodeFrame(id: id, data: data, output: output, into: &out) }
+    }
+
+    @inline(__always)
+    private func decodeFrame(id: CANID, data: UnsafeBufferPointer<UInt8>, output: MessageOutput, into out: inout OutputBuffer) {
         let mark = out.count
         // Room for the whole object, so the writes below need no capacity checks.
         out.reserve(output.maxLength)
         output.writePrefix(to: &out)
         var first = true
         do throws(DBCDecodeError) {
-            try output.codec.decode(data, choices: choices) { index, value in
+            try output.fastCodec.decode(data, choices: choices) { index, value in
                 if !first { out.put(0x2C) }
                 first = false
                 output.writeKey(index, to: &out)
@@ -242,6 +278,8 @@ private struct SignalText {
 /// only in `deinit`.
 private final class MessageOutput: @unchecked Sendable {
     let codec: MessageCodec
+    /// `codec` without reference counting on the per-frame path (`codec` owns it).
+    unowned(unsafe) let fastCodec: MessageCodec
     let name: String
     /// The most bytes one decoded frame of this message writes.
     let maxLength: Int
@@ -254,6 +292,7 @@ private final class MessageOutput: @unchecked Sendable {
 
     init(_ message: DBCMessage) {
         codec = message.codec
+        fastCodec = message.codec
         name = message.name
         var bytes = Array("{\"id\":".utf8)
         JSONBytes.appendInteger(message.frameID, to: &bytes)
