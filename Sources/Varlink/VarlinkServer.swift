@@ -208,6 +208,8 @@ final class VarlinkConnection: @unchecked Sendable {
         /// After a framing error: send what is queued, then close.
         var closeAfterFlush = false
         var task: Task<Void, Never>?
+        /// Reused for every read (allocated on the first).
+        var readBuffer: [UInt8] = []
     }
 
     private let state = Mutex(State())
@@ -253,11 +255,14 @@ final class VarlinkConnection: @unchecked Sendable {
     }
 
     private func readAvailable() {
-        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             var endOfFile = false
             let messages = state.withLock { state -> [Result<VarlinkCall, VarlinkError>]? in
                 guard !state.closed, !state.closeAfterFlush else { return nil }
+                if state.readBuffer.isEmpty { state.readBuffer = [UInt8](repeating: 0, count: 65536) }
+                var buffer: [UInt8] = []
+                swap(&buffer, &state.readBuffer)
+                defer { swap(&buffer, &state.readBuffer) }
                 let count = buffer.withUnsafeMutableBytes { try? socket.readAvailable(into: $0) }
                 guard let count else { return nil }  // would block (or failed: the hang-up follows)
                 if count == 0 {
