@@ -19,6 +19,8 @@ struct ClientReport: Sendable {
     var firstStart: Int64 = .max
     var lastEnd: Int64 = 0
     var stateMismatches = 0
+    /// Every intent completed, warm-up included (for CPU time per intent).
+    var completed = 0
     var error: String?
 }
 
@@ -86,6 +88,7 @@ final class LoadRun: Sendable {
                 break
             }
             let end = nanosSinceOrigin()
+            report.completed += 1
             let facts = ReplyFacts.scan(connection.reply, commandID: slot.commandID)
             var confirmed = facts.code == "success"
             if options.verify {
@@ -205,6 +208,7 @@ final class LoadRun: Sendable {
             "clients": .integer(options.clients),
             "method": .string(options.method),
             "intents": .integer(latencies.count),
+            "completed": .integer(all.reduce(0) { $0 + $1.completed }),
             "confirmed": .integer(confirmed),
             "failed": .integer(failed),
             "failures": .object(failures.mapValues { .integer($0) }),
