@@ -83,7 +83,16 @@ public actor VehicleController {
         var continuation: CheckedContinuation<CommandFailure?, Never>?
         /// An outcome that arrived before the continuation was installed (while sending).
         var early: CommandFailure??
+        /// Set once the frames are sent: when the command times out, and its timeout.
+        var deadline: ContinuousClock.Instant?
+        var timeout: Duration = .zero
     }
+
+    /// One sleeping task expires the waiters whose deadline passed (instead of a task
+    /// per command): it sleeps until the earliest deadline it knows of.
+    private var reaper: Task<Void, Never>?
+    private var reaperWakes: ContinuousClock.Instant?
+    private var reaperGeneration = 0
 
     private var waiters: [Int: Waiter] = [:]
     private var nextWaiter = 0
@@ -117,6 +126,9 @@ public actor VehicleController {
     public var isReading: Bool { receiveTask != nil && !readerFinished }
 
     public func stop() async {
+        reaper?.cancel()
+        reaper = nil
+        reaperWakes = nil
         receiveTask?.cancel()
         receiveTask = nil
         for (id, waiter) in waiters { waiter.continuation?.resume(returning: .vehicleUnreachable); waiters[id] = nil }
@@ -240,10 +252,10 @@ public actor VehicleController {
             }
         }
 
-        let timeoutTask = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            await self?.expire(id, after: timeout)
-        }
+        let deadline = clock.now + timeout
+        waiters[id]?.deadline = deadline
+        waiters[id]?.timeout = timeout
+        armReaper(for: deadline)
         let failure: CommandFailure? = await withCheckedContinuation { continuation in
             if let early = waiters[id]?.early {
                 continuation.resume(returning: early)
@@ -255,9 +267,44 @@ public actor VehicleController {
             }
             waiters[id]?.continuation = continuation
         }
-        timeoutTask.cancel()
         let finished = waiters.removeValue(forKey: id)
         return CommandOutcome(targets: targets, confirmed: finished?.confirmed ?? [:], failure: failure, frames: finished?.frames ?? [])
+    }
+
+    /// Makes sure the reaper wakes by `deadline`.
+    private func armReaper(for deadline: ContinuousClock.Instant) {
+        if reaper != nil, let wakes = reaperWakes, wakes <= deadline { return }
+        reaper?.cancel()
+        reaperGeneration += 1
+        let generation = reaperGeneration
+        reaperWakes = deadline
+        let clock = clock
+        reaper = Task { [weak self] in
+            do {
+                try await clock.sleep(until: deadline, tolerance: nil)
+            } catch {
+                return
+            }
+            await self?.reap(generation)
+        }
+    }
+
+    /// Expires the waiters whose deadline passed; re-arms for the next deadline.
+    private func reap(_ generation: Int) {
+        guard generation == reaperGeneration else { return }
+        reaper = nil
+        reaperWakes = nil
+        let now = clock.now
+        var next: ContinuousClock.Instant?
+        for (id, waiter) in waiters {
+            guard let deadline = waiter.deadline else { continue }
+            if deadline <= now {
+                expire(id, after: waiter.timeout)
+            } else if waiter.continuation != nil || waiter.early == nil {
+                next = next.map { min($0, deadline) } ?? deadline
+            }
+        }
+        if let next { armReaper(for: next) }
     }
 
     private func expire(_ id: Int, after waited: Duration) {

@@ -34,11 +34,27 @@ public struct Logger: Sendable {
         name: String, parameters: String, resolutions: String, frames: [String], response: String, reason: String?, detail: String?,
         latency: Duration, peer: PeerCredentials
     ) {
+        guard level <= .info else { return }
         let milliseconds = Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15
         var line = "intent \(name) \(parameters) [\(resolutions)] -> \(response)"
         if let reason { line += " (\(reason))" }
         if let detail { line += ": \(detail)" }
         line += " in \(String(format3(milliseconds))) ms, uid \(peer.uid)"
+        guard sink == .journal else {
+            // stderr: the line, then the frames (each at debug, or their IDs and data in one line).
+            write(.info, line)
+            if level <= .debug {
+                for frame in frames { debug("  frame \(frame)") }
+            } else if level <= .info, !frames.isEmpty {
+                var summary = "  \(frames.count) frames:"
+                for frame in frames {
+                    summary += " "
+                    if let space = frame.lastIndex(of: " ") { summary.append(contentsOf: frame[frame.index(after: space)...]) } else { summary += frame }
+                }
+                write(.info, summary)
+            }
+            return
+        }
         var fields: [(name: String, value: String)] = [
             ("CARPLAYD_INTENT", name),
             ("CARPLAYD_PARAMETERS", parameters),
@@ -50,11 +66,8 @@ public struct Logger: Sendable {
         ]
         if let reason { fields.append(("CARPLAYD_REASON", reason)) }
         if let detail { fields.append(("CARPLAYD_DETAIL", detail)) }
-        if sink == .journal, !frames.isEmpty { fields.append(("CARPLAYD_FRAMES", frames.joined(separator: "\n"))) }
+        if !frames.isEmpty { fields.append(("CARPLAYD_FRAMES", frames.joined(separator: "\n"))) }
         write(.info, line, fields: fields)
-        guard sink == .standardError else { return }
-        for frame in frames { debug("  frame \(frame)") }
-        if level > .debug, !frames.isEmpty { info("  \(frames.count) frames: " + frames.map { $0.split(separator: " ").last.map(String.init) ?? $0 }.joined(separator: " ")) }
     }
 
     /// The distinct CAN IDs of candump log lines ("(t) vcan0 1A0#0011"), in order of appearance.

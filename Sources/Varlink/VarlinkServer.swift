@@ -257,7 +257,9 @@ final class VarlinkConnection: @unchecked Sendable {
     private func readAvailable() {
         while true {
             var endOfFile = false
-            let messages = state.withLock { state -> [Result<VarlinkCall, VarlinkError>]? in
+            // Framing under the lock; JSON parsing outside it (replies are enqueued
+            // from other threads meanwhile).
+            let framed = state.withLock { state -> [Result<[UInt8], VarlinkError>]? in
                 guard !state.closed, !state.closeAfterFlush else { return nil }
                 if state.readBuffer.isEmpty { state.readBuffer = [UInt8](repeating: 0, count: 65536) }
                 var buffer: [UInt8] = []
@@ -273,7 +275,7 @@ final class VarlinkConnection: @unchecked Sendable {
                     let framed = try buffer.withUnsafeBytes { raw in
                         Result { () throws(VarlinkError) in try state.reader.append(UnsafeRawBufferPointer(rebasing: raw[0..<count])) }
                     }.get()
-                    return framed.map { bytes in Result { () throws(VarlinkError) in try VarlinkCall(parsing: bytes) } }
+                    return framed.map { .success($0) }
                 } catch {
                     // Oversized message: answer once, then hang up; nothing else is read.
                     state.closeAfterFlush = true
@@ -284,8 +286,10 @@ final class VarlinkConnection: @unchecked Sendable {
                 close()
                 return
             }
-            guard let messages else { return }
-            for message in messages { callContinuation.yield(message) }
+            guard let framed else { return }
+            for message in framed {
+                callContinuation.yield(message.flatMap { bytes in Result { () throws(VarlinkError) in try VarlinkCall(parsing: bytes) } })
+            }
         }
     }
 
