@@ -134,6 +134,10 @@ public actor VehicleController {
         for (id, waiter) in waiters { waiter.continuation?.resume(returning: .vehicleUnreachable); waiters[id] = nil }
         for (_, observer) in observers { observer.finish() }
         observers.removeAll()
+        for (id, waiter) in conditionWaiters {
+            conditionWaiters[id] = nil
+            waiter.continuation.resume(returning: false)
+        }
     }
 
     public var currentState: VehicleState { state }
@@ -154,34 +158,61 @@ public actor VehicleController {
 
     /// Waits until the vehicle has sent a trusted status frame (up to `timeout`).
     public func waitUntilReachable(timeout: Duration) async -> Bool {
-        let deadline = clock.now + timeout
-        while !isReachable {
-            if clock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+        await wait(for: .reachable, timeout: timeout)
     }
 
     /// Waits until every status message of the profile has arrived at least once, so
     /// the state is complete (up to `timeout`); returns whether it is.
     public func waitUntilComplete(timeout: Duration) async -> Bool {
-        let deadline = clock.now + timeout
-        while heardFrom.count < frames.statusMessages.count {
-            if clock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+        await wait(for: .complete, timeout: timeout)
     }
 
     /// The state once it holds every key in `keys` (the vehicle reports them within a
     /// cycle time), or nil after `timeout`.
     public func state(knowing keys: [PropertyKey], timeout: Duration) async -> VehicleState? {
-        let deadline = clock.now + timeout
-        while !keys.allSatisfy({ state[$0] != nil }) {
-            if clock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(5))
+        await wait(for: .knowing(keys), timeout: timeout) ? state : nil
+    }
+
+    /// What a caller of the waits above waits for; checked after every trusted frame.
+    private enum Condition {
+        case reachable
+        case complete
+        case knowing([PropertyKey])
+    }
+
+    private var conditionWaiters: [Int: (condition: Condition, continuation: CheckedContinuation<Bool, Never>)] = [:]
+
+    private func holds(_ condition: Condition) -> Bool {
+        switch condition {
+        case .reachable: isReachable
+        case .complete: heardFrom.count >= frames.statusMessages.count
+        case let .knowing(keys): keys.allSatisfy { state[$0] != nil }
         }
-        return state
+    }
+
+    private func wait(for condition: Condition, timeout: Duration) async -> Bool {
+        if holds(condition) { return true }
+        let id = nextWaiter
+        nextWaiter += 1
+        let timer = Task { [weak self] in
+            do { try await Task.sleep(for: timeout) } catch { return }
+            await self?.giveUp(id)
+        }
+        let met = await withCheckedContinuation { conditionWaiters[id] = (condition, $0) }
+        timer.cancel()
+        return met
+    }
+
+    private func giveUp(_ id: Int) {
+        conditionWaiters.removeValue(forKey: id)?.continuation.resume(returning: false)
+    }
+
+    private func checkConditions() {
+        guard !conditionWaiters.isEmpty else { return }
+        for (id, waiter) in conditionWaiters where holds(waiter.condition) {
+            conditionWaiters[id] = nil
+            waiter.continuation.resume(returning: true)
+        }
     }
 
     /// State changes as they happen, with the frame that caused each.
@@ -359,9 +390,11 @@ public actor VehicleController {
                 waiters[id] = updated
                 if updated.confirmed.count == updated.expected.count { finish(id, with: nil) }
             }
+            checkConditions()
         case let .acknowledgement(ack):
             lastTrustedStatus = clock.now
             acknowledgements += 1
+            checkConditions()
             guard !ack.accepted else { return }
             for (id, waiter) in waiters {
                 if let sent = waiter.sent.first(where: { $0.id == ack.commandFrameID && ($0.counter == nil || $0.counter == ack.counter) }) {
