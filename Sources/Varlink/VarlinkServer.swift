@@ -220,6 +220,9 @@ final class VarlinkConnection: @unchecked Sendable {
 
     private let inbound = Mutex(Inbound())
     private let state = Mutex(State())
+    /// Set once the connection is closed or closing after a flush:
+    /// the reading side checks it without taking `state`.
+    private let stopReading = Atomic<Bool>(false)
     private let calls: AsyncStream<Result<VarlinkCall, VarlinkError>>
     private let callContinuation: AsyncStream<Result<VarlinkCall, VarlinkError>>.Continuation
 
@@ -267,7 +270,7 @@ final class VarlinkConnection: @unchecked Sendable {
             // Framing under the lock; JSON parsing outside it (replies are enqueued
             // from other threads meanwhile).
             let framed = inbound.withLock { inbound -> [Result<[UInt8], VarlinkError>]? in
-                guard state.withLock({ !$0.closed && !$0.closeAfterFlush }) else { return nil }
+                guard !stopReading.load(ordering: .acquiring) else { return nil }
                 if inbound.readBuffer.isEmpty { inbound.readBuffer = [UInt8](repeating: 0, count: 65536) }
                 var buffer: [UInt8] = []
                 swap(&buffer, &inbound.readBuffer)
@@ -286,6 +289,7 @@ final class VarlinkConnection: @unchecked Sendable {
                 } catch {
                     // Oversized message: answer once, then hang up; nothing else is read.
                     state.withLock { $0.closeAfterFlush = true }
+                    stopReading.store(true, ordering: .releasing)
                     return [.failure(error)]
                 }
             }
@@ -312,12 +316,14 @@ final class VarlinkConnection: @unchecked Sendable {
                 } else {
                     // The peer is gone; the hang-up event closes us.
                     state.closeAfterFlush = true
+                    stopReading.store(true, ordering: .releasing)
                 }
             } else {
                 state.outbound.append(contentsOf: bytes)
             }
             if state.outbound.count > VarlinkServer.outboundLimit {
                 state.closeAfterFlush = true
+                stopReading.store(true, ordering: .releasing)
                 state.outbound.removeAll()
                 return (false, true)
             }
@@ -336,6 +342,7 @@ final class VarlinkConnection: @unchecked Sendable {
                 // The peer is gone; the hang-up event closes us.
                 state.outbound.removeAll()
                 state.closeAfterFlush = true
+                stopReading.store(true, ordering: .releasing)
                 break
             }
             if written == 0 { break }
@@ -358,6 +365,7 @@ final class VarlinkConnection: @unchecked Sendable {
             state.withLock { state -> (Bool, Task<Void, Never>?) in
                 guard !state.closed else { return (false, nil) }
                 state.closed = true
+                stopReading.store(true, ordering: .releasing)
                 loop.deregister(socket)
                 socket.close()
                 return (true, state.task)
