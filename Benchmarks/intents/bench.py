@@ -383,7 +383,9 @@ markers (`Benchmarks/codec/run.sh`, `Benchmarks/intents/run.sh`, `Benchmarks/vca
 text outside the markers is kept. Figures are medians of several runs with (min-max);
 they are benchmarks, not tests: nothing fails on a slow machine.
 
-Last full run: {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, `{args.command}`
+Header written {time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())} by `{args.command}`; each section
+names its own run, machine load and command. The machines these run on are shared:
+check the load average a section reports before comparing figures.
 
 {machine_header(args)}"""
     text = open(DOC).read() if os.path.exists(DOC) else "# Benchmarks\n"
@@ -409,6 +411,7 @@ def main():
     parser.add_argument("--command", default="Benchmarks/intents/run.sh", help="the command line shown in the doc")
     parser.add_argument("--header", action="store_true", help="only write the doc's header section (machine, toolchain, commands)")
     args = parser.parse_args()
+    args.command = args.command.strip()
     if args.header:
         write_header(args)
         return
