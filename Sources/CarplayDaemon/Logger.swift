@@ -41,18 +41,20 @@ public struct Logger: Sendable {
         if let detail { line += ": \(detail)" }
         line += " in \(String(format3(milliseconds))) ms, uid \(peer.uid)"
         guard sink == .journal else {
-            // stderr: the line, then the frames (each at debug, or their IDs and data in one line).
-            write(.info, line)
+            // stderr: the line, then the frames (each at debug, or their IDs and data in
+            // one line), written with one system call.
+            var text = "carplayd: " + line + "\n"
             if level <= .debug {
-                for frame in frames { debug("  frame \(frame)") }
-            } else if level <= .info, !frames.isEmpty {
-                var summary = "  \(frames.count) frames:"
+                for frame in frames { text += "carplayd: debug:   frame \(frame)\n" }
+            } else if !frames.isEmpty {
+                text += "carplayd:   \(frames.count) frames:"
                 for frame in frames {
-                    summary += " "
-                    if let space = frame.lastIndex(of: " ") { summary.append(contentsOf: frame[frame.index(after: space)...]) } else { summary += frame }
+                    text += " "
+                    if let space = frame.lastIndex(of: " ") { text.append(contentsOf: frame[frame.index(after: space)...]) } else { text += frame }
                 }
-                write(.info, summary)
+                text += "\n"
             }
+            try? FileDescriptor.standardError.writeAll(text)
             return
         }
         var fields: [(name: String, value: String)] = [
