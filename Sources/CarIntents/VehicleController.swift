@@ -377,18 +377,18 @@ public actor VehicleController {
                 state[key] = value
                 changed.append(key)
             }
-            if !changed.isEmpty {
+            if !changed.isEmpty, !observers.isEmpty {
                 let change = StateChange(keys: changed.sorted(), state: state, frame: received)
                 for observer in observers.values { observer.yield(change) }
             }
-            for (id, waiter) in waiters {
-                var updated = waiter
-                for (key, value) in values {
-                    guard let want = waiter.expected[key] else { continue }
-                    if Self.matches(value, want) { updated.confirmed[key] = value } else { updated.confirmed[key] = nil }
+            for (id, waiter) in waiters where waiter.statusMessages.contains(message) {
+                var confirmed = waiter.confirmed
+                for (key, want) in waiter.expected {
+                    guard let value = values[key] else { continue }
+                    if Self.matches(value, want) { confirmed[key] = value } else { confirmed[key] = nil }
                 }
-                waiters[id] = updated
-                if updated.confirmed.count == updated.expected.count { finish(id, with: nil) }
+                waiters[id]?.confirmed = confirmed
+                if confirmed.count == waiter.expected.count { finish(id, with: nil) }
             }
             checkConditions()
         case let .acknowledgement(ack):
