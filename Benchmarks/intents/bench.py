@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import socket
 import statistics
 import subprocess
@@ -430,6 +431,7 @@ def main():
         sections["footprint-bench"] = section_footprint(args, bench_footprint(args, work))
     if "scaling" in only:
         sections["scaling-bench"] = section_scaling(args, *bench_scaling(args, work))
+    shutil.rmtree(work, ignore_errors=True)
     for body in sections.values():
         print(body)
     if args.no_doc:
