@@ -11,6 +11,8 @@ let package = Package(
         .executable(name: "carplayctl", targets: ["carplayctl"]),
         .executable(name: "carplayd", targets: ["carplayd"]),
         .executable(name: "carplay-ecu", targets: ["carplay-ecu"]),
+        // The load generator of Benchmarks/intents (a client of a running carplayd).
+        .executable(name: "carplay-bench", targets: ["carplay-bench"]),
     ],
     targets: [
         // C libraries from Debian, found through pkg-config.
@@ -60,6 +62,7 @@ let package = Package(
         // Thin executables.
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),
         .executableTarget(name: "carplay-ecu", dependencies: ["CANBus", "LinuxSupport", "SocketCAN", "VehicleKit"]),
+        .executableTarget(name: "carplay-bench", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit"]),
         .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink"]),
 
         .testTarget(name: "CANKitTests", dependencies: ["CANKit"]),

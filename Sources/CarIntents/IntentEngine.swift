@@ -26,16 +26,33 @@ public struct PerformResult: Sendable {
 
 /// The three SiriKit phases over one vehicle: resolve and confirm are pure decisions
 /// on the profile and the live state; handle sends frames through the controller and
-/// succeeds only on confirmation. Handles run one at a time, in order of arrival, so
-/// conflicting intents on the same property apply in that order.
+/// succeeds only on confirmation. Handles that send the same command message run one
+/// at a time, in order of arrival, so conflicting intents on the same property apply in
+/// that order (and a command frame is always built on the confirmed outcome of the
+/// previous one); handles on different command messages run concurrently. Intents that
+/// read or save the whole state run alone.
 public actor IntentEngine {
     public nonisolated let profile: VehicleProfile
     public nonisolated let controller: VehicleController
     private var savedProfiles: [Int: SavedCarProfile]
     private let persist: @Sendable ([SavedCarProfile]) throws -> Void
 
-    private var handling = false
-    private var queue: [CheckedContinuation<Void, Never>] = []
+    /// What a handle holds while it runs: command message names, or everything.
+    enum Claim: Sendable {
+        case messages(Set<String>)
+        case everything
+
+        func conflicts(with other: Claim) -> Bool {
+            switch (self, other) {
+            case let (.messages(a), .messages(b)): !a.isDisjoint(with: b)
+            default: true
+            }
+        }
+    }
+
+    private var running: [Int: Claim] = [:]
+    private var queue: [(id: Int, claim: Claim, continuation: CheckedContinuation<Void, Never>)] = []
+    private var nextClaim = 0
 
     /// `persist` is called with every saved car profile after each save (the daemon
     /// writes them to its state directory); a throw fails the save.
@@ -85,8 +102,8 @@ public actor IntentEngine {
         guard let action = resolution.action else {
             return (IntentResponse(code: .failure, reason: "notResolved", fields: [:]), [])
         }
-        await acquire()
-        defer { release() }
+        let ticket = await acquire(claim(for: action))
+        defer { release(ticket) }
         let timeout = profile.policies.confirmationTimeout
         switch action {
         case let .set(targets):
@@ -202,19 +219,51 @@ public actor IntentEngine {
         return name.hasPrefix("climate.") || name.hasPrefix("seat.") || name == "audio.source" || name.hasPrefix("radio.")
     }
 
-    private func acquire() async {
-        if !handling {
-            handling = true
-            return
+    /// The command messages an action sends; everything for the actions that read or
+    /// save the whole state (or touch properties without a command binding).
+    private func claim(for action: IntentAction) -> Claim {
+        let keys: [PropertyKey]
+        switch action {
+        case let .set(targets): keys = Array(targets.keys)
+        case let .activateSignals(signals): keys = signals.map { .signal($0) }
+        default: return .everything
         }
-        await withCheckedContinuation { queue.append($0) }
+        var messages = Set<String>()
+        for key in keys {
+            guard let message = profile.bindings[key]?.command?.message else { return .everything }
+            messages.insert(message)
+        }
+        return .messages(messages)
     }
 
-    private func release() {
-        if queue.isEmpty {
-            handling = false
-        } else {
-            queue.removeFirst().resume()
+    /// Waits until no running handle, and no earlier waiting one, conflicts with `claim`.
+    private func acquire(_ claim: Claim) async -> Int {
+        let id = nextClaim
+        nextClaim += 1
+        if queue.isEmpty, !running.values.contains(where: { $0.conflicts(with: claim) }) {
+            running[id] = claim
+            return id
+        }
+        await withCheckedContinuation { queue.append((id, claim, $0)) }
+        return id
+    }
+
+    private func release(_ id: Int) {
+        running[id] = nil
+        // Start the waiting handles in order of arrival, each only when it conflicts
+        // neither with a running one nor with an earlier one still waiting.
+        var blocked: [Claim] = []
+        var index = 0
+        while index < queue.count {
+            let waiting = queue[index]
+            if running.values.contains(where: { $0.conflicts(with: waiting.claim) }) || blocked.contains(where: { $0.conflicts(with: waiting.claim) }) {
+                blocked.append(waiting.claim)
+                index += 1
+                continue
+            }
+            queue.remove(at: index)
+            running[waiting.id] = waiting.claim
+            waiting.continuation.resume()
         }
     }
 }

@@ -83,7 +83,16 @@ public actor VehicleController {
         var continuation: CheckedContinuation<CommandFailure?, Never>?
         /// An outcome that arrived before the continuation was installed (while sending).
         var early: CommandFailure??
+        /// Set once the frames are sent: when the command times out, and its timeout.
+        var deadline: ContinuousClock.Instant?
+        var timeout: Duration = .zero
     }
+
+    /// One sleeping task expires the waiters whose deadline passed (instead of a task
+    /// per command): it sleeps until the earliest deadline it knows of.
+    private var reaper: Task<Void, Never>?
+    private var reaperWakes: ContinuousClock.Instant?
+    private var reaperGeneration = 0
 
     private var waiters: [Int: Waiter] = [:]
     private var nextWaiter = 0
@@ -117,11 +126,18 @@ public actor VehicleController {
     public var isReading: Bool { receiveTask != nil && !readerFinished }
 
     public func stop() async {
+        reaper?.cancel()
+        reaper = nil
+        reaperWakes = nil
         receiveTask?.cancel()
         receiveTask = nil
         for (id, waiter) in waiters { waiter.continuation?.resume(returning: .vehicleUnreachable); waiters[id] = nil }
         for (_, observer) in observers { observer.finish() }
         observers.removeAll()
+        for (id, waiter) in conditionWaiters {
+            conditionWaiters[id] = nil
+            waiter.continuation.resume(returning: false)
+        }
     }
 
     public var currentState: VehicleState { state }
@@ -142,34 +158,61 @@ public actor VehicleController {
 
     /// Waits until the vehicle has sent a trusted status frame (up to `timeout`).
     public func waitUntilReachable(timeout: Duration) async -> Bool {
-        let deadline = clock.now + timeout
-        while !isReachable {
-            if clock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+        await wait(for: .reachable, timeout: timeout)
     }
 
     /// Waits until every status message of the profile has arrived at least once, so
     /// the state is complete (up to `timeout`); returns whether it is.
     public func waitUntilComplete(timeout: Duration) async -> Bool {
-        let deadline = clock.now + timeout
-        while heardFrom.count < frames.statusMessages.count {
-            if clock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+        await wait(for: .complete, timeout: timeout)
     }
 
     /// The state once it holds every key in `keys` (the vehicle reports them within a
     /// cycle time), or nil after `timeout`.
     public func state(knowing keys: [PropertyKey], timeout: Duration) async -> VehicleState? {
-        let deadline = clock.now + timeout
-        while !keys.allSatisfy({ state[$0] != nil }) {
-            if clock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(5))
+        await wait(for: .knowing(keys), timeout: timeout) ? state : nil
+    }
+
+    /// What a caller of the waits above waits for; checked after every trusted frame.
+    private enum Condition {
+        case reachable
+        case complete
+        case knowing([PropertyKey])
+    }
+
+    private var conditionWaiters: [Int: (condition: Condition, continuation: CheckedContinuation<Bool, Never>)] = [:]
+
+    private func holds(_ condition: Condition) -> Bool {
+        switch condition {
+        case .reachable: isReachable
+        case .complete: heardFrom.count >= frames.statusMessages.count
+        case let .knowing(keys): keys.allSatisfy { state[$0] != nil }
         }
-        return state
+    }
+
+    private func wait(for condition: Condition, timeout: Duration) async -> Bool {
+        if holds(condition) { return true }
+        let id = nextWaiter
+        nextWaiter += 1
+        let timer = Task { [weak self] in
+            do { try await Task.sleep(for: timeout) } catch { return }
+            await self?.giveUp(id)
+        }
+        let met = await withCheckedContinuation { conditionWaiters[id] = (condition, $0) }
+        timer.cancel()
+        return met
+    }
+
+    private func giveUp(_ id: Int) {
+        conditionWaiters.removeValue(forKey: id)?.continuation.resume(returning: false)
+    }
+
+    private func checkConditions() {
+        guard !conditionWaiters.isEmpty else { return }
+        for (id, waiter) in conditionWaiters where holds(waiter.condition) {
+            conditionWaiters[id] = nil
+            waiter.continuation.resume(returning: true)
+        }
     }
 
     /// State changes as they happen, with the frame that caused each.
@@ -240,10 +283,10 @@ public actor VehicleController {
             }
         }
 
-        let timeoutTask = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            await self?.expire(id, after: timeout)
-        }
+        let deadline = clock.now + timeout
+        waiters[id]?.deadline = deadline
+        waiters[id]?.timeout = timeout
+        armReaper(for: deadline)
         let failure: CommandFailure? = await withCheckedContinuation { continuation in
             if let early = waiters[id]?.early {
                 continuation.resume(returning: early)
@@ -255,9 +298,44 @@ public actor VehicleController {
             }
             waiters[id]?.continuation = continuation
         }
-        timeoutTask.cancel()
         let finished = waiters.removeValue(forKey: id)
         return CommandOutcome(targets: targets, confirmed: finished?.confirmed ?? [:], failure: failure, frames: finished?.frames ?? [])
+    }
+
+    /// Makes sure the reaper wakes by `deadline`.
+    private func armReaper(for deadline: ContinuousClock.Instant) {
+        if reaper != nil, let wakes = reaperWakes, wakes <= deadline { return }
+        reaper?.cancel()
+        reaperGeneration += 1
+        let generation = reaperGeneration
+        reaperWakes = deadline
+        let clock = clock
+        reaper = Task { [weak self] in
+            do {
+                try await clock.sleep(until: deadline, tolerance: nil)
+            } catch {
+                return
+            }
+            await self?.reap(generation)
+        }
+    }
+
+    /// Expires the waiters whose deadline passed; re-arms for the next deadline.
+    private func reap(_ generation: Int) {
+        guard generation == reaperGeneration else { return }
+        reaper = nil
+        reaperWakes = nil
+        let now = clock.now
+        var next: ContinuousClock.Instant?
+        for (id, waiter) in waiters {
+            guard let deadline = waiter.deadline else { continue }
+            if deadline <= now {
+                expire(id, after: waiter.timeout)
+            } else if waiter.continuation != nil || waiter.early == nil {
+                next = next.map { min($0, deadline) } ?? deadline
+            }
+        }
+        if let next { armReaper(for: next) }
     }
 
     private func expire(_ id: Int, after waited: Duration) {
@@ -299,22 +377,24 @@ public actor VehicleController {
                 state[key] = value
                 changed.append(key)
             }
-            if !changed.isEmpty {
+            if !changed.isEmpty, !observers.isEmpty {
                 let change = StateChange(keys: changed.sorted(), state: state, frame: received)
                 for observer in observers.values { observer.yield(change) }
             }
-            for (id, waiter) in waiters {
-                var updated = waiter
-                for (key, value) in values {
-                    guard let want = waiter.expected[key] else { continue }
-                    if Self.matches(value, want) { updated.confirmed[key] = value } else { updated.confirmed[key] = nil }
+            for (id, waiter) in waiters where waiter.statusMessages.contains(message) {
+                var confirmed = waiter.confirmed
+                for (key, want) in waiter.expected {
+                    guard let value = values[key] else { continue }
+                    if Self.matches(value, want) { confirmed[key] = value } else { confirmed[key] = nil }
                 }
-                waiters[id] = updated
-                if updated.confirmed.count == updated.expected.count { finish(id, with: nil) }
+                waiters[id]?.confirmed = confirmed
+                if confirmed.count == waiter.expected.count { finish(id, with: nil) }
             }
+            checkConditions()
         case let .acknowledgement(ack):
             lastTrustedStatus = clock.now
             acknowledgements += 1
+            checkConditions()
             guard !ack.accepted else { return }
             for (id, waiter) in waiters {
                 if let sent = waiter.sent.first(where: { $0.id == ack.commandFrameID && ($0.counter == nil || $0.counter == ack.counter) }) {

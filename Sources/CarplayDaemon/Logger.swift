@@ -34,11 +34,29 @@ public struct Logger: Sendable {
         name: String, parameters: String, resolutions: String, frames: [String], response: String, reason: String?, detail: String?,
         latency: Duration, peer: PeerCredentials
     ) {
+        guard level <= .info else { return }
         let milliseconds = Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15
         var line = "intent \(name) \(parameters) [\(resolutions)] -> \(response)"
         if let reason { line += " (\(reason))" }
         if let detail { line += ": \(detail)" }
         line += " in \(String(format3(milliseconds))) ms, uid \(peer.uid)"
+        guard sink == .journal else {
+            // stderr: the line, then the frames (each at debug, or their IDs and data in
+            // one line), written with one system call.
+            var text = "carplayd: " + line + "\n"
+            if level <= .debug {
+                for frame in frames { text += "carplayd: debug:   frame \(frame)\n" }
+            } else if !frames.isEmpty {
+                text += "carplayd:   \(frames.count) frames:"
+                for frame in frames {
+                    text += " "
+                    if let space = frame.lastIndex(of: " ") { text.append(contentsOf: frame[frame.index(after: space)...]) } else { text += frame }
+                }
+                text += "\n"
+            }
+            try? FileDescriptor.standardError.writeAll(text)
+            return
+        }
         var fields: [(name: String, value: String)] = [
             ("CARPLAYD_INTENT", name),
             ("CARPLAYD_PARAMETERS", parameters),
@@ -50,11 +68,8 @@ public struct Logger: Sendable {
         ]
         if let reason { fields.append(("CARPLAYD_REASON", reason)) }
         if let detail { fields.append(("CARPLAYD_DETAIL", detail)) }
-        if sink == .journal, !frames.isEmpty { fields.append(("CARPLAYD_FRAMES", frames.joined(separator: "\n"))) }
+        if !frames.isEmpty { fields.append(("CARPLAYD_FRAMES", frames.joined(separator: "\n"))) }
         write(.info, line, fields: fields)
-        guard sink == .standardError else { return }
-        for frame in frames { debug("  frame \(frame)") }
-        if level > .debug, !frames.isEmpty { info("  \(frames.count) frames: " + frames.map { $0.split(separator: " ").last.map(String.init) ?? $0 }.joined(separator: " ")) }
     }
 
     /// The distinct CAN IDs of candump log lines ("(t) vcan0 1A0#0011"), in order of appearance.

@@ -76,7 +76,8 @@ public final class VehicleService: VarlinkService {
         let clock = ContinuousClock()
         let start = clock.now
         let resolution = await engine.resolve(intent)
-        let resolutions = Self.resolutionsJSON(resolution)
+        // Handle's reply has no resolutions: build them only for the other phases.
+        let resolutions = member == "Handle" ? JSONValue.null : Self.resolutionsJSON(resolution)
         if member == "Resolve" {
             log.info("resolve \(intent.name.rawValue) \(Self.compact(intent)): \(Self.kinds(resolution))")
             replies.send(VarlinkReply(parameters: ["resolutions": resolutions, "ready": .bool(resolution.action != nil)]))
@@ -123,11 +124,12 @@ public final class VehicleService: VarlinkService {
         }
         let state = await runtime.controller.currentState
         let elapsed = clock.now - start
+        let lines = frames.map(\.logLine)
         log.intent(
             name: intent.name.rawValue, parameters: Self.compact(intent), resolutions: Self.kinds(resolution),
-            frames: frames.map(\.logLine), response: response.code.rawValue, reason: response.reason, detail: response.fields["detail"]?.stringValue,
+            frames: lines, response: response.code.rawValue, reason: response.reason, detail: response.fields["detail"]?.stringValue,
             latency: elapsed, peer: peer)
-        var parameters: [String: JSONValue] = ["response": response.jsonValue, "frames": .array(frames.map { .string($0.logLine) }), "state": state.jsonValue]
+        var parameters: [String: JSONValue] = ["response": response.jsonValue, "frames": .array(lines.map { .string($0) }), "state": state.jsonValue]
         if member == "Perform" { parameters["resolutions"] = resolutions }
         replies.send(VarlinkReply(parameters: parameters))
     }

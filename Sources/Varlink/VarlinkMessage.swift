@@ -61,7 +61,9 @@ public struct VarlinkCall: Sendable, Hashable {
         if oneway { object["oneway"] = .bool(true) }
         if more { object["more"] = .bool(true) }
         if upgrade { object["upgrade"] = .bool(true) }
-        return Array(JSONValue.object(object).serialized(sortedKeys: true).utf8) + [0]
+        var bytes = JSONValue.object(object).serializedBytes(sortedKeys: true)
+        bytes.append(0)
+        return bytes
     }
 }
 
@@ -98,7 +100,9 @@ public struct VarlinkReply: Sendable, Hashable {
         var object: [String: JSONValue] = ["parameters": .object(parameters)]
         if continues { object["continues"] = .bool(true) }
         if let error { object["error"] = .string(error) }
-        return Array(JSONValue.object(object).serialized(sortedKeys: true).utf8) + [0]
+        var bytes = JSONValue.object(object).serializedBytes(sortedKeys: true)
+        bytes.append(0)
+        return bytes
     }
 }
 

@@ -192,16 +192,24 @@ public final class VarlinkServer: Sendable {
 /// One client connection: reads NUL-framed calls on the event loop thread, runs them
 /// in order on a task, queues replies and writes them as the socket accepts them.
 ///
-/// `@unchecked Sendable`: all mutable state is inside `state` (a Mutex); the
-/// socket is only read, written and closed while holding it.
+/// `@unchecked Sendable`: all mutable state is inside two Mutexes: `inbound` (the
+/// reading side, used by the event loop thread) and `state` (replies, flags). The
+/// socket is read only while holding `inbound`, written only while holding `state`, and
+/// closed only while holding both (taken in that order), so reading and writing do not
+/// wait for each other and no call touches a closed (or reused) descriptor.
 final class VarlinkConnection: @unchecked Sendable {
     let socket: FileDescriptor
     let peer: PeerCredentials
     private let loop: EventLoop
     private let onClose: @Sendable (VarlinkConnection) -> Void
 
-    private struct State {
+    private struct Inbound {
         var reader = VarlinkMessageReader()
+        /// Reused for every read (allocated on the first).
+        var readBuffer: [UInt8] = []
+    }
+
+    private struct State {
         var outbound: [UInt8] = []
         var watchingWritable = false
         var closed = false
@@ -210,7 +218,11 @@ final class VarlinkConnection: @unchecked Sendable {
         var task: Task<Void, Never>?
     }
 
+    private let inbound = Mutex(Inbound())
     private let state = Mutex(State())
+    /// Set once the connection is closed or closing after a flush:
+    /// the reading side checks it without taking `state`.
+    private let stopReading = Atomic<Bool>(false)
     private let calls: AsyncStream<Result<VarlinkCall, VarlinkError>>
     private let callContinuation: AsyncStream<Result<VarlinkCall, VarlinkError>>.Continuation
 
@@ -253,11 +265,16 @@ final class VarlinkConnection: @unchecked Sendable {
     }
 
     private func readAvailable() {
-        var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             var endOfFile = false
-            let messages = state.withLock { state -> [Result<VarlinkCall, VarlinkError>]? in
-                guard !state.closed, !state.closeAfterFlush else { return nil }
+            // Framing under the lock; JSON parsing outside it (replies are enqueued
+            // from other threads meanwhile).
+            let framed = inbound.withLock { inbound -> [Result<[UInt8], VarlinkError>]? in
+                guard !stopReading.load(ordering: .acquiring) else { return nil }
+                if inbound.readBuffer.isEmpty { inbound.readBuffer = [UInt8](repeating: 0, count: 65536) }
+                var buffer: [UInt8] = []
+                swap(&buffer, &inbound.readBuffer)
+                defer { swap(&buffer, &inbound.readBuffer) }
                 let count = buffer.withUnsafeMutableBytes { try? socket.readAvailable(into: $0) }
                 guard let count else { return nil }  // would block (or failed: the hang-up follows)
                 if count == 0 {
@@ -266,12 +283,13 @@ final class VarlinkConnection: @unchecked Sendable {
                 }
                 do throws(VarlinkError) {
                     let framed = try buffer.withUnsafeBytes { raw in
-                        Result { () throws(VarlinkError) in try state.reader.append(UnsafeRawBufferPointer(rebasing: raw[0..<count])) }
+                        Result { () throws(VarlinkError) in try inbound.reader.append(UnsafeRawBufferPointer(rebasing: raw[0..<count])) }
                     }.get()
-                    return framed.map { bytes in Result { () throws(VarlinkError) in try VarlinkCall(parsing: bytes) } }
+                    return framed.map { .success($0) }
                 } catch {
                     // Oversized message: answer once, then hang up; nothing else is read.
-                    state.closeAfterFlush = true
+                    state.withLock { $0.closeAfterFlush = true }
+                    stopReading.store(true, ordering: .releasing)
                     return [.failure(error)]
                 }
             }
@@ -279,25 +297,40 @@ final class VarlinkConnection: @unchecked Sendable {
                 close()
                 return
             }
-            guard let messages else { return }
-            for message in messages { callContinuation.yield(message) }
+            guard let framed else { return }
+            for message in framed {
+                callContinuation.yield(message.flatMap { bytes in Result { () throws(VarlinkError) in try VarlinkCall(parsing: bytes) } })
+            }
         }
     }
 
     /// Queues bytes and writes what the socket takes now.
     func enqueue(_ bytes: [UInt8]) -> Bool {
-        let accepted = state.withLock { state -> Bool in
-            guard !state.closed else { return false }
-            state.outbound.append(contentsOf: bytes)
+        let (accepted, done) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closed else { return (false, false) }
+            if state.outbound.isEmpty {
+                // The common case: write straight from the reply, queue only what is left.
+                let written = bytes.withUnsafeBytes { try? socket.writeAvailable($0) }
+                if let written {
+                    if written < bytes.count { state.outbound.append(contentsOf: bytes[written...]) }
+                } else {
+                    // The peer is gone; the hang-up event closes us.
+                    state.closeAfterFlush = true
+                    stopReading.store(true, ordering: .releasing)
+                }
+            } else {
+                state.outbound.append(contentsOf: bytes)
+            }
             if state.outbound.count > VarlinkServer.outboundLimit {
                 state.closeAfterFlush = true
+                stopReading.store(true, ordering: .releasing)
                 state.outbound.removeAll()
-                return false
+                return (false, true)
             }
             flushLocked(&state)
-            return true
+            return (true, state.closeAfterFlush && state.outbound.isEmpty)
         }
-        closeIfDone()
+        if done { close() }
         return accepted
     }
 
@@ -309,6 +342,7 @@ final class VarlinkConnection: @unchecked Sendable {
                 // The peer is gone; the hang-up event closes us.
                 state.outbound.removeAll()
                 state.closeAfterFlush = true
+                stopReading.store(true, ordering: .releasing)
                 break
             }
             if written == 0 { break }
@@ -327,12 +361,15 @@ final class VarlinkConnection: @unchecked Sendable {
     }
 
     func close() {
-        let (wasOpen, task) = state.withLock { state -> (Bool, Task<Void, Never>?) in
-            guard !state.closed else { return (false, nil) }
-            state.closed = true
-            loop.deregister(socket)
-            socket.close()
-            return (true, state.task)
+        let (wasOpen, task) = inbound.withLock { _ in
+            state.withLock { state -> (Bool, Task<Void, Never>?) in
+                guard !state.closed else { return (false, nil) }
+                state.closed = true
+                stopReading.store(true, ordering: .releasing)
+                loop.deregister(socket)
+                socket.close()
+                return (true, state.task)
+            }
         }
         guard wasOpen else { return }
         callContinuation.finish()

@@ -117,6 +117,10 @@ struct Rig {
         defer { Task { await rig.stop() } }
         let save = try await rig.perform(#"{"intent":"SaveProfileInCar","parameters":{"profileNumber":1}}"#)
         #expect(save.response.code == .success, "\(save.response)")
+        // The audio source differs from the saved one, so no status frame already on its
+        // way can confirm the audio command before the vehicle's rejection arrives.
+        let source = try await rig.perform(#"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"bluetooth"}}"#)
+        #expect(source.response.code == .success, "\(source.response)")
         await rig.vehicle.setFaults(FaultPlan([FaultRule(.reject(result: nil), message: "AudioCommand")]))
         let restore = try await rig.perform(#"{"intent":"SetProfileInCar","parameters":{"profileNumber":1}}"#)
         #expect(restore.response.code == .failure)
@@ -180,8 +184,11 @@ struct Rig {
 
     static let climate = #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":19,"unit":"celsius"},"climateZone":"driver"}}"#
 
-    func expectFailure(_ faults: FaultPlan, reason: String, profile: String = "sedan") async throws {
-        let rig = try await Rig.start(profile, faults: faults)
+    /// `afterStart`: the faults apply once the state is complete (the status frames the
+    /// controller starts from are trusted), not from the vehicle's first frame.
+    func expectFailure(_ faults: FaultPlan, reason: String, profile: String = "sedan", afterStart: Bool = false) async throws {
+        let rig = try await Rig.start(profile, faults: afterStart ? .none : faults)
+        if afterStart { await rig.vehicle.setFaults(faults) }
         defer { Task { await rig.stop() } }
         let clock = ContinuousClock()
         let start = clock.now
@@ -211,14 +218,14 @@ struct Rig {
     @Test(arguments: ["sedan", "suv"])
     func badCRCIsAnE2EError(_ profile: String) async throws {
         // Status frames arrive, but untrusted: the change is never confirmed.
-        let faults = FaultPlan([FaultRule(.badCRC, message: "ClimateStatus", from: .milliseconds(1))])
-        try await expectFailure(faults, reason: "e2eError", profile: profile)
+        let faults = FaultPlan([FaultRule(.badCRC, message: "ClimateStatus")])
+        try await expectFailure(faults, reason: "e2eError", profile: profile, afterStart: true)
     }
 
     @Test(arguments: ["sedan", "suv"])
     func repeatedCounterIsAnE2EError(_ profile: String) async throws {
-        let faults = FaultPlan([FaultRule(.repeatCounter, message: "ClimateStatus", from: .milliseconds(1))])
-        try await expectFailure(faults, reason: "e2eError", profile: profile)
+        let faults = FaultPlan([FaultRule(.repeatCounter, message: "ClimateStatus")])
+        try await expectFailure(faults, reason: "e2eError", profile: profile, afterStart: true)
     }
 
     @Test(arguments: ["sedan", "suv"])

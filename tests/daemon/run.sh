@@ -4,7 +4,7 @@
 #   tests/daemon/run.sh [PYTEST ARGS...]
 #
 # Uses $CARPLAYD_BIN when it names an executable; otherwise builds the daemon
-# (`swift build --product carplayd`, incremental) and tests that build. Creates the
+# (`swift build --product carplayd` and `--product carplay-bench`, incremental) and tests that build. Creates the
 # venv (scripts/bootstrap.sh) when it has no pytest. Exits with pytest's exit code.
 set -euo pipefail
 
@@ -26,6 +26,7 @@ if [ -n "${CARPLAYD_BIN:-}" ] && [ -x "$CARPLAYD_BIN" ]; then
 else
     echo "==> swift build --product carplayd"
     "$SWIFT" build --product carplayd
+    "$SWIFT" build --product carplay-bench  # tests/daemon/test_load_generator.py
     CARPLAYD_BIN="$("$SWIFT" build --show-bin-path)/carplayd"
     [ -x "$CARPLAYD_BIN" ] || { echo "tests/daemon: no carplayd at $CARPLAYD_BIN after the build" >&2; exit 1; }
 fi

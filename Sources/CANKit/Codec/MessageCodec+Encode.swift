@@ -111,7 +111,7 @@ extension SignalField {
             let (difference, overflow) = value.subtractingReportingOverflow(offset)
             guard !overflow else { throw .notANumber(message: message, signal: name, value: String(value)) }
             if difference % scale == 0 { return .integer(difference / scale) }
-            return try rounded(Double(difference) / Double(scale), input: String(value), message: message)
+            return try rounded(Self.double(difference) / Self.double(scale), input: String(value), message: message)
         case let .linear(scale, offset):
             return try rounded(difference(value, offset) / scale, input: String(value), message: message)
         }
@@ -135,16 +135,24 @@ extension SignalField {
     private func difference(_ value: Int128, _ offset: DBCNumber) -> Double {
         if case let .integer(integerOffset) = offset {
             let (difference, overflow) = value.subtractingReportingOverflow(integerOffset)
-            if !overflow { return Double(difference) }
+            if !overflow { return Self.double(difference) }
         }
-        return Double(value) - offset.doubleValue
+        return Self.double(value) - offset.doubleValue
     }
 
-    private func rounded(_ value: Double, input: String, message: String) throws(DBCEncodeError) -> RawNumber {
+    /// `input` (the value as the error shows it) is formatted only for the error.
+    private func rounded(_ value: Double, input: @autoclosure () -> String, message: String) throws(DBCEncodeError) -> RawNumber {
         guard let integer = Int128(pythonRounding: value) else {
-            throw .notANumber(message: message, signal: name, value: input)
+            throw .notANumber(message: message, signal: name, value: input())
         }
         return .integer(integer)
+    }
+
+    /// `Double(value)` without the generic 128-bit conversion for values that fit 64 bits.
+    @inline(__always)
+    private static func double(_ value: Int128) -> Double {
+        if let small = Int64(exactly: value) { return Double(small) }
+        return Double(value)
     }
 
     /// ORs the shifted field into its bytes, least significant byte at the field's end.

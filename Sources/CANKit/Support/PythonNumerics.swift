@@ -47,6 +47,11 @@ extension Int128 {
         guard value.isFinite else { return nil }
         let rounded = value.rounded(.toNearestOrEven)
         guard abs(rounded) < 1.0e38 else { return nil }
+        // Most values fit 64 bits: skip the generic Double -> Int128 conversion.
+        if abs(rounded) < 9.0e18 {
+            self.init(Int64(rounded))
+            return
+        }
         self.init(rounded)
     }
 }

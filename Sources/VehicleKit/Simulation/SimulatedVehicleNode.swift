@@ -103,13 +103,30 @@ public actor SimulatedVehicleNode {
         }
     }
 
+    /// Frames produced but not yet on the bus, in the order the simulation made them.
+    private var outbox: [CANFrame] = []
+    private var outboxHead = 0
+    private var draining = false
+
+    /// Sends frames in the order the simulation produced them. The actor is reentrant:
+    /// while one path awaits the bus, a timer tick or the next command may produce
+    /// frames too; they queue behind the earlier ones (an E2E alive counter that
+    /// overtook its predecessor would look like a lost frame to the receiver).
     private func send(_ frames: [CANFrame]) async {
-        for frame in frames {
+        outbox.append(contentsOf: frames)
+        guard !draining else { return }
+        draining = true
+        while outboxHead < outbox.count {
+            let frame = outbox[outboxHead]
+            outboxHead += 1
             do {
                 try await port.send(frame)
             } catch {
                 sendFailures += 1
             }
         }
+        outbox.removeAll(keepingCapacity: true)
+        outboxHead = 0
+        draining = false
     }
 }

@@ -41,7 +41,8 @@ public struct VehicleSimulation: Sendable {
     /// The faults in force (count-limited rules count down and disappear).
     public private(set) var faults: FaultPlan
     public private(set) var statistics = SimulationStatistics()
-    /// What the vehicle applied, rejected, ignored; the newest `logLimit` entries.
+    /// What the vehicle applied, rejected, ignored: at least the newest `logLimit`
+    /// entries (at most a quarter more; `drainLog()` hands out the newest `logLimit`).
     /// `drainLog()` hands them out and clears the list.
     public private(set) var log: [SimulationLogEntry] = []
     public var logLimit = 1000
@@ -156,7 +157,7 @@ public struct VehicleSimulation: Sendable {
     /// Hands out the log entries and clears the log.
     public mutating func drainLog() -> [SimulationLogEntry] {
         defer { log.removeAll() }
-        return log
+        return Array(log.suffix(logLimit))
     }
 
     /// Sets values from outside the command path (plugging in the charger, a scenario
@@ -255,7 +256,12 @@ public struct VehicleSimulation: Sendable {
         if let accepted = profile.acknowledgement?.acceptedChoice, let ack = transmitAcknowledgement(command, result: accepted, at: now) {
             out.append(ack)
         }
-        out += transmitChanges(state.changes(from: before), at: now)
+        // Only the targets and a retuned frequency/channel can have changed: compare
+        // those, not the whole state.
+        var candidates = Set(targets.keys)
+        candidates.insert(.radioFrequency)
+        candidates.insert(.radioChannel)
+        out += transmitChanges(candidates.filter { state[$0] != before[$0] }.sorted(), at: now)
         return out
     }
 
@@ -446,7 +452,9 @@ public struct VehicleSimulation: Sendable {
 
     private mutating func record(_ kind: SimulationLogEntry.Kind, _ message: String, _ counter: UInt8?, _ detail: String, at now: Duration) {
         log.append(SimulationLogEntry(time: now, kind: kind, message: message, counter: counter, detail: detail))
-        if log.count > logLimit { log.removeFirst(log.count - logLimit) }
+        // Trimmed in batches of `logLimit / 4`: dropping one entry per command would move
+        // the whole list every time.
+        if log.count > logLimit + max(1, logLimit / 4) { log.removeFirst(log.count - logLimit) }
     }
 
     private func describe(_ command: HeadUnitCommand) -> String {

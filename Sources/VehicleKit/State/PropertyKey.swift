@@ -65,30 +65,36 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
 
     /// What values the key holds; nil for a key outside the vocabulary.
     public var kind: PropertyKind? {
-        let parts = rawValue.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        switch parts.count {
-        case 2:
-            switch rawValue {
-            case "climate.fan", "climate.airConditioner", "climate.autoMode", "climate.climateControl",
-                "defroster.front", "defroster.rear", "lock.locked", "signal.audible", "signal.visible", "power.charging":
-                return .bool
-            case "climate.fanSpeed", "radio.channel", "profile.active", "power.minutesToFull":
-                return .integer
-            case "climate.cabinTemperature", "radio.frequency", "power.fuelPercent", "power.chargePercent", "power.distanceRemaining":
-                return .number
-            case "climate.airCirculation": return .enumeration(AirCirculationMode.allCases.map(\.rawValue))
-            case "audio.source": return .enumeration(CarAudioSource.allCases.map(\.rawValue))
-            case "radio.band": return .enumeration(RadioType.allCases.map(\.rawValue))
-            default: return nil
-            }
-        case 3:
-            if parts[0] == "climate", parts[1] == "temperature", !parts[2].isEmpty { return .number }
-            if parts[0] == "seat", let seat = CarSeat(rawValue: parts[1]), seat.isPhysical, SeatFeature(rawValue: parts[2]) != nil { return .integer }
-            return nil
-        default:
-            return nil
+        // On the hot path (every decoded and encoded signal): no splitting, no allocation
+        // for the fixed names.
+        switch rawValue {
+        case "climate.fan", "climate.airConditioner", "climate.autoMode", "climate.climateControl",
+            "defroster.front", "defroster.rear", "lock.locked", "signal.audible", "signal.visible", "power.charging":
+            return .bool
+        case "climate.fanSpeed", "radio.channel", "profile.active", "power.minutesToFull":
+            return .integer
+        case "climate.cabinTemperature", "radio.frequency", "power.fuelPercent", "power.chargePercent", "power.distanceRemaining":
+            return .number
+        case "climate.airCirculation": return .enumeration(Self.airCirculationModes)
+        case "audio.source": return .enumeration(Self.audioSources)
+        case "radio.band": return .enumeration(Self.radioTypes)
+        default: break
         }
+        // climate.temperature.<zone>, seat.<seat>.<feature>: exactly three non-empty-zone parts.
+        let utf8 = rawValue.utf8
+        let dots = utf8.indices.filter { utf8[$0] == UInt8(ascii: ".") }
+        guard dots.count == 2 else { return nil }
+        let first = String(rawValue[..<dots[0]])
+        let second = String(rawValue[rawValue.index(after: dots[0])..<dots[1]])
+        let third = String(rawValue[rawValue.index(after: dots[1])...])
+        if first == "climate", second == "temperature", !third.isEmpty { return .number }
+        if first == "seat", let seat = CarSeat(rawValue: second), seat.isPhysical, SeatFeature(rawValue: third) != nil { return .integer }
+        return nil
     }
+
+    private static let airCirculationModes = AirCirculationMode.allCases.map(\.rawValue)
+    private static let audioSources = CarAudioSource.allCases.map(\.rawValue)
+    private static let radioTypes = RadioType.allCases.map(\.rawValue)
 
     /// Keys the vehicle reports but nobody commands.
     public var isStatusOnly: Bool {
