@@ -126,6 +126,13 @@ public actor VehicleController {
 
     public var currentState: VehicleState { state }
     public var trustFailures: Int { e2eErrors }
+    /// The latest untrusted frame from the vehicle's IDs (for the log): the message and
+    /// why (wrong CRC, repeated or skipped alive counter), nil before the first.
+    public var lastTrustFailure: String? { lastUntrusted }
+    private var lastUntrusted: String?
+    /// Commands sent and still waiting for their confirmation (0 when idle: nothing is
+    /// left pending after every `apply` returned).
+    public var pendingCommands: Int { waiters.count }
 
     /// True when a trusted status frame arrived within `unreachableAfterCycles` cycle times.
     public var isReachable: Bool {
@@ -323,6 +330,7 @@ public actor VehicleController {
             }
         case let .e2eError(message, status):
             e2eErrors += 1
+            lastUntrusted = "\(message) \(received.frame.id): \(status)"
             for (id, waiter) in waiters where waiter.statusMessages.contains(message) {
                 waiters[id]?.lastE2EError = (message, status)
             }
