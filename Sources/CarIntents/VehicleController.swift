@@ -330,12 +330,25 @@ public actor VehicleController {
             }
         case let .e2eError(message, status):
             e2eErrors += 1
-            lastUntrusted = "\(message) \(received.frame.id): \(status)"
+            lastUntrusted = "\(message) \(received.frame.id): \(Self.describe(status))"
             for (id, waiter) in waiters where waiter.statusMessages.contains(message) {
                 waiters[id]?.lastE2EError = (message, status)
             }
         case .undecodable, .unrelated:
             break
+        }
+    }
+
+    /// An E2E verdict for the log: "wrongCRC", "repeated counter 5",
+    /// "wrongSequence: counter 8, expected 7", "invalidLength: 3 bytes, 8 needed".
+    static func describe(_ status: E2EStatus) -> String {
+        switch status {
+        case .ok: "ok"
+        case .wrongCRC: "wrongCRC"
+        case .repeated: "repeated counter"
+        case let .wrongSequence(expected?, received): "wrongSequence: counter \(received), expected \(expected)"
+        case let .wrongSequence(nil, received): "wrongSequence: counter \(received)"
+        case let .invalidLength(required, received): "invalidLength: \(received) bytes, \(required) needed"
         }
     }
 

@@ -231,13 +231,25 @@ public struct VehicleSimulation: Sendable {
         }
 
         // Faults: apply a different value than commanded.
+        var wronged = false
         for key in targets.keys.sorted() where wrongValue.contains(where: { rule in rule.property.map { key.rawValue.hasPrefix($0) } ?? true }) {
             let commanded = targets[key]!
             let applied = self.wrongValue(for: key, commanded)
             guard applied != commanded else { continue }
             targets[key] = applied
+            wronged = true
             statistics.wrongValuesApplied += 1
             record(.wrongValue, command.message, command.counter, "\(key) commanded \(commanded), applied \(applied)", at: now)
+        }
+        // A wrong band must not keep the tuning commanded for the right one (AM with an
+        // FM frequency is a state no status frame can express): drop a tuning that is
+        // not valid in the band applied, so `retune` picks one that is.
+        if wronged, case let .enumeration(name)? = targets[.radioBand], let band = RadioType(rawValue: name).flatMap({ profile.radio?.band($0) }) {
+            for key in [PropertyKey.radioFrequency, .radioChannel] {
+                if let tuning = targets[key]?.doubleValue, key != (band.tunesByChannel ? .radioChannel : .radioFrequency) || !band.range.contains(tuning) {
+                    targets[key] = nil
+                }
+            }
         }
 
         let before = state
