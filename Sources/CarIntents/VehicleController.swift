@@ -339,7 +339,7 @@ public actor VehicleController {
         }
     }
 
-    /// An E2E verdict for the log: "wrongCRC", "repeated counter 5",
+    /// An E2E verdict for the log: "wrongCRC", "repeated counter",
     /// "wrongSequence: counter 8, expected 7", "invalidLength: 3 bytes, 8 needed".
     static func describe(_ status: E2EStatus) -> String {
         switch status {

@@ -59,7 +59,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
                                (docs/SIMULATION.md), e.g. '{"rules":[{"kind":"reject"}]}'
           --simulator-control  also serve io.carplayd.Simulator on the socket: set the embedded
                                simulated vehicle's fault plan while it runs and read its own state
-                               (tests and soaks; ignored with --can)
+                               (tests and soaks; with --can it answers NoSimulator)
           --help, --version
 
         Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the config and profile

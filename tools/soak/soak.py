@@ -528,8 +528,11 @@ class Soak:
         for run, samples in sorted(self.samples.items()):
             if len(samples) > 6:
                 s = samples[5:]
-                print("daemon run %-3d      %3d s: VmRSS %d -> %d KiB, fds %d -> %d"
-                      % (run, s[-1][0] - s[0][0], s[0][1], s[-1][1], s[0][2], s[-1][2]))
+                # VmRSS at the start, each quarter and the end: a leak keeps climbing,
+                # warm-up levels off.
+                marks = [s[min(len(s) - 1, (len(s) * q) // 4)][1] for q in range(4)] + [s[-1][1]]
+                print("daemon run %-3d      %3d s: VmRSS %s KiB, fds %d -> %d"
+                      % (run, s[-1][0] - s[0][0], " -> ".join(str(m) for m in marks), s[0][2], s[-1][2]))
         checks = {k: v for k, v in self.checks.items() if not k.endswith(" failed")}
         print("invariant checks    " + ", ".join("%s %d" % (k, v) for k, v in sorted(checks.items())))
         if self.violations:
