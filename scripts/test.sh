@@ -8,8 +8,9 @@
 #   5. carplayctl dbc decode against cantools on generated candump logs
 #   6. every intent on every profile, frames checked with cantools
 #   7. the real carplayd end to end over its Varlink socket (tests/daemon, pytest)
-#   8. the vcan bench (tests/vcan), natively or in the qemu VM
-#   9. carplayd under systemd as PID 1 in the VM (tests/systemd)
+#   8. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (tools/soak)
+#   9. the vcan bench (tests/vcan), natively or in the qemu VM
+#  10. carplayd under systemd as PID 1 in the VM (tests/systemd)
 #
 # Environment:
 #   CARPLAYD_DBC_CORPUS  DBC corpus directory
@@ -17,6 +18,7 @@
 #                        to the repo root; the repo sits next to shared/)
 #   CARPLAYD_GOLDEN_SEED seed for the golden vectors (default 1)
 #   SWIFT                swift driver to use (default: swift on PATH)
+#   CARPLAYD_SOAK_MINUTES, CARPLAYD_SOAK_SEED  the soak stage (default 1.5 min, seed 1)
 #
 # Exits non-zero on any failure.
 set -euo pipefail
@@ -126,6 +128,16 @@ stage_daemon() {
         bash "$REPO_ROOT/tests/daemon/run.sh" 2>&1 | tee -a "$RESULTS"
 }
 
+stage_soak() {
+    # A short soak of the daemon binary (docs/reliability/faults-and-soak.md): 12 clients,
+    # random vehicle faults, SIGTERM/SIGKILL restarts; invariants checked as it runs.
+    # Its last line "soak: N passed, 0 failed" counts once in the summary.
+    step "soak (${CARPLAYD_SOAK_MINUTES:-1.5} min, seed ${CARPLAYD_SOAK_SEED:-1})"
+    CARPLAYD_BIN="$("$SWIFT" build --show-bin-path)/carplayd" \
+        bash "$REPO_ROOT/tools/soak/run.sh" --minutes "${CARPLAYD_SOAK_MINUTES:-1.5}" \
+        --seed "${CARPLAYD_SOAK_SEED:-1}" --restart-every 20 2>&1 | tee -a "$RESULTS"
+}
+
 stage_vcan() {
     # The system on a real kernel CAN stack: natively where the kernel has vcan,
     # otherwise in a throwaway qemu VM (tools/vm/run-in-vm.sh); never skipped.
@@ -153,6 +165,7 @@ main() {
     stage_decode_cli
     stage_intents
     stage_daemon
+    stage_soak
     stage_vcan
     stage_systemd
     summary

@@ -66,6 +66,9 @@ public actor IntentEngine {
         self.persist = persist
     }
 
+    /// Handles running or waiting their turn (0 when idle).
+    public var handlesInFlight: Int { queue.count + (handling ? 1 : 0) }
+
     public var carProfiles: [SavedCarProfile] { savedProfiles.values.sorted { $0.slot < $1.slot } }
 
     public func resolve(_ intent: Intent) async -> IntentResolution {

@@ -142,6 +142,13 @@ public actor VehicleController {
 
     public var currentState: VehicleState { state }
     public var trustFailures: Int { e2eErrors }
+    /// The latest untrusted frame from the vehicle's IDs (for the log): the message and
+    /// why (wrong CRC, repeated or skipped alive counter), nil before the first.
+    public var lastTrustFailure: String? { lastUntrusted }
+    private var lastUntrusted: String?
+    /// Commands sent and still waiting for their confirmation (0 when idle: nothing is
+    /// left pending after every `apply` returned).
+    public var pendingCommands: Int { waiters.count }
 
     /// True when a trusted status frame arrived within `unreachableAfterCycles` cycle times.
     public var isReachable: Bool {
@@ -403,11 +410,25 @@ public actor VehicleController {
             }
         case let .e2eError(message, status):
             e2eErrors += 1
+            lastUntrusted = "\(message) \(received.frame.id): \(Self.describe(status))"
             for (id, waiter) in waiters where waiter.statusMessages.contains(message) {
                 waiters[id]?.lastE2EError = (message, status)
             }
         case .undecodable, .unrelated:
             break
+        }
+    }
+
+    /// An E2E verdict for the log: "wrongCRC", "repeated counter",
+    /// "wrongSequence: counter 8, expected 7", "invalidLength: 3 bytes, 8 needed".
+    static func describe(_ status: E2EStatus) -> String {
+        switch status {
+        case .ok: "ok"
+        case .wrongCRC: "wrongCRC"
+        case .repeated: "repeated counter"
+        case let .wrongSequence(expected?, received): "wrongSequence: counter \(received), expected \(expected)"
+        case let .wrongSequence(nil, received): "wrongSequence: counter \(received)"
+        case let .invalidLength(required, received): "invalidLength: \(received) bytes, \(required) needed"
         }
     }
 

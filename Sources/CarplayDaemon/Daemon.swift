@@ -51,7 +51,10 @@ public final class Daemon: Sendable {
             return 1
         }
         let passed = (try? activated.get()) ?? nil
-        let served = Self.serve(socketPath: socketPath, listener: passed, service: VehicleService(state: state, log: log))
+        if configuration.simulatorControl {
+            log.warning("--simulator-control: io.carplayd.Simulator is served (a test interface: any allowed client can inject vehicle faults)")
+        }
+        let served = Self.serve(socketPath: socketPath, listener: passed, service: VehicleService(state: state, log: log), simulatorControl: configuration.simulatorControl)
         guard case let .success((server, loop)) = served else {
             if case let .failure(error) = served { log.error(error.description) }
             await runtime.stop()
@@ -104,7 +107,7 @@ public final class Daemon: Sendable {
     }
 
     /// Listens on the socket and starts the Varlink server on a new event loop.
-    static func serve(socketPath: String, listener passed: FileDescriptor? = nil, service: VehicleService) -> Result<(VarlinkServer, EventLoop), DaemonError> {
+    static func serve(socketPath: String, listener passed: FileDescriptor? = nil, service: VehicleService, simulatorControl: Bool = false) -> Result<(VarlinkServer, EventLoop), DaemonError> {
         let listener: FileDescriptor
         if let passed {
             listener = passed
@@ -124,7 +127,8 @@ public final class Daemon: Sendable {
         let server = VarlinkServer(
             listener: listener, loop: loop,
             info: VarlinkServerInfo(vendor: "carplayd", product: "carplayd", version: version, url: "file:///usr/share/doc/carplayd/README.md"),
-            interfaces: [VarlinkInterfaceDescription(name: VehicleService.interfaceName, text: VehicleInterface.description)],
+            interfaces: [VarlinkInterfaceDescription(name: VehicleService.interfaceName, text: VehicleInterface.description)]
+                + (simulatorControl ? [VarlinkInterfaceDescription(name: SimulatorInterface.name, text: SimulatorInterface.description)] : []),
             service: service)
         do { try server.start() } catch {
             loop.shutdown()
@@ -165,6 +169,7 @@ public final class Daemon: Sendable {
         let clock = ContinuousClock()
         var lastPing = clock.now - pingEvery
         var wasReachable = reachable
+        var untrustedReported = 0
         var beat = loop.heartbeat
         loop.poke()
         while !Task.isCancelled {
@@ -176,6 +181,15 @@ public final class Daemon: Sendable {
                 wasReachable = nowReachable
                 _ = try? notifier.notify("STATUS=\(Self.statusText(reachable: nowReachable, interface: runtime.interface))")
                 if nowReachable { log.info("vehicle reachable on \(runtime.interface)") } else { log.warning("vehicle not reachable on \(runtime.interface)") }
+            }
+            // Untrusted frames (wrong CRC, repeated or skipped alive counter on the
+            // vehicle's IDs): at most one line per tick, with the count and the latest.
+            let untrusted = await runtime.controller.trustFailures
+            if untrusted < untrustedReported { untrustedReported = 0 }  // a reload: a new controller
+            if untrusted > untrustedReported {
+                let last = await runtime.controller.lastTrustFailure ?? "?"
+                log.warning("\(untrusted - untrustedReported) untrusted frame(s) from the vehicle's IDs ignored (\(untrusted) in all; last: \(last))")
+                untrustedReported = untrusted
             }
             guard watchdog != nil else { continue }
             let loopAlive = loop.heartbeat != beat

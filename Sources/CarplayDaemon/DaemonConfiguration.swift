@@ -22,6 +22,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var confirmationTimeoutMilliseconds: Int?
     /// The embedded simulated vehicle's fault plan (JSON), for tests and demos.
     public var simulatorFaults: String?
+    /// Serve `io.carplayd.Simulator` (set the embedded vehicle's faults, read its own
+    /// state) -- for soak and fault tests only; never on a real bus.
+    public var simulatorControl = false
     /// The config file that was read (for SIGHUP), if any.
     public var configFile: String?
 
@@ -54,6 +57,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
           --simulator-faults JSON
                                fault plan of the embedded simulated vehicle, for tests and demos
                                (docs/SIMULATION.md), e.g. '{"rules":[{"kind":"reject"}]}'
+          --simulator-control  also serve io.carplayd.Simulator on the socket: set the embedded
+                               simulated vehicle's fault plan while it runs and read its own state
+                               (tests and soaks; with --can it answers NoSimulator)
           --help, --version
 
         Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the config and profile
@@ -99,6 +105,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "--allow-user": users.append(try value())
             case "--allow-group": groups.append(try value())
             case "--simulator-faults": fromCommandLine.simulatorFaults = try value()
+            case "--simulator-control": fromCommandLine.simulatorControl = true
             case "--confirmation-timeout":
                 let text = try value()
                 guard let milliseconds = Int(text), milliseconds > 0 else { throw .usage("--confirmation-timeout needs milliseconds > 0, not \(text)") }

@@ -16,11 +16,14 @@ public final class VehicleRuntime: Sendable {
     /// "vcan0" for the embedded bus.
     public let interface: String
     public let isEmbedded: Bool
+    /// The embedded simulated vehicle (nil on a CAN interface).
+    public let simulator: SimulatedVehicleNode?
     private let vehicleTask: Task<Void, Never>?
     private let port: any CANPort
 
-    private init(profile: VehicleProfile, profileDirectory: String, engine: IntentEngine, controller: VehicleController, interface: String, isEmbedded: Bool, vehicleTask: Task<Void, Never>?, port: any CANPort) {
+    private init(profile: VehicleProfile, profileDirectory: String, engine: IntentEngine, controller: VehicleController, interface: String, isEmbedded: Bool, simulator: SimulatedVehicleNode? = nil, vehicleTask: Task<Void, Never>?, port: any CANPort) {
         self.port = port
+        self.simulator = simulator
         self.profile = profile
         self.profileDirectory = profileDirectory
         self.engine = engine
@@ -46,7 +49,7 @@ public final class VehicleRuntime: Sendable {
         }
         return VehicleRuntime(
             profile: profile, profileDirectory: profileDirectory, engine: engine, controller: controller,
-            interface: "vcan0", isEmbedded: true, vehicleTask: vehicleTask, port: port)
+            interface: "vcan0", isEmbedded: true, simulator: vehicle, vehicleTask: vehicleTask, port: port)
     }
 
     /// A real (or vcan) CAN interface: the vehicle is whatever answers on the bus.

@@ -11,7 +11,7 @@ public final class VehicleService: VarlinkService {
     public static let interfaceName = "io.carplayd.Vehicle"
 
     private let state: DaemonState
-    private let log: Logger
+    let log: Logger
 
     public init(state: DaemonState, log: Logger) {
         self.state = state
@@ -25,6 +25,10 @@ public final class VehicleService: VarlinkService {
             return
         }
         let runtime = await state.runtime
+        if call.interface == SimulatorInterface.name {
+            await handleSimulator(call, runtime: runtime, replies: replies)
+            return
+        }
         switch call.member {
         case "Describe":
             guard Self.noParameters(call, replies) else { return }

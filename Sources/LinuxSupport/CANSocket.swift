@@ -32,6 +32,13 @@ public struct RawCANReception: Sendable {
     public var microseconds: Int64
     /// Frames the kernel dropped for this socket so far (SO_RXQ_OVFL).
     public var dropped: UInt32
+
+    public init(frame: RawCANFrame, seconds: Int64, microseconds: Int64, dropped: UInt32) {
+        self.frame = frame
+        self.seconds = seconds
+        self.microseconds = microseconds
+        self.dropped = dropped
+    }
 }
 
 /// A kernel receive filter: a frame passes when (its ID & mask) == (id & mask).

@@ -20,7 +20,7 @@ public final class SocketCANPort: CANPort, Sendable {
     private let filters: [CANFilter]
 
     private struct State {
-        var socket: CANSocket?
+        var socket: (any CANSocketIO)?
         var health = BusHealth()
         var closed = false
     }
@@ -29,13 +29,22 @@ public final class SocketCANPort: CANPort, Sendable {
     private let wake: WakeEvent
     private let finished = Mutex<Bool>(false)
     private let readerDone = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let io: CANSocketOpener
 
     /// How often a full transmit queue is retried before a send fails.
     public static let transmitRetries = 10
 
     /// Opens `interface`. `fd`: send and receive CAN FD frames. `acceptedIDs`: only
     /// these IDs reach the port (kernel filters); empty: every frame.
-    public init(interface: String, fd: Bool, acceptedIDs: [CANID] = []) throws(Errno) {
+    public convenience init(interface: String, fd: Bool, acceptedIDs: [CANID] = []) throws(Errno) {
+        try self.init(interface: interface, fd: fd, acceptedIDs: acceptedIDs, io: .kernel)
+    }
+
+    /// The seam for tests: `io` opens the sockets (the kernel's CAN_RAW in production;
+    /// a test double that fails sends with ENOBUFS or feeds error frames in tests, where
+    /// vcan cannot produce those). See `CANSocketOpener`.
+    init(interface: String, fd: Bool, acceptedIDs: [CANID] = [], io: CANSocketOpener) throws(Errno) {
+        self.io = io
         self.interface = interface
         self.useFD = fd
         self.filters = acceptedIDs.map { id in
@@ -45,7 +54,7 @@ public final class SocketCANPort: CANPort, Sendable {
         }
         (frames, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(65536))
         wake = try WakeEvent()
-        let socket = try CANSocket.open(interface: interface, fd: fd)
+        let socket = try io.open(interface, fd)
         if !filters.isEmpty {
             do { try socket.setFilters(filters) } catch {
                 socket.close()
@@ -140,7 +149,7 @@ public final class SocketCANPort: CANPort, Sendable {
                 markDown("receive: \(error)")
             }
         }
-        if let socket = state.withLock({ state -> CANSocket? in
+        if let socket = state.withLock({ state -> (any CANSocketIO)? in
             let socket = state.socket
             state.socket = nil
             return socket
@@ -173,7 +182,7 @@ public final class SocketCANPort: CANPort, Sendable {
     }
 
     private func markDown(_ reason: String) {
-        let socket = state.withLock { state -> CANSocket? in
+        let socket = state.withLock { state -> (any CANSocketIO)? in
             let socket = state.socket
             state.socket = nil
             state.health.state = .down
@@ -184,7 +193,7 @@ public final class SocketCANPort: CANPort, Sendable {
     }
 
     private func reopen() -> Bool {
-        guard CANSocket.interfaceExists(interface), let socket = try? CANSocket.open(interface: interface, fd: useFD) else { return false }
+        guard io.exists(interface), let socket = try? io.open(interface, useFD) else { return false }
         if !filters.isEmpty, (try? socket.setFilters(filters)) == nil {
             socket.close()
             return false
@@ -213,4 +222,30 @@ public final class SocketCANPort: CANPort, Sendable {
         clock_gettime(CLOCK_REALTIME, &time)
         return CandumpTimestamp(seconds: Int64(time.tv_sec), microseconds: UInt32(time.tv_nsec / 1000))
     }
+}
+
+// MARK: - The socket seam
+
+/// What `SocketCANPort` does with an open CAN_RAW socket. `CANSocket` is the only
+/// production conformer; tests substitute a double to produce what vcan cannot (a full
+/// transmit queue: ENOBUFS; controller error frames) without a kernel.
+protocol CANSocketIO: Sendable {
+    func setFilters(_ filters: [CANFilter]) throws(Errno)
+    func send(_ frame: RawCANFrame) throws(Errno)
+    func receive() throws(Errno) -> RawCANReception
+    func wait(wake: FileDescriptor?, timeoutMilliseconds: Int32) throws(Errno) -> CANSocket.Readiness
+    func close()
+}
+
+extension CANSocket: CANSocketIO {}
+
+/// How `SocketCANPort` opens sockets and asks whether the interface exists (it reopens
+/// after the interface went down). `.kernel` is the real thing.
+struct CANSocketOpener: Sendable {
+    var open: @Sendable (_ interface: String, _ fd: Bool) throws(Errno) -> any CANSocketIO
+    var exists: @Sendable (_ interface: String) -> Bool
+
+    static let kernel = CANSocketOpener(
+        open: { (interface: String, fd: Bool) throws(Errno) -> any CANSocketIO in try CANSocket.open(interface: interface, fd: fd) },
+        exists: { CANSocket.interfaceExists($0) })
 }

@@ -144,8 +144,11 @@ struct Rig {
         let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: await bus.makePort())
         let task = Task { await vehicle.run() }
         defer { task.cancel() }
-        _ = await firstController.waitUntilComplete(timeout: .seconds(3))
+        // Generous waits: on a loaded machine the vehicle's cyclic frames can lag past the
+        // reachability window (5 cycles), and this test is about counters, not timing.
+        #expect(await firstController.waitUntilComplete(timeout: .seconds(20)))
         for level in [1, 2, 3] {
+            _ = await firstController.waitUntilReachable(timeout: .seconds(20))
             let outcome = await firstController.apply([.seat(.frontLeft, .heating): .integer(level)], timeout: .seconds(1))
             #expect(outcome.succeeded)
         }
@@ -153,7 +156,7 @@ struct Rig {
         // The "restarted daemon": a new controller, counters from 0 again.
         let secondController = VehicleController(profile: profile, port: await bus.makePort())
         await secondController.start()
-        _ = await secondController.waitUntilComplete(timeout: .seconds(3))
+        #expect(await secondController.waitUntilComplete(timeout: .seconds(20)))
         let outcome = await secondController.apply([.seat(.frontLeft, .heating): .integer(1)], timeout: .seconds(1))
         #expect(outcome.succeeded, "\(String(describing: outcome.failure))")
         #expect(await vehicle.state()[.seat(.frontLeft, .heating)] == .integer(1))
@@ -196,8 +199,10 @@ struct Rig {
         let elapsed = clock.now - start
         #expect(result.response.code == .failure, "\(faults): \(result.response)")
         #expect(result.response.reason == reason, "\(faults): \(result.response) \(result.frames.map(\.logLine))")
-        // At most two tries (the second when the vehicle never acknowledged anything).
-        #expect(elapsed < rig.engine.profile.policies.confirmationTimeout * 2 + .milliseconds(500), "no hang: \(elapsed)")
+        // At most two tries (the second when the vehicle never acknowledged anything), plus
+        // a generous slack: this is a no-hang check, not a timing measurement (the fault
+        // suites run beside it on a loaded 2-core machine; 500 ms was exceeded there).
+        #expect(elapsed < rig.engine.profile.policies.confirmationTimeout * 2 + .seconds(10), "no hang: \(elapsed)")
     }
 
     @Test(arguments: ["sedan", "suv"])

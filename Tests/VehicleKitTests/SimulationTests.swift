@@ -532,3 +532,42 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         await running.value
     }
 }
+
+/// Found by FaultMatrixTests.randomMix: a wrongValue fault on a radio command that sets
+/// band and frequency switched the band (FM -> AM) and kept an FM frequency, a state no
+/// status frame can express, so the head unit could never converge on it.
+@Suite struct WrongValueRadioTests {
+    @Test func aWrongBandGetsATuningValidInIt() throws {
+        let folder = ProfileFixture.repositoryRoot.appendingPathComponent("VehicleProfiles/sedan").path
+        let profile = try ProfileLoader.load(directory: folder) { FileManager.default.contents(atPath: $0).map { Array($0) } }
+        var car = VehicleSimulation(profile: profile, faults: FaultPlan([FaultRule(.wrongValue)]))
+        var head = HeadUnit(profile: profile)
+        let contents = head.read(car.receive(try head.command([.radioBand: .enumeration("FM"), .radioFrequency: .number(100.0)]), at: .zero))
+        #expect(HeadUnit.acks(contents).first?.accepted == true)
+        #expect(car.state[.radioBand] == .enumeration("AM"))
+        let am = try #require(profile.radio?.band(.AM))
+        let frequency = try #require(car.state[.radioFrequency]?.doubleValue)
+        #expect(am.range.contains(frequency), "an AM frequency, not \(frequency)")
+        // What the vehicle reports is what it holds.
+        let status = try #require(HeadUnit.statuses(contents).first { $0[.radioFrequency] != nil })
+        #expect(status[.radioFrequency]?.doubleValue == frequency)
+    }
+}
+
+extension WrongValueRadioTests {
+    /// Also found by the random mix: on AM, a wrongValue fault on "FM 92.9" stepped the
+    /// frequency within the AM range (no step possible) and so applied it unchanged.
+    @Test func aWrongFrequencyStepsWithinTheCommandedBand() throws {
+        let folder = ProfileFixture.repositoryRoot.appendingPathComponent("VehicleProfiles/sedan").path
+        let profile = try ProfileLoader.load(directory: folder) { FileManager.default.contents(atPath: $0).map { Array($0) } }
+        var state = VehicleSimulation.defaultState(for: profile)
+        state[.radioBand] = .enumeration("AM")
+        state[.radioFrequency] = .number(880)
+        var car = VehicleSimulation(profile: profile, state: state, faults: FaultPlan([FaultRule(.wrongValue, property: "radio.frequency")]))
+        var head = HeadUnit(profile: profile)
+        _ = head.read(car.receive(try head.command([.radioBand: .enumeration("FM"), .radioFrequency: .number(92.9)]), at: .zero))
+        #expect(car.state[.radioBand] == .enumeration("FM"))
+        let frequency = try #require(car.state[.radioFrequency]?.doubleValue)
+        #expect(abs(frequency - 92.9) > 0.05 && profile.radio!.band(.FM)!.range.contains(frequency), "a wrong FM frequency, not \(frequency)")
+    }
+}

@@ -48,6 +48,9 @@ public actor SimulatedVehicleNode {
 
     public func statistics() -> SimulationStatistics { simulation.statistics }
 
+    /// The faults still in force (count-limited rules count down and disappear).
+    public func faults() -> FaultPlan { simulation.faults }
+
     /// The log entries since the last call (what the vehicle applied, rejected, ignored).
     public func drainLog() -> [SimulationLogEntry] { simulation.drainLog() }
 

@@ -232,13 +232,25 @@ public struct VehicleSimulation: Sendable {
         }
 
         // Faults: apply a different value than commanded.
+        var wronged = false
         for key in targets.keys.sorted() where wrongValue.contains(where: { rule in rule.property.map { key.rawValue.hasPrefix($0) } ?? true }) {
             let commanded = targets[key]!
-            let applied = self.wrongValue(for: key, commanded)
+            let applied = wrongTuning(for: key, commanded, band: command.changes[.radioBand]) ?? self.wrongValue(for: key, commanded)
             guard applied != commanded else { continue }
             targets[key] = applied
+            wronged = true
             statistics.wrongValuesApplied += 1
             record(.wrongValue, command.message, command.counter, "\(key) commanded \(commanded), applied \(applied)", at: now)
+        }
+        // A wrong band must not keep the tuning commanded for the right one (AM with an
+        // FM frequency is a state no status frame can express): drop a tuning that is
+        // not valid in the band applied, so `retune` picks one that is.
+        if wronged, case let .enumeration(name)? = targets[.radioBand], let band = RadioType(rawValue: name).flatMap({ profile.radio?.band($0) }) {
+            for key in [PropertyKey.radioFrequency, .radioChannel] {
+                if let tuning = targets[key]?.doubleValue, key != (band.tunesByChannel ? .radioChannel : .radioFrequency) || !band.range.contains(tuning) {
+                    targets[key] = nil
+                }
+            }
         }
 
         let before = state
@@ -263,6 +275,18 @@ public struct VehicleSimulation: Sendable {
         candidates.insert(.radioChannel)
         out += transmitChanges(candidates.filter { state[$0] != before[$0] }.sorted(), at: now)
         return out
+    }
+
+    /// A wrong frequency or channel one step off within the band the same command asks
+    /// for (`wrongValue(for:)` steps within the band the car is on); nil otherwise.
+    private func wrongTuning(for key: PropertyKey, _ value: PropertyValue, band: PropertyValue?) -> PropertyValue? {
+        guard key == .radioFrequency || key == .radioChannel, case let .enumeration(name)? = band,
+              let band = RadioType(rawValue: name).flatMap({ profile.radio?.band($0) }),
+              band.tunesByChannel == (key == .radioChannel), let number = value.doubleValue, band.range.contains(number) else { return nil }
+        let range = band.range
+        let next = range.contains(number + range.step) ? range.snap(number + range.step) : range.snap(number - range.step)
+        guard range.contains(next), next != number else { return nil }
+        return key == .radioChannel ? .integer(Int(next.rounded())) : .number(next)
     }
 
     /// After a band change without a frequency / channel: keep the tuning if it is

@@ -1,0 +1,76 @@
+import CarIntents
+import CarplayJSON
+import Varlink
+import VehicleKit
+
+/// `io.carplayd.Simulator`: a test interface over the embedded simulated vehicle, served
+/// only with `--simulator-control` (soaks and fault tests set faults while the daemon
+/// runs, and compare the daemon's state with what the vehicle itself holds).
+public enum SimulatorInterface {
+    public static let name = "io.carplayd.Simulator"
+
+    public static let description = """
+# carplayd's embedded simulated vehicle, for tests and soaks (carplayd --simulator-control).
+# Not served otherwise; never on a real CAN interface.
+interface io.carplayd.Simulator
+
+# Replaces the simulated vehicle's fault plan (docs/SIMULATION.md), e.g.
+# {"rules": [{"kind": "reject", "property": "climate.", "count": 2}]}; {"rules": []} clears it.
+# Time windows (fromMs, untilMs) count from the vehicle's start.
+method SetFaults(plan: object) -> ()
+
+# What the vehicle itself holds (not what its status frames told the daemon), the
+# faults still in force, and its statistics (commands received, applied, rejected,
+# dropped, E2E errors, frames sent and suppressed...).
+method GetVehicle() -> (state: object, faults: object, statistics: object)
+
+# The fault plan is not valid.
+error InvalidFaultPlan (reason: string)
+
+# The daemon drives a CAN interface: there is no simulated vehicle in it.
+error NoSimulator ()
+
+"""
+}
+
+extension VehicleService {
+    func handleSimulator(_ call: VarlinkCall, runtime: VehicleRuntime, replies: VarlinkReplies) async {
+        guard let simulator = runtime.simulator else {
+            replies.send(error: VarlinkError("io.carplayd.Simulator.NoSimulator", [:]))
+            return
+        }
+        switch call.member {
+        case "SetFaults":
+            guard case let .object(plan)? = call.parameters["plan"] else {
+                replies.send(error: VarlinkError("io.carplayd.Simulator.InvalidFaultPlan", ["reason": .string("expected plan: an object {\"rules\": [...]}")]))
+                return
+            }
+            let parsed = Self.decodeFaultPlan(JSONValue.object(plan).serialized())
+            guard case let .success(faults) = parsed else {
+                if case let .failure(error) = parsed { replies.send(error: VarlinkError("io.carplayd.Simulator.InvalidFaultPlan", ["reason": .string(error.description)])) }
+                return
+            }
+            await simulator.setFaults(faults)
+            log.info("simulator: fault plan \(faults.isEmpty ? "cleared" : faults.rules.map(\.description).joined(separator: "; "))")
+            replies.send(VarlinkReply(parameters: [:]))
+        case "GetVehicle":
+            let state = await simulator.state()
+            let faults = await simulator.faults()
+            let statistics = await simulator.statistics()
+            replies.send(VarlinkReply(parameters: [
+                "state": state.jsonValue, "faults": Self.json(faults), "statistics": Self.json(statistics),
+            ]))
+        default:
+            replies.send(error: .methodNotFound(call.method))
+        }
+    }
+
+    static func decodeFaultPlan(_ text: String) -> Result<FaultPlan, DaemonError> {
+        do { return .success(try JSONCoding.decode(FaultPlan.self, from: Array(text.utf8))) } catch { return .failure(DaemonError("\(error)")) }
+    }
+
+    static func json(_ value: some Encodable) -> JSONValue {
+        guard let bytes = try? JSONCoding.encode(value), let parsed = try? JSONValue(parsing: bytes) else { return .null }
+        return parsed
+    }
+}
