@@ -67,7 +67,7 @@ public actor IntentEngine {
     }
 
     /// Handles running or waiting their turn (0 when idle).
-    public var handlesInFlight: Int { queue.count + (handling ? 1 : 0) }
+    public var handlesInFlight: Int { queue.count + running.count }
 
     public var carProfiles: [SavedCarProfile] { savedProfiles.values.sorted { $0.slot < $1.slot } }
 
