@@ -43,6 +43,30 @@ import Testing
         #expect(throws: DBCEncodeError.self) { try minusOne.message(named: "Frame")!.codec.encode(["Sig": .integer(Int128.min)]) }
     }
 
+    // Fuzz/corpus/dbc/regression-message-length.dbc: a message of 6789012345678901 bytes
+    // (the encoder allocated that much); start bits near Int.max overflowed bit arithmetic;
+    // a multiplexer range spanning Int overflowed its size check.
+    @Test func absurdLengthsStartBitsAndRangesAreParseErrors() throws {
+        func failure(_ text: String) -> DBCParseError? {
+            do {
+                _ = try DBCDatabase(parsing: text, source: "fuzz.dbc")
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let length = try #require(failure("BO_ 3 M: 6789012345678901 Node\n"))
+        #expect(length.line == 1 && length.column == 10)
+        #expect(length.description.contains("at most 64 bytes"))
+        #expect(failure("BO_ 3 M: 64 Node\n") == nil)
+        let start = try #require(failure("BO_ 1 M: 8 N\n SG_ S : 9223372036854775800|8@1+ (1,0) [0|0] \"\" N\n"))
+        #expect(start.line == 2 && start.description.contains("start bit of at most 65535"))
+        let range = try #require(failure(
+            "BO_ 1 M: 8 N\n SG_ A M : 0|8@1+ (1,0) [0|0] \"\" N\n SG_ B m1 : 8|8@1+ (1,0) [0|0] \"\" N\n"
+                + "SG_MUL_VAL_ 1 B A -9223372036854775807-9223372036854775807;\n"))
+        #expect(range.line == 4 && range.description.contains("1048576"))
+    }
+
     func scan(_ line: String) -> CandumpCompactFrame? {
         var text = line
         var payload = [UInt8](repeating: 0, count: 8)
