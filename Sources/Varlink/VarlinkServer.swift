@@ -82,7 +82,7 @@ public final class VarlinkServer: Sendable {
     public static let totalBufferLimit = 128 << 20
     public static let fairShare = 64 << 10
     /// At most this many connections, whatever the fd limit.
-    public static let connectionCap = 8192
+    public static let connectionCap = 4096
     /// File descriptors kept free for everything else (state files, CAN sockets, and
     /// libdispatch, which aborts the process when it cannot open /proc files).
     public static func descriptorReserve(softLimit: Int) -> Int { max(32, min(128, softLimit / 4)) }
