@@ -8,7 +8,7 @@
 # runs build on each other). A crash, an ASan report, a leak, a timeout (> 10 s for one
 # input) or an out-of-memory (> 2 GiB) fails the run; the input is kept under
 # .build/fuzz-crashes/<target>/ and the log under .build/fuzz/logs/<target>.log.
-# Prints one line per target: "fuzz <target> (N s, R runs, C corpus): 1 passed, 0 failed".
+# Prints one line per target: "fuzz <target> (N s, R runs, C inputs in the working corpus): 1 passed, 0 failed".
 # Reproduce a crash: .build/fuzz/bin/<target> .build/fuzz-crashes/<target>/crash-...
 #
 # --jobs J runs J fuzzing processes per target (libFuzzer -fork); default 1.
@@ -68,7 +68,7 @@ for target in "${targets[@]}"; do
     if "$OUT/bin/$target" "${args[@]}" "$work" "Fuzz/corpus/$target" > "$log" 2>&1; then
         runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
         corpus="$(ls "$work" | wc -l)"
-        echo "fuzz $target ($SECONDS_PER_TARGET s, ${runs:-?} runs, $corpus new corpus inputs): 1 passed, 0 failed"
+        echo "fuzz $target ($SECONDS_PER_TARGET s, ${runs:-?} runs, $corpus inputs in the working corpus): 1 passed, 0 failed"
     else
         failed=1
         echo "fuzz $target: FAILED; the last lines of $log:" >&2
