@@ -7,10 +7,11 @@
 #   4. swift test, with CARPLAYD_GOLDEN_DIR and CARPLAYD_DBC_CORPUS exported
 #   5. carplayctl dbc decode against cantools on generated candump logs
 #   6. every intent on every profile, frames checked with cantools
-#   7. the real carplayd end to end over its Varlink socket (tests/daemon, pytest)
-#   8. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (tools/soak)
-#   9. the vcan bench (tests/vcan), natively or in the qemu VM
-#  10. carplayd under systemd as PID 1 in the VM (tests/systemd)
+#   7. the fuzz targets, 30 s each (Fuzz/run.sh: DBC, profile, candump, frames, Varlink)
+#   8. the real carplayd end to end over its Varlink socket (tests/daemon, pytest)
+#   9. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (tools/soak)
+#  10. the vcan bench (tests/vcan), natively or in the qemu VM
+#  11. carplayd under systemd as PID 1 in the VM (tests/systemd)
 #
 # Environment:
 #   CARPLAYD_DBC_CORPUS  DBC corpus directory
@@ -19,6 +20,7 @@
 #   CARPLAYD_GOLDEN_SEED seed for the golden vectors (default 1)
 #   SWIFT                swift driver to use (default: swift on PATH)
 #   CARPLAYD_SOAK_MINUTES, CARPLAYD_SOAK_SEED  the soak stage (default 1.5 min, seed 1)
+#   CARPLAYD_FUZZ_SECONDS seconds per fuzz target (default 30; 0 skips the stage)
 #
 # Exits non-zero on any failure.
 set -euo pipefail
@@ -120,6 +122,19 @@ stage_intents() {
     "$PY" "$REPO_ROOT/tools/intents/check_intents.py" --carplayctl "$bin" "${profiles[@]}" | tee -a "$RESULTS"
 }
 
+stage_fuzz() {
+    # libFuzzer + ASan on the parsers of untrusted input, from the seed corpus in Fuzz/corpus;
+    # a crash fails the run and leaves the input in .build/fuzz-crashes. Longer runs:
+    # Fuzz/run.sh --seconds 3600 (docs/reliability/hostile-input.md).
+    local seconds="${CARPLAYD_FUZZ_SECONDS:-30}"
+    if [ "$seconds" = 0 ]; then
+        step "fuzz targets: skipped (CARPLAYD_FUZZ_SECONDS=0)"
+        return
+    fi
+    step "fuzz targets, $seconds s each (Fuzz/run.sh)"
+    bash "$REPO_ROOT/Fuzz/run.sh" --seconds "$seconds" | tee -a "$RESULTS"
+}
+
 stage_daemon() {
     # The daemon binary of stage_build, driven by the Python varlink package and raw
     # sockets: every intent, typed errors, hostile input, persistence, signals.
@@ -164,6 +179,7 @@ main() {
     stage_swift_test
     stage_decode_cli
     stage_intents
+    stage_fuzz
     stage_daemon
     stage_soak
     stage_vcan

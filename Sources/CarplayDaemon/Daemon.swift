@@ -119,6 +119,9 @@ public final class Daemon: Sendable {
                 return .failure(DaemonError("cannot listen on \(socketPath): \(error)"))
             }
         }
+        // Room for thousands of clients where the hard limit allows it (systemd's default
+        // soft limit is 1024); the server keeps a reserve of descriptors free below it.
+        ResourceLimits.raiseOpenFiles(upTo: VarlinkServer.connectionCap + 1024)
         let loop: EventLoop
         do { loop = try EventLoop() } catch {
             listener.close()

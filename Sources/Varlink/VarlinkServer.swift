@@ -64,10 +64,40 @@ public final class VarlinkServer: Sendable {
     private let service: any VarlinkService
     private let connections = Mutex<[Int32: VarlinkConnection]>([:])
     private let accepting = Atomic<Bool>(false)
+    /// True while accepting is paused because the process is out of file descriptors.
+    private let acceptPaused = Atomic<Bool>(false)
+    private let acceptPauseCount = Atomic<Int>(0)
+    private let budget = VarlinkBufferBudget()
+    private let readScratch = VarlinkReadScratch()
+    /// How often a connection stopped being read because its calls backed up.
+    let readPauses = Atomic<Int>(0)
     /// Replies queued but unread beyond this close the connection (a stuck client).
     public static let outboundLimit = 8 << 20
+    /// Calls read but not yet dispatched: beyond either bound the connection is not read
+    /// until its calls catch up (the client's writes then block in the kernel).
+    public static let pendingCallLimit = 64
+    public static let pendingByteLimit = 1 << 20
+    /// All connections together: bytes buffered (partial messages, pending calls, unsent
+    /// replies) beyond this close the connection that grows further, when it alone holds
+    /// more than `fairShare`. A connection at or below its fair share is never closed.
+    public static let totalBufferLimit = 128 << 20
+    public static let fairShare = 64 << 10
+    /// At most this many connections, whatever the fd limit.
+    public static let connectionCap = 4096
+    /// File descriptors kept free for everything else (state files, CAN sockets, and
+    /// libdispatch, which aborts the process when it cannot open /proc files).
+    public static func descriptorReserve(softLimit: Int) -> Int { max(32, min(128, softLimit / 4)) }
 
-    public init(listener: FileDescriptor, loop: EventLoop, info: VarlinkServerInfo, interfaces: [VarlinkInterfaceDescription], service: any VarlinkService) {
+    /// Connections beyond this wait in the listen backlog until one closes.
+    public let maxConnections: Int
+
+    /// `maxConnections`: nil for the fd limit less `descriptorReserve`, at most `connectionCap`.
+    public init(
+        listener: FileDescriptor, loop: EventLoop, info: VarlinkServerInfo, interfaces: [VarlinkInterfaceDescription], service: any VarlinkService,
+        maxConnections: Int? = nil
+    ) {
+        let soft = ResourceLimits.openFiles().soft
+        self.maxConnections = maxConnections ?? max(1, min(Self.connectionCap, soft - Self.descriptorReserve(softLimit: soft)))
         self.listener = listener
         self.loop = loop
         self.info = info
@@ -76,6 +106,12 @@ public final class VarlinkServer: Sendable {
     }
 
     public var connectionCount: Int { connections.withLock { $0.count } }
+
+    /// Bytes buffered for all connections (partial messages, pending calls, unsent replies).
+    public var bufferedBytes: Int { budget.total }
+
+    /// How often accepting paused because the process ran out of file descriptors.
+    public var acceptPauses: Int { acceptPauseCount.load(ordering: .relaxed) }
 
     public func start() throws(Errno) {
         accepting.store(true, ordering: .releasing)
@@ -100,13 +136,31 @@ public final class VarlinkServer: Sendable {
 
     private func acceptPending() {
         while accepting.load(ordering: .acquiring) {
-            guard let socket = try? UnixSocket.accept(listener) else { return }
+            if connectionCount >= maxConnections {
+                // Full: the next client waits in the backlog until a connection closes.
+                pauseAccepting()
+                return
+            }
+            let accepted: FileDescriptor?
+            do {
+                accepted = try UnixSocket.accept(listener)
+            } catch {
+                // Out of file descriptors (EMFILE, ENFILE; maxConnections should leave
+                // room, but other code holds descriptors too) or kernel memory: the
+                // listener stays readable, and the level-triggered loop would spin on it.
+                // Stop watching it until a connection closes or 100 ms have passed;
+                // clients wait in the listen backlog meanwhile.
+                pauseAccepting()
+                return
+            }
+            guard let socket = accepted else { return }
             guard let peer = try? UnixSocket.peerCredentials(socket) else {
                 socket.close()
                 continue
             }
-            let connection = VarlinkConnection(socket: socket, peer: peer, loop: loop) { [weak self] closed in
+            let connection = VarlinkConnection(socket: socket, peer: peer, loop: loop, budget: budget, readScratch: readScratch, server: self) { [weak self] closed in
                 _ = self?.connections.withLock { $0.removeValue(forKey: closed.socket.rawValue) }
+                self?.resumeAccepting()
             }
             connections.withLock { $0[socket.rawValue] = connection }
             do {
@@ -115,6 +169,22 @@ public final class VarlinkServer: Sendable {
                 connection.close()
             }
         }
+    }
+
+    /// Stops watching the listener; a closing connection, or 100 ms, resumes it.
+    private func pauseAccepting() {
+        guard !acceptPaused.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        acceptPauseCount.add(1, ordering: .relaxed)
+        loop.modify(listener, events: [])
+        Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(100))
+            self?.resumeAccepting()
+        }
+    }
+
+    private func resumeAccepting() {
+        guard acceptPaused.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        if accepting.load(ordering: .acquiring) { loop.modify(listener, events: .readable) }
     }
 
     private func dispatch(_ call: VarlinkCall, peer: PeerCredentials, replies: VarlinkReplies) async {
@@ -189,48 +259,92 @@ public final class VarlinkServer: Sendable {
         """
 }
 
+/// The bytes all connections of a server hold in memory, for `totalBufferLimit`.
+final class VarlinkBufferBudget: Sendable {
+    private let bytes = Atomic<Int>(0)
+    var total: Int { bytes.load(ordering: .relaxed) }
+    func add(_ delta: Int) { bytes.add(delta, ordering: .relaxed) }
+}
+
+/// The buffer every connection of a server reads into: one, not one per connection
+/// (thousands of idle connections must not hold 64 KiB each).
+///
+/// `@unchecked Sendable`: only the event loop thread touches `bytes` (connections read
+/// in `handle(_:)`, which the loop calls on its one thread), and the bytes are copied out
+/// by the message reader before the next read.
+final class VarlinkReadScratch: @unchecked Sendable {
+    let bytes: UnsafeMutableRawBufferPointer
+
+    init(size: Int = 65536) {
+        bytes = .allocate(byteCount: size, alignment: 16)
+    }
+
+    deinit { bytes.deallocate() }
+}
+
 /// One client connection: reads NUL-framed calls on the event loop thread, runs them
 /// in order on a task, queues replies and writes them as the socket accepts them.
 ///
-/// `@unchecked Sendable`: all mutable state is inside two Mutexes: `inbound` (the
-/// reading side, used by the event loop thread) and `state` (replies, flags). The
-/// socket is read only while holding `inbound`, written only while holding `state`, and
-/// closed only while holding both (taken in that order), so reading and writing do not
-/// wait for each other and no call touches a closed (or reused) descriptor.
+/// Memory is bounded per connection and in total: a partial message by the reader's
+/// 1 MiB limit; calls read but not yet run by `pendingCallLimit`/`pendingByteLimit`
+/// (beyond them the socket is not watched until the calls catch up); unsent replies by
+/// `outboundLimit` (beyond it the client is disconnected); and all of it, over all
+/// connections, by `totalBufferLimit` (beyond it a connection holding more than its
+/// `fairShare` is disconnected when it grows).
+///
+/// `@unchecked Sendable`: all mutable state is inside `state` (a Mutex); the
+/// socket is only read, written and closed while holding it.
 final class VarlinkConnection: @unchecked Sendable {
+    typealias Item = (call: Result<VarlinkCall, VarlinkError>, size: Int)
+
     let socket: FileDescriptor
     let peer: PeerCredentials
     private let loop: EventLoop
+    private let budget: VarlinkBufferBudget
+    private let readScratch: VarlinkReadScratch
+    private weak let server: VarlinkServer?
     private let onClose: @Sendable (VarlinkConnection) -> Void
 
-    private struct Inbound {
-        var reader = VarlinkMessageReader()
-        /// Reused for every read (allocated on the first).
-        var readBuffer: [UInt8] = []
-    }
-
     private struct State {
+        var reader = VarlinkMessageReader()
         var outbound: [UInt8] = []
         var watchingWritable = false
         var closed = false
         /// After a framing error: send what is queued, then close.
         var closeAfterFlush = false
         var task: Task<Void, Never>?
+        /// Calls read and not yet taken by the task, and their size in bytes.
+        var pendingCalls = 0
+        var pendingBytes = 0
+        /// Not registered with the loop while too many calls wait (no events at all, so a
+        /// hang-up cannot make the level-triggered loop spin either).
+        var readPaused = false
+        /// Bytes counted in the server's budget for this connection.
+        var accounted = 0
+
+        var mustPauseReading: Bool {
+            pendingCalls >= VarlinkServer.pendingCallLimit || pendingBytes >= VarlinkServer.pendingByteLimit
+        }
+
+        var held: Int { reader.pendingCount + pendingBytes + outbound.count }
     }
 
-    private let inbound = Mutex(Inbound())
     private let state = Mutex(State())
-    /// Set once the connection is closed or closing after a flush:
-    /// the reading side checks it without taking `state`.
-    private let stopReading = Atomic<Bool>(false)
-    private let calls: AsyncStream<Result<VarlinkCall, VarlinkError>>
-    private let callContinuation: AsyncStream<Result<VarlinkCall, VarlinkError>>.Continuation
+    private let calls: AsyncStream<Item>
+    private let callContinuation: AsyncStream<Item>.Continuation
 
-    init(socket: FileDescriptor, peer: PeerCredentials, loop: EventLoop, onClose: @escaping @Sendable (VarlinkConnection) -> Void) {
+    init(
+        socket: FileDescriptor, peer: PeerCredentials, loop: EventLoop, budget: VarlinkBufferBudget, readScratch: VarlinkReadScratch,
+        server: VarlinkServer?, onClose: @escaping @Sendable (VarlinkConnection) -> Void
+    ) {
         self.socket = socket
         self.peer = peer
         self.loop = loop
+        self.budget = budget
+        self.readScratch = readScratch
+        self.server = server
         self.onClose = onClose
+        // Bounded by pausing the reads (pendingCallLimit), not by dropping calls.
         (calls, callContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -240,7 +354,8 @@ final class VarlinkConnection: @unchecked Sendable {
         let calls = self.calls
         let task = Task { [self] in
             for await item in calls {
-                switch item {
+                taken(item.size)
+                switch item.call {
                 case let .success(call):
                     let replies = VarlinkReplies(connection: call.oneway ? nil : self)
                     await dispatch(call, replies)
@@ -250,7 +365,41 @@ final class VarlinkConnection: @unchecked Sendable {
             }
         }
         state.withLock { $0.task = task }
-        try loop.register(socket, events: .readable) { [self] events in handle(events) }
+        try register(events: .readable)
+    }
+
+    private func register(events: EventLoop.Events) throws(Errno) {
+        try loop.register(socket, events: events) { [self] events in handle(events) }
+    }
+
+    /// The task took a call: resume reading once the backlog is below the bounds.
+    private func taken(_ size: Int) {
+        let failed = state.withLock { state -> Bool in
+            state.pendingCalls -= 1
+            state.pendingBytes -= size
+            account(&state)
+            guard state.readPaused, !state.mustPauseReading, !state.closed, !state.closeAfterFlush else { return false }
+            state.readPaused = false
+            do {
+                try register(events: state.watchingWritable ? [.readable, .writable] : .readable)
+                return false
+            } catch {
+                return true
+            }
+        }
+        if failed { close() }
+    }
+
+    /// Brings this connection's share of the server's budget up to date.
+    private func account(_ state: inout State) {
+        let held = state.closed ? 0 : state.held
+        budget.add(held - state.accounted)
+        state.accounted = held
+    }
+
+    /// True when the server as a whole holds too much and this connection more than its share.
+    private func overBudget(_ state: State) -> Bool {
+        budget.total > VarlinkServer.totalBufferLimit && state.held > VarlinkServer.fairShare
     }
 
     /// Runs on the event loop thread.
@@ -267,30 +416,44 @@ final class VarlinkConnection: @unchecked Sendable {
     private func readAvailable() {
         while true {
             var endOfFile = false
-            // Framing under the lock; JSON parsing outside it (replies are enqueued
-            // from other threads meanwhile).
-            let framed = inbound.withLock { inbound -> [Result<[UInt8], VarlinkError>]? in
-                guard !stopReading.load(ordering: .acquiring) else { return nil }
-                if inbound.readBuffer.isEmpty { inbound.readBuffer = [UInt8](repeating: 0, count: 65536) }
-                var buffer: [UInt8] = []
-                swap(&buffer, &inbound.readBuffer)
-                defer { swap(&buffer, &inbound.readBuffer) }
-                let count = buffer.withUnsafeMutableBytes { try? socket.readAvailable(into: $0) }
+            // Framing and accounting under the lock; JSON parsing outside it (replies are
+            // enqueued from other threads meanwhile).
+            let framed = state.withLock { state -> [(bytes: Result<[UInt8], VarlinkError>, size: Int)]? in
+                guard !state.closed, !state.closeAfterFlush, !state.readPaused else { return nil }
+                if state.mustPauseReading {
+                    // Too many calls waiting: stop watching the socket until the task catches up.
+                    state.readPaused = true
+                    loop.deregister(socket)
+                    server?.readPauses.add(1, ordering: .relaxed)
+                    return nil
+                }
+                let buffer = readScratch.bytes
+                let count = try? socket.readAvailable(into: buffer)
                 guard let count else { return nil }  // would block (or failed: the hang-up follows)
                 if count == 0 {
                     endOfFile = true
                     return nil
                 }
+                defer { account(&state) }
                 do throws(VarlinkError) {
-                    let framed = try buffer.withUnsafeBytes { raw in
-                        Result { () throws(VarlinkError) in try inbound.reader.append(UnsafeRawBufferPointer(rebasing: raw[0..<count])) }
-                    }.get()
-                    return framed.map { .success($0) }
+                    let framed = try state.reader.append(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    let size = framed.reduce(0) { $0 + $1.count }
+                    state.pendingBytes += size
+                    if overBudget(state) {
+                        // The server holds too much for all its clients, and this one a lot of
+                        // it: its calls are dropped, it gets one error, then the connection closes.
+                        state.pendingBytes -= size
+                        state.pendingCalls += 1
+                        state.closeAfterFlush = true
+                        return [(.failure(VarlinkError.invalidMessage("the server's buffers are full; this connection holds more than its share")), 0)]
+                    }
+                    state.pendingCalls += framed.count
+                    return framed.map { (.success($0), $0.count) }
                 } catch {
                     // Oversized message: answer once, then hang up; nothing else is read.
-                    state.withLock { $0.closeAfterFlush = true }
-                    stopReading.store(true, ordering: .releasing)
-                    return [.failure(error)]
+                    state.pendingCalls += 1
+                    state.closeAfterFlush = true
+                    return [(.failure(error), 0)]
                 }
             }
             if endOfFile {
@@ -299,38 +462,37 @@ final class VarlinkConnection: @unchecked Sendable {
             }
             guard let framed else { return }
             for message in framed {
-                callContinuation.yield(message.flatMap { bytes in Result { () throws(VarlinkError) in try VarlinkCall(parsing: bytes) } })
+                let call = message.bytes.flatMap { bytes in Result { () throws(VarlinkError) in try VarlinkCall(parsing: bytes) } }
+                callContinuation.yield((call, message.size))
             }
         }
     }
 
     /// Queues bytes and writes what the socket takes now.
     func enqueue(_ bytes: [UInt8]) -> Bool {
-        let (accepted, done) = state.withLock { state -> (Bool, Bool) in
-            guard !state.closed else { return (false, false) }
+        let accepted = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            defer { account(&state) }
             if state.outbound.isEmpty {
                 // The common case: write straight from the reply, queue only what is left.
-                let written = bytes.withUnsafeBytes { try? socket.writeAvailable($0) }
-                if let written {
+                if let written = bytes.withUnsafeBytes({ try? socket.writeAvailable($0) }) {
                     if written < bytes.count { state.outbound.append(contentsOf: bytes[written...]) }
                 } else {
                     // The peer is gone; the hang-up event closes us.
                     state.closeAfterFlush = true
-                    stopReading.store(true, ordering: .releasing)
                 }
             } else {
                 state.outbound.append(contentsOf: bytes)
             }
-            if state.outbound.count > VarlinkServer.outboundLimit {
+            if state.outbound.count > VarlinkServer.outboundLimit || overBudget(state) {
                 state.closeAfterFlush = true
-                stopReading.store(true, ordering: .releasing)
                 state.outbound.removeAll()
-                return (false, true)
+                return false
             }
             flushLocked(&state)
-            return (true, state.closeAfterFlush && state.outbound.isEmpty)
+            return true
         }
-        if done { close() }
+        closeIfDone()
         return accepted
     }
 
@@ -342,16 +504,17 @@ final class VarlinkConnection: @unchecked Sendable {
                 // The peer is gone; the hang-up event closes us.
                 state.outbound.removeAll()
                 state.closeAfterFlush = true
-                stopReading.store(true, ordering: .releasing)
                 break
             }
             if written == 0 { break }
             state.outbound.removeFirst(written)
         }
+        account(&state)
         let wantWritable = !state.outbound.isEmpty
         if wantWritable != state.watchingWritable {
             state.watchingWritable = wantWritable
-            loop.modify(socket, events: wantWritable ? [.readable, .writable] : [.readable])
+            // While reading is paused the socket is not registered; resuming restores this.
+            if !state.readPaused { loop.modify(socket, events: wantWritable ? [.readable, .writable] : [.readable]) }
         }
     }
 
@@ -361,15 +524,13 @@ final class VarlinkConnection: @unchecked Sendable {
     }
 
     func close() {
-        let (wasOpen, task) = inbound.withLock { _ in
-            state.withLock { state -> (Bool, Task<Void, Never>?) in
-                guard !state.closed else { return (false, nil) }
-                state.closed = true
-                stopReading.store(true, ordering: .releasing)
-                loop.deregister(socket)
-                socket.close()
-                return (true, state.task)
-            }
+        let (wasOpen, task) = state.withLock { state -> (Bool, Task<Void, Never>?) in
+            guard !state.closed else { return (false, nil) }
+            state.closed = true
+            account(&state)
+            loop.deregister(socket)
+            socket.close()
+            return (true, state.task)
         }
         guard wasOpen else { return }
         callContinuation.finish()

@@ -1,18 +1,24 @@
 import CarplayJSON
 import Foundation
 import Glibc
+import Synchronization
 import LinuxSupport
 import Testing
 @testable import Varlink
 
 /// A service with one interface: Echo returns its parameters, Count streams `more` replies.
 struct EchoService: VarlinkService {
+    static let gate = Atomic<Bool>(true)
     func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: VarlinkReplies) async {
         switch call.member {
         case "Echo":
             var parameters = call.parameters
             parameters["uid"] = .integer(Int(peer.uid))
             replies.send(VarlinkReply(parameters: parameters))
+        case "Wait":
+            // Holds the call until the test opens the gate.
+            while !EchoService.gate.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(5)) }
+            replies.send(VarlinkReply(parameters: ["done": true]))
         case "Count":
             guard call.more else {
                 replies.send(error: .expectedMore)
@@ -32,12 +38,13 @@ final class TestServer: @unchecked Sendable {
     let server: VarlinkServer
     static let description = "interface org.example.echo\nmethod Echo(text: string) -> (text: string)\n"
 
-    init() throws {
+    init(maxConnections: Int? = nil) throws {
         loop = try EventLoop()
         let listener = try UnixSocket.listen(path: path)
         server = VarlinkServer(
             listener: listener, loop: loop, info: VarlinkServerInfo(vendor: "test", product: "echo", version: "1", url: "https://example.org"),
-            interfaces: [VarlinkInterfaceDescription(name: "org.example.echo", text: Self.description)], service: EchoService())
+            interfaces: [VarlinkInterfaceDescription(name: "org.example.echo", text: Self.description)], service: EchoService(),
+            maxConnections: maxConnections)
         try server.start()
     }
 
@@ -128,4 +135,91 @@ func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async t
         #expect(try good.call("org.example.echo.Echo", ["text": "ok"])["text"] == .string("ok"))
         _ = silent
     }
+
+    /// Waits (polling, generous deadline) until `condition` holds.
+    static func wait(_ what: String, _ condition: () -> Bool) throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw VarlinkTestError("not within 30 s: \(what)") }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+    }
+
+    // Pipelined calls that take long are read only as fast as they run: the server stops
+    // reading the connection (the client's writes block in the kernel) instead of
+    // buffering every call; once the calls run, reading resumes and every call is answered.
+    @Test func slowPipelinedCallsAreReadOnlyAsFastAsTheyRun() async throws {
+        let fixture = try TestServer()
+        try await offThePool { try Self.slowPipelinedCalls(fixture) }
+    }
+
+    static func slowPipelinedCalls(_ fixture: TestServer) throws {
+        EchoService.gate.store(false, ordering: .releasing)
+        defer { EchoService.gate.store(true, ordering: .releasing) }
+        let count = 4000
+        let call = VarlinkCall(method: "org.example.echo.Wait", parameters: ["pad": .string(String(repeating: "x", count: 1000))]).serialized()
+        let socket = try UnixSocket.connect(path: fixture.path)
+        defer { socket.close() }
+        let sent = Flag()
+        let pipeline = Array([[UInt8]](repeating: call, count: count).joined())
+        Thread {
+            try? socket.writeAll(pipeline)
+            sent.set()
+        }.start()
+        try wait("the server paused reading") { fixture.server.readPauses.load(ordering: .relaxed) >= 1 }
+        // About 4 MB offered; held: the calls below the bound plus at most one read.
+        #expect(fixture.server.bufferedBytes < VarlinkServer.pendingCallLimit * call.count + 65536 + call.count)
+        let sentAll = sent.isSet
+        #expect(!sentAll, "the whole pipeline fit in the kernel buffers: the test proves nothing")
+        EchoService.gate.store(true, ordering: .releasing)
+        var reader = VarlinkMessageReader()
+        var replies = 0
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while replies < count {
+            let read = try buffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try socket.read(into: raw) } }.get()
+            guard read > 0 else { throw VarlinkTestError("the server closed the connection after \(replies) replies") }
+            let messages = try buffer.withUnsafeBytes { raw in
+                Result { () throws(VarlinkError) in try reader.append(UnsafeRawBufferPointer(rebasing: raw[0..<read])) }
+            }.get()
+            for message in messages {
+                #expect(try VarlinkReply(parsing: message).parameters["done"] == .bool(true))
+                replies += 1
+            }
+        }
+        try wait("the client sent every call") { sent.isSet }
+        try wait("the buffers drained") { fixture.server.bufferedBytes == 0 }
+    }
+
+    // Beyond maxConnections, clients wait in the listen backlog; a closing connection
+    // lets the next one in.
+    @Test func connectionsBeyondTheLimitWaitForAFreeSlot() async throws {
+        let fixture = try TestServer(maxConnections: 2)
+        try await offThePool { try Self.connectionLimit(fixture) }
+    }
+
+    static func connectionLimit(_ fixture: TestServer) throws {
+        var first: VarlinkClient? = try VarlinkClient(path: fixture.path)
+        let second = try VarlinkClient(path: fixture.path)
+        #expect(try first?.call("org.example.echo.Echo", ["text": "1"])["text"] == .string("1"))
+        #expect(try second.call("org.example.echo.Echo", ["text": "2"])["text"] == .string("2"))
+        let third = try VarlinkClient(path: fixture.path)  // connected, waiting in the backlog
+        try third.send(VarlinkCall(method: "org.example.echo.Echo", parameters: ["text": "3"]))
+        try wait("the server paused accepting") { fixture.server.acceptPauses >= 1 }
+        #expect(fixture.server.connectionCount == 2)
+        first = nil  // closes the first connection: its slot goes to the third client
+        #expect(first == nil)
+        #expect(try third.receive().parameters["text"] == .string("3"))
+        #expect(fixture.server.connectionCount <= 2)
+    }
+}
+
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}
+
+struct VarlinkTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -71,7 +71,7 @@ class Daemon:
     started = []
 
     def __init__(self, workdir, name="carplayd", profile="sedan", args=(), socket_path=None, state_dir=None,
-                 use_profile_option=True):
+                 use_profile_option=True, nofile=None):
         self.workdir = Path(workdir)
         self.name = name
         self.socket = str(socket_path or self.workdir / ("%s.sock" % name))
@@ -81,6 +81,8 @@ class Daemon:
         if use_profile_option and profile is not None:
             self.argv += ["--profile", str(profile if os.path.isabs(str(profile)) else PROFILES / profile)]
         self.argv += list(args)
+        # RLIMIT_NOFILE (soft, hard) for the daemon, e.g. to drive it to its fd limit.
+        self.nofile = nofile
         self.process = None
         self.runs = 0
 
@@ -90,7 +92,12 @@ class Daemon:
         log = open(self.log_path, "ab")
         log.write(("---- run %d: %s\n" % (self.runs, " ".join(self.argv))).encode())
         log.flush()
-        self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        limits = None
+        if self.nofile is not None:
+            import resource
+            nofile = self.nofile
+            limits = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, nofile)  # noqa: E731
+        self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, preexec_fn=limits)
         log.close()
         Daemon.started.append(self)
         deadline = time.monotonic() + timeout

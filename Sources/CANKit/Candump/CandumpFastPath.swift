@@ -20,24 +20,27 @@ extension CandumpReader {
         while end > 0, base[end - 1] == 0x0A || base[end - 1] == 0x0D || base[end - 1] == 0x20 || base[end - 1] == 0x09 { end -= 1 }
         var index = 0
         while index < end, base[index] == 0x20 { index += 1 }
-        guard index < end else { return nil }
+        guard index < end, base[index] != 0x3B else { return nil }  // ";": a comment
         if base[index] == 0x28 {  // "(seconds.micro) "
             index += 1
+            // parseLine's limits: 1...18 digits of seconds, 1...9 fractional digits.
             let digitsStart = index
             while index < end, base[index] &- 0x30 < 10 { index += 1 }
-            guard index > digitsStart, index < end, base[index] == 0x2E else { return nil }
+            guard index > digitsStart, index - digitsStart <= 18, index < end, base[index] == 0x2E else { return nil }
             index += 1
             let fractionStart = index
             while index < end, base[index] &- 0x30 < 10 { index += 1 }
-            guard index > fractionStart, index < end, base[index] == 0x29 else { return nil }
+            guard index > fractionStart, index - fractionStart <= 9, index < end, base[index] == 0x29 else { return nil }
             index += 1
             guard index < end, base[index] == 0x20 else { return nil }
             while index < end, base[index] == 0x20 { index += 1 }
         }
-        // Either the interface then the frame, or the frame alone.
+        // Either the interface then the frame, or the frame alone. A tab (parseLine's
+        // other separator, and the mark of a `-e` detail line at the start) is left to parseLine.
         var tokenEnd = index
         var hash = -1
         while tokenEnd < end, base[tokenEnd] != 0x20 {
+            if base[tokenEnd] == 0x09 { return nil }
             if hash < 0, base[tokenEnd] == 0x23 { hash = tokenEnd }
             tokenEnd += 1
         }
@@ -47,6 +50,7 @@ extension CandumpReader {
             while index < end, base[index] == 0x20 { index += 1 }
             tokenEnd = index
             while tokenEnd < end, base[tokenEnd] != 0x20 {
+                if base[tokenEnd] == 0x09 { return nil }
                 if hash < 0, base[tokenEnd] == 0x23 { hash = tokenEnd }
                 tokenEnd += 1
             }

@@ -73,8 +73,10 @@ extension SignalField {
             }
             return .integer(value)
         case let .integer(number):
+            try requireScale(message: message)
             raw = try scaledToRaw(integer: number, message: message)
         case let .float(number):
+            try requireScale(message: message)
             raw = try scaledToRaw(float: number, message: message)
         }
 
@@ -97,6 +99,13 @@ extension SignalField {
         return raw
     }
 
+    /// A factor of 0 maps every raw value to the offset: no raw value can be computed
+    /// from a physical one (cantools raises ZeroDivisionError). Found by fuzzing.
+    private func requireScale(message: String) throws(DBCEncodeError) {
+        guard scaleMagnitude == 0 else { return }
+        throw .unusableMessage(message: message, reason: "signal \(name) has a factor of 0, so no raw value gives a physical value")
+    }
+
     private func scaledToRaw(integer value: Int128, message: String) throws(DBCEncodeError) -> RawNumber {
         if valueType.isFloat {
             switch conversion {
@@ -110,7 +119,12 @@ extension SignalField {
         case let .integer(scale, offset):
             let (difference, overflow) = value.subtractingReportingOverflow(offset)
             guard !overflow else { throw .notANumber(message: message, signal: name, value: String(value)) }
-            if difference % scale == 0 { return .integer(difference / scale) }
+            // Reporting overflow: Int128.min / -1 does not fit.
+            let (remainder, remainderOverflow) = difference.remainderReportingOverflow(dividingBy: scale)
+            if !remainderOverflow, remainder == 0 {
+                let (quotient, quotientOverflow) = difference.dividedReportingOverflow(by: scale)
+                if !quotientOverflow { return .integer(quotient) }
+            }
             return try rounded(Self.double(difference) / Self.double(scale), input: String(value), message: message)
         case let .linear(scale, offset):
             return try rounded(difference(value, offset) / scale, input: String(value), message: message)
@@ -232,7 +246,12 @@ extension MessageCodec {
         if let name = field.choicesByValue[raw] { return .choice(name) }
         switch field.conversion {
         case .identity: return field.valueType.isFloat ? .float(Double(raw)) : .integer(raw)
-        case let .integer(scale, offset): return .integer(raw * scale + offset)
+        case let .integer(scale, offset):
+            // Huge factors and offsets: Python's integers do not overflow; the float is the closest input.
+            let (product, overflow) = raw.multipliedReportingOverflow(by: scale)
+            let (sum, overflow2) = product.addingReportingOverflow(offset)
+            if overflow || overflow2 { return .float(Double(raw) * Double(scale) + Double(offset)) }
+            return .integer(sum)
         case let .linear(scale, _): return .float(Double(raw) * scale + field.offsetValue)
         }
     }

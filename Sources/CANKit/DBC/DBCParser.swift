@@ -122,6 +122,11 @@ struct DBCParser {
         guard let length = Int(lengthText), length >= 0 else {
             throw error(at: lengthToken, expected: "the message length as a whole number of bytes", found: "'\(lengthText)'")
         }
+        // CAN FD carries at most 64 bytes; a larger length made the encoder allocate it
+        // (found by fuzzing: a length of 6789012345678901 bytes).
+        guard length <= 64 else {
+            throw error(at: lengthToken, expected: "a message length of at most 64 bytes (CAN FD)", found: "\(length)")
+        }
         let sender = try expectWord("the sending node (or Vector__XXX)")
         var message = RawMessage(
             frameIDDBC: frameID, name: name, length: length, sender: sender,
@@ -191,6 +196,11 @@ struct DBCParser {
         }
         if start < 0 {
             throw error(at: startToken, expected: "a start bit of 0 or more for signal '\(name)'", found: "\(start)")
+        }
+        // Far beyond any 64-byte message, and small enough that bit arithmetic cannot overflow.
+        if start > 0xFFFF || length > 0xFFFF {
+            let (token, what, value) = start > 0xFFFF ? (startToken, "start bit", start) : (lengthToken, "length", length)
+            throw error(at: token, expected: "a \(what) of at most 65535 for signal '\(name)'", found: "\(value)")
         }
         return RawSignal(
             name: name, marker: marker, markerLine: markerToken?.line ?? keyword.line, markerColumn: markerToken?.column ?? keyword.column,
@@ -366,6 +376,7 @@ struct DBCParser {
         let signal = try expectWord("the multiplexed signal's name")
         let multiplexer = try expectWord("the multiplexer signal's name")
         var ranges: [ClosedRange<Int>] = []
+        var total = 0
         repeat {
             let lowToken = tokens[position]
             let low = try expectInt("the low end of a multiplexer range (as in 3-5)")
@@ -379,9 +390,12 @@ struct DBCParser {
             guard low <= high else {
                 throw error(at: lowToken, expected: "a multiplexer range whose low end is not above its high end", found: "\(low)-\(high)")
             }
-            guard high - low < 1 << 20 else {
-                throw error(at: lowToken, expected: "a multiplexer range of at most 1048576 values", found: "\(low)-\(high)")
+            // Overflow-safe; and at most 2^20 values over the whole statement.
+            let (span, overflow) = high.subtractingReportingOverflow(low)
+            guard !overflow, span < (1 << 20) - total else {
+                throw error(at: lowToken, expected: "multiplexer ranges of at most 1048576 values in all", found: "\(low)-\(high)")
             }
+            total += span + 1
             ranges.append(low...high)
             if isPunctuation(tokens[position], ",") { advance() } else { break }
         } while true

@@ -1,0 +1,115 @@
+// Fuzz target: the frame decoder -- arbitrary CAN frames (ID + payload) decoded the way
+// the daemon and the simulated vehicle decode them: `VehicleFrames.decodeFromVehicle`
+// and `decodeFromHeadUnit` of the shipped profiles (DBC codec, E2E check, signal ->
+// property mapping), and `MessageCodec.decode` of corpus DBCs (multiplexing, big-endian,
+// signed, float, CAN FD); plus the E2E checker with a layout taken from the input.
+//
+// Input: a sequence of frames, each `selector, ID (4 bytes, big-endian), length, payload`.
+// The selector picks the profile or corpus DBC, whether the ID is extended, and whether
+// the ID is replaced by the ID of one of the database's messages (so most frames hit a
+// message). E2E checkers persist across the frames of one input (sequences of counters).
+// Properties: decoding never traps; a frame the codec decodes yields each signal at most
+// once per multiplexer path; E2E never calls a frame ok whose CRC is wrong.
+import CANKit
+import VehicleKit
+
+struct Vehicle {
+    let frames: VehicleFrames
+    let messages: [DBCMessage]
+}
+
+let vehicles: [Vehicle] = FuzzFixtures.profiles.map { (name, json, dbcName, dbc) in
+    let jsonBytes = fixtureBytes(json)
+    let dbcBytes = fixtureBytes(dbc)
+    do {
+        let profile = try ProfileLoader.load(directory: name) { path in
+            path.hasSuffix("profile.json") ? jsonBytes : path.hasSuffix(dbcName) ? dbcBytes : nil
+        }
+        return Vehicle(frames: VehicleFrames(profile: profile), messages: profile.database.messages)
+    } catch {
+        fatalError("the shipped profile \(name) does not load: \(error)")
+    }
+}
+
+let databases: [DBCDatabase] = FuzzFixtures.databases.map { (name, dbc) in
+    do {
+        return try DBCDatabase(parsing: fixtureBytes(dbc), source: name)
+    } catch {
+        fatalError("corpus DBC \(name) does not parse: \(error)")
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    var input = FuzzInput(fuzzBytes(start, count))
+    var checkers: [[String: E2EChecker]] = Array(repeating: [:], count: vehicles.count)
+    var state = VehicleState()
+    var rawCheckers: [E2EChecker] = []
+    var frameCount = 0
+    while !input.isAtEnd, frameCount < 256 {
+        frameCount += 1
+        let selector = input.byte()
+        var rawID = input.uint32()
+        let length = Int(input.byte() % 65)
+        let payload = input.take(length)
+        let extended = selector & 0x80 != 0
+        let pickMessage = selector & 0x40 != 0
+        let target = Int(selector & 0x3F) % (vehicles.count + databases.count + 1)
+
+        if target < vehicles.count {
+            let vehicle = vehicles[target]
+            if pickMessage, !vehicle.messages.isEmpty {
+                let message = vehicle.messages[Int(rawID % UInt32(vehicle.messages.count))]
+                rawID = message.frameID | (message.isExtended ? 0x8000_0000 : 0)
+            }
+            let isExtended = pickMessage ? rawID & 0x8000_0000 != 0 : extended
+            guard let id = CANID(rawID & (isExtended ? CANID.maxExtended : CANID.maxStandard), extended: isExtended) else { continue }
+            let kind: CANFrame.Kind = payload.count > 8 ? .fd(bitRateSwitch: true, errorStateIndicator: false) : .classic
+            guard let frame = try? CANFrame(id: id, data: payload, kind: kind) else { continue }
+            switch vehicle.frames.decodeFromVehicle(frame, context: state, checkers: &checkers[target]) {
+            case let .status(_, values):
+                for (key, value) in values { state[key] = value }
+            default:
+                break
+            }
+            _ = vehicle.frames.decodeFromHeadUnit(frame, context: state, checkers: &checkers[target])
+        } else if target < vehicles.count + databases.count {
+            let database = databases[target - vehicles.count]
+            guard !database.messages.isEmpty else { continue }
+            let message: DBCMessage
+            if pickMessage {
+                message = database.messages[Int(rawID % UInt32(database.messages.count))]
+            } else {
+                guard let id = CANID(rawID & (extended ? CANID.maxExtended : CANID.maxStandard), extended: extended),
+                      let found = database.message(id: id) else { continue }
+                message = found
+            }
+            for choices in [true, false] {
+                guard let decoded = try? message.codec.decode(payload, choices: choices) else { continue }
+                let names = decoded.map(\.name)
+                require(Set(names).count == names.count, "\(message.name): a signal decoded twice: \(names)")
+            }
+        } else {
+            // The E2E checker on its own: the layout from the ID bytes.
+            let crcOffset = Int(rawID & 0x3F)
+            let counterOffset = Int((rawID >> 8) & 0x3F)
+            guard let protection = try? E2EProtection(
+                dataID: UInt16(truncatingIfNeeded: rawID >> 16), crcOffset: crcOffset, counterOffset: counterOffset,
+                counterNibble: selector & 0x80 != 0 ? .high : .low) else { continue }
+            if rawCheckers.isEmpty || rawCheckers[0].protection != protection {
+                rawCheckers = [E2EChecker(protection: protection, maxDeltaCounter: selector & 0x0F)]
+            }
+            let status = rawCheckers[0].check(payload)
+            if status == .ok {
+                require(payload.count >= protection.minimumLength && payload[crcOffset] == protection.crc(of: payload),
+                        "E2E accepted a payload with a wrong CRC")
+            }
+            var copy = payload
+            if (try? protection.protect(&copy, counter: selector & 0x0F)) != nil {
+                require(protection.crc(of: copy) == copy[crcOffset], "a protected payload fails its own CRC")
+                require(protection.counter(in: copy) == selector & 0x0F, "a protected payload lost its counter")
+            }
+        }
+    }
+    return 0
+}
