@@ -125,7 +125,7 @@ stage_intents() {
 stage_fuzz() {
     # libFuzzer + ASan on the parsers of untrusted input, from the seed corpus in Fuzz/corpus;
     # a crash fails the run and leaves the input in .build/fuzz-crashes. Longer runs:
-    # Fuzz/run.sh --seconds 3600 (docs/reliability/hostile-input.md).
+    # Fuzz/run.sh --seconds 3600 (docs/RELIABILITY.md).
     local seconds="${CARPLAYD_FUZZ_SECONDS:-30}"
     if [ "$seconds" = 0 ]; then
         step "fuzz targets: skipped (CARPLAYD_FUZZ_SECONDS=0)"
@@ -144,7 +144,7 @@ stage_daemon() {
 }
 
 stage_soak() {
-    # A short soak of the daemon binary (docs/reliability/faults-and-soak.md): 12 clients,
+    # A short soak of the daemon binary (docs/RELIABILITY.md): 12 clients,
     # random vehicle faults, SIGTERM/SIGKILL restarts; invariants checked as it runs.
     # Its last line "soak: N passed, 0 failed" counts once in the summary.
     step "soak (${CARPLAYD_SOAK_MINUTES:-1.5} min, seed ${CARPLAYD_SOAK_SEED:-1})"

@@ -7,7 +7,7 @@ Each test watches the daemon's resident memory (VmRSS from /proc/<pid>/status, s
 every 20 ms for the peak) and asserts it stays within generous bounds, while a
 well-behaved client (the varlink package) keeps getting answers to GetState and Perform.
 The figures are printed and written to $CARPLAYD_ABUSE_REPORT (default
-.build/abuse-figures.json) for docs/reliability/hostile-input.md.
+.build/abuse-figures.json) for docs/RELIABILITY.md.
 """
 
 import json
