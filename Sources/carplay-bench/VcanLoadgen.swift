@@ -92,7 +92,6 @@ enum VcanLoadgen {
         }
         let shared = Shared()
         let path = socket
-        let cpuBefore = cpuMicros()
         var threads: [Thread] = []
         for client in 0..<clients {
             let count = intents / clients + (client < intents % clients ? 1 : 0)
@@ -100,7 +99,10 @@ enum VcanLoadgen {
             let calls = [call(slot.a), call(slot.b)]
             let thread = Thread {
                 var outcome = Outcome()
-                defer { shared.outcomes.withLock { $0[client] = outcome } }
+                defer {
+                    shared.outcomes.withLock { $0[client] = outcome }
+                    shared.done.signal()
+                }
                 let connection: BenchConnection
                 do {
                     connection = try BenchConnection(path: path)
@@ -109,11 +111,12 @@ enum VcanLoadgen {
                     try connection.receive()
                 } catch {
                     outcome.error = "client \(client): \(error)"
-                    shared.ready.add(1, ordering: .sequentiallyConsistent)
+                    shared.ready.signal()
                     return
                 }
-                shared.ready.add(1, ordering: .sequentiallyConsistent)
-                while !shared.go.load(ordering: .acquiring) { sched_yield() }
+                // Blocks (no spinning: the client's CPU time is part of the figures).
+                shared.ready.signal()
+                shared.go.wait()
                 outcome.start = nanos()
                 outcome.latencies.reserveCapacity(count)
                 for turn in 0..<count {
@@ -139,9 +142,11 @@ enum VcanLoadgen {
             thread.start()
             threads.append(thread)
         }
-        while shared.ready.load(ordering: .sequentiallyConsistent) < clients { sched_yield() }
-        shared.go.store(true, ordering: .releasing)
-        while shared.outcomes.withLock({ $0.count }) < clients { usleep(1000) }
+        for _ in 0..<clients { shared.ready.wait() }
+        // CPU time from the start of the timed intents (the untimed first ones excluded).
+        let cpuBefore = cpuMicros()
+        for _ in 0..<clients { shared.go.signal() }
+        for _ in 0..<clients { shared.done.wait() }
         let cpu = cpuMicros() - cpuBefore
         let all = shared.outcomes.withLock { $0 }.sorted { $0.key < $1.key }.map(\.value)
         let broken = all.compactMap(\.error)
@@ -177,8 +182,9 @@ enum VcanLoadgen {
 
     /// What the client threads share with the main thread.
     final class Shared: Sendable {
-        let ready = Atomic<Int>(0)
-        let go = Atomic<Bool>(false)
+        let ready = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
         let outcomes = Mutex<[Int: Outcome]>([:])
     }
 
