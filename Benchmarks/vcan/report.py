@@ -15,6 +15,16 @@ import time
 BEGIN, END = "<!-- vcan-bench:begin -->", "<!-- vcan-bench:end -->"
 
 
+def loadgen_note(loadgen, doc):
+    """The load generator as the doc shows it: which one, and what it is."""
+    if 'loadgen.py' in loadgen:
+        path = os.path.relpath(loadgen.split()[-1], os.path.dirname(os.path.dirname(os.path.abspath(doc))))
+        return f"`{path}` (Python, multi-process, raw Varlink)"
+    if os.path.basename(loadgen.split()[0]) == 'carplay-bench':
+        return "`carplay-bench --json` (Swift, `Sources/carplay-bench`, one thread per client)"
+    return f"`{loadgen}` (CARPLAY_LOADGEN)"
+
+
 def host():
     model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     mem = next((int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal")), 0)
@@ -111,8 +121,7 @@ Last run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}
 
 - host: {host()}; {swift_version()}
 - VM: `tools/vm/run-in-vm.sh` (qemu TCG, `-smp 2`), vCPU "{data.get('cpu')}", profile `{data.get('profile')}`
-- load generator: `{os.path.relpath(data['loadgen'].split()[-1], os.path.dirname(os.path.dirname(os.path.abspath(args.doc))))
-                     if 'loadgen.py' in data['loadgen'] else data['loadgen']}` ({'Python, multi-process, raw Varlink' if 'loadgen.py' in data['loadgen'] else 'CARPLAY_LOADGEN'});
+- load generator: {loadgen_note(data['loadgen'], args.doc)};
   the last column is CPU time per intent (medians) of the client side (load generator;
   for the peer its whole process), carplayd and carplay-ecu, read from /proc
 - each figure: median (min-max) of {len(runs)} runs, {data['intents']} intents per measurement

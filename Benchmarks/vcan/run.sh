@@ -6,6 +6,8 @@
 #
 # Usage: Benchmarks/vcan/run.sh [options]
 #   --runs N          runs (default 3); figures are median/min/max over them
+#   --quick           smoke run: 1 run, 100 intents per measurement (--runs/--intents after it win)
+#   --python-loadgen  drive carplayd with Benchmarks/vcan/loadgen.py instead of carplay-bench
 #   --clients LIST    client counts (default 1,8)
 #   --intents N       intents per measurement, split between the clients (default 400)
 #   --profile DIR     vehicle profile (default VehicleProfiles/sedan; the workload is written for it)
@@ -13,8 +15,9 @@
 #   --timeout S       whole VM run (default 1800)
 #   --no-doc          do not update docs/BENCHMARKS.md
 #
-# Environment: CARPLAY_LOADGEN  the load generator (default: the Python one,
-#                 Benchmarks/vcan/loadgen.py); its contract is in Benchmarks/vcan/README.md
+# Environment: CARPLAY_LOADGEN  the load generator (default: the built carplay-bench, which
+#                 implements the contract with --json; with --python-loadgen,
+#                 Benchmarks/vcan/loadgen.py); the contract is in Benchmarks/vcan/README.md
 #              CARPLAY_BIN_DIR  release binaries to use instead of building
 #              SWIFT, SCRATCH   swift binary, --scratch-path for the build
 set -euo pipefail
@@ -28,17 +31,20 @@ PROFILE="$REPO/VehicleProfiles/sedan"
 MODE=()
 TIMEOUT=1800
 UPDATE_DOC=1
+PYTHON_LOADGEN=0
 ORIG_ARGS=("$@")
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) RUNS="$2"; shift 2 ;;
+        --quick) RUNS=1; INTENTS=100; shift ;;
+        --python-loadgen) PYTHON_LOADGEN=1; shift ;;
         --clients) CLIENTS="$2"; shift 2 ;;
         --intents) INTENTS="$2"; shift 2 ;;
         --profile) PROFILE="$(cd "$2" && pwd)"; shift 2 ;;
         --vm|--native) MODE=("$1"); shift ;;
         --timeout) TIMEOUT="$2"; shift 2 ;;
         --no-doc) UPDATE_DOC=0; shift ;;
-        -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -53,6 +59,7 @@ else
     echo "==> ${BUILD[*]} --product carplayd / carplay-ecu"
     "${BUILD[@]}" --product carplayd
     "${BUILD[@]}" --product carplay-ecu
+    [ -n "${CARPLAY_LOADGEN:-}" ] || [ "$PYTHON_LOADGEN" = 1 ] || "${BUILD[@]}" --product carplay-bench
     BIN="$("${BUILD[@]}" --show-bin-path)"
 fi
 for tool in carplayd carplay-ecu; do
@@ -61,7 +68,14 @@ done
 [ -x "$REPO/.venv/bin/python" ] || bash "$REPO/scripts/bootstrap.sh"
 PY="$REPO/.venv/bin/python"
 
-LOADGEN="${CARPLAY_LOADGEN:-$PY $REPO/Benchmarks/vcan/loadgen.py}"
+if [ -n "${CARPLAY_LOADGEN:-}" ]; then
+    LOADGEN="$CARPLAY_LOADGEN"
+elif [ "$PYTHON_LOADGEN" = 1 ]; then
+    LOADGEN="$PY $REPO/Benchmarks/vcan/loadgen.py"
+else
+    [ -x "$BIN/carplay-bench" ] || { echo "run.sh: $BIN/carplay-bench missing (or pass --python-loadgen)" >&2; exit 1; }
+    LOADGEN="$BIN/carplay-bench"
+fi
 OUT_DIR="$REPO/.build/vm-out"   # the only directory the VM writes back to the host
 mkdir -p "$OUT_DIR"
 OUT="$OUT_DIR/vcan-bench.json"

@@ -51,9 +51,16 @@ public protocol CANPort: Sendable {
     func close() async
     /// The bus's health as this port sees it.
     func health() async -> BusHealth
+    /// Sends without suspending when the port can (an in-process bus): the result of
+    /// the send; nil when the port cannot, and then the caller uses `send`. Saves the
+    /// executor hops of an `async` call per frame.
+    func sendImmediately(_ frame: CANFrame) -> Result<ReceivedFrame, CANBusError>?
 }
 
 extension CANPort {
     /// An in-process bus has no controller: always error-active.
     public func health() async -> BusHealth { BusHealth() }
+
+    /// By default a port has no synchronous path.
+    public func sendImmediately(_ frame: CANFrame) -> Result<ReceivedFrame, CANBusError>? { nil }
 }

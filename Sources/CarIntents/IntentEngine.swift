@@ -85,6 +85,18 @@ public actor IntentEngine {
         return IntentResponse(code: .ready, reason: nil, fields: [:])
     }
 
+    /// Resolve and, when resolved, confirm, on one reading of the controller's state
+    /// (one hop to it instead of three); the confirmation is nil when unresolved.
+    public func prepare(_ intent: Intent) async -> (resolution: IntentResolution, confirmation: IntentResponse?) {
+        let (state, reachable) = await controller.snapshot()
+        let resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedProfiles: carProfiles)
+        guard resolution.action != nil else { return (resolution, nil) }
+        if let refusal = IntentConfirmer.confirm(resolution, profile: profile, state: state, vehicleReachable: reachable) {
+            return (resolution, refusal)
+        }
+        return (resolution, IntentResponse(code: .ready, reason: nil, fields: [:]))
+    }
+
     /// Resolve, confirm and handle.
     public func perform(_ intent: Intent) async -> PerformResult {
         let resolution = await resolve(intent)

@@ -1,5 +1,6 @@
 import CANBus
 import CANKit
+import CarplayJSON
 import VehicleKit
 
 /// Why a command was not confirmed.
@@ -141,6 +142,49 @@ public actor VehicleController {
     }
 
     public var currentState: VehicleState { state }
+
+    /// The state and whether the vehicle is reachable, read in one hop to the actor.
+    public func snapshot() -> (state: VehicleState, reachable: Bool) { (state, isReachable) }
+
+    /// `currentState.jsonValue` serialized (sorted keys): made once per state change,
+    /// from per-property fragments that are serialized only when their value changes.
+    public func stateJSON() -> [UInt8] {
+        if let cached = stateJSONCache { return cached }
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(stateFragments.count * 40 + 2)
+        for (index, key) in fragmentOrder.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: stateFragments[key]!)
+        }
+        bytes.append(UInt8(ascii: "}"))
+        stateJSONCache = bytes
+        return bytes
+    }
+
+    /// The state and `stateJSON()` read together (tests compare them).
+    func stateWithJSON() -> (state: VehicleState, json: [UInt8]) { (state, stateJSON()) }
+
+    private var stateJSONCache: [UInt8]?
+    /// Per known property its `"key":value` JSON text, and the keys in the UTF-8 order
+    /// of their names (the order `JSONValue` writes object keys in).
+    private var stateFragments: [PropertyKey: [UInt8]] = [:]
+    private var fragmentOrder: [PropertyKey] = []
+
+    /// Re-serializes the fragments of `keys` after their values changed.
+    private func stateChanged(_ keys: [PropertyKey]) {
+        stateJSONCache = nil
+        var added = false
+        for key in keys {
+            guard let value = state[key] else { continue }
+            if stateFragments[key] == nil { added = true }
+            var fragment: [UInt8] = []
+            JSONValue.string(key.rawValue).write(to: &fragment)
+            fragment.append(UInt8(ascii: ":"))
+            value.jsonValue.write(to: &fragment, sortedKeys: true)
+            stateFragments[key] = fragment
+        }
+        if added { fragmentOrder = stateFragments.keys.sorted { $0.rawValue.utf8.lexicographicallyPrecedes($1.rawValue.utf8) } }
+    }
     public var trustFailures: Int { e2eErrors }
     /// The latest untrusted frame from the vehicle's IDs (for the log): the message and
     /// why (wrong CRC, repeated or skipped alive counter), nil before the first.
@@ -282,7 +326,8 @@ public actor VehicleController {
             let counter = profile.e2e[message].map { $0.protection.counter(in: frame.data) }
             waiters[id]?.sent.append((frame.id.rawValue, counter, message))
             do {
-                let sent = try await port.send(frame)
+                let sent: ReceivedFrame
+                if let immediate = port.sendImmediately(frame) { sent = try immediate.get() } else { sent = try await port.send(frame) }
                 waiters[id]?.frames.append(sent)
             } catch {
                 let recorded = waiters.removeValue(forKey: id)
@@ -384,6 +429,7 @@ public actor VehicleController {
                 state[key] = value
                 changed.append(key)
             }
+            if !changed.isEmpty { stateChanged(changed) }
             if !changed.isEmpty, !observers.isEmpty {
                 let change = StateChange(keys: changed.sorted(), state: state, frame: received)
                 for observer in observers.values { observer.yield(change) }

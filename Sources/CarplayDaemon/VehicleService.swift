@@ -19,12 +19,13 @@ public final class VehicleService: VarlinkService {
     }
 
     public func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: VarlinkReplies) async {
-        guard await state.authorize(peer) else {
+        // Authorization and the runtime in one hop to the daemon's state.
+        let (authorized, runtime) = await state.admit(peer)
+        guard authorized else {
             log.warning("refused \(call.method) from uid \(peer.uid) gid \(peer.gid) (pid \(peer.pid)): not allowed")
             replies.send(error: VarlinkError("io.carplayd.Vehicle.NotAuthorized", ["uid": .integer(Int(peer.uid)), "gid": .integer(Int(peer.gid))]))
             return
         }
-        let runtime = await state.runtime
         if call.interface == SimulatorInterface.name {
             await handleSimulator(call, runtime: runtime, replies: replies)
             return
@@ -79,7 +80,8 @@ public final class VehicleService: VarlinkService {
         let engine = runtime.engine
         let clock = ContinuousClock()
         let start = clock.now
-        let resolution = await engine.resolve(intent)
+        // Resolve and confirm in one hop to the engine (confirm is nil when unresolved).
+        let (resolution, prepared) = await engine.prepare(intent)
         // Handle's reply has no resolutions: build them only for the other phases.
         let resolutions = member == "Handle" ? JSONValue.null : Self.resolutionsJSON(resolution)
         if member == "Resolve" {
@@ -103,7 +105,7 @@ public final class VehicleService: VarlinkService {
             }
             return
         }
-        let confirmation = await engine.confirm(resolution)
+        let confirmation = prepared ?? IntentResponse(code: .failure, reason: "notResolved", fields: [:])
         if confirmation.code != .ready {
             log.info("\(member.lowercased()) \(intent.name.rawValue) \(Self.compact(intent)): refused (\(confirmation.reason ?? confirmation.code.rawValue))")
             switch confirmation.reason {
@@ -126,16 +128,19 @@ public final class VehicleService: VarlinkService {
         if confirmation.code == .ready {
             (response, frames) = await engine.handle(resolution)
         }
-        let state = await runtime.controller.currentState
+        // The state's JSON is serialized once per state change (by the controller).
+        let state = await runtime.controller.stateJSON()
         let elapsed = clock.now - start
         let lines = frames.map(\.logLine)
-        log.intent(
-            name: intent.name.rawValue, parameters: Self.compact(intent), resolutions: Self.kinds(resolution),
-            frames: lines, response: response.code.rawValue, reason: response.reason, detail: response.fields["detail"]?.stringValue,
-            latency: elapsed, peer: peer)
-        var parameters: [String: JSONValue] = ["response": response.jsonValue, "frames": .array(lines.map { .string($0) }), "state": state.jsonValue]
+        if log.level <= .info {
+            log.intent(
+                name: intent.name.rawValue, parameters: Self.compact(intent), resolutions: Self.kinds(resolution),
+                frames: lines, response: response.code.rawValue, reason: response.reason, detail: response.fields["detail"]?.stringValue,
+                latency: elapsed, peer: peer)
+        }
+        var parameters: [String: JSONValue] = ["response": response.jsonValue, "frames": .array(lines.map { .string($0) })]
         if member == "Perform" { parameters["resolutions"] = resolutions }
-        replies.send(VarlinkReply(parameters: parameters))
+        replies.send(serialized: VarlinkReply(parameters: parameters).serialized(adding: "state", raw: state))
     }
 
     // MARK: - Helpers
@@ -231,6 +236,11 @@ public actor DaemonState {
     }
 
     /// Root, the daemon's own user, the allowed users, and members of allowed groups.
+    /// `authorize(peer)` and the current runtime, in one hop.
+    public func admit(_ peer: PeerCredentials) -> (authorized: Bool, runtime: VehicleRuntime) {
+        (authorize(peer), runtime)
+    }
+
     public func authorize(_ peer: PeerCredentials) -> Bool {
         if peer.uid == 0 || peer.uid == ownUser || allowedUsers.contains(peer.uid) { return true }
         if allowedGroups.contains(peer.gid) { return true }

@@ -104,6 +104,35 @@ public struct VarlinkReply: Sendable, Hashable {
         bytes.append(0)
         return bytes
     }
+
+    /// `serialized()` of this reply with one more parameter, `name`, whose value is
+    /// already serialized JSON text (`raw`): the same bytes as with the parsed value,
+    /// without building and serializing it again (a cached state, say).
+    public func serialized(adding name: String, raw: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(raw.count + 256)
+        // Keys in UTF-8 order, as `JSONValue` writes them: continues, error, parameters.
+        bytes.append(UInt8(ascii: "{"))
+        if continues { bytes.append(contentsOf: #""continues":true,"#.utf8) }
+        if let error {
+            bytes.append(contentsOf: #""error":"#.utf8)
+            JSONValue.string(error).write(to: &bytes)
+            bytes.append(UInt8(ascii: ","))
+        }
+        bytes.append(contentsOf: #""parameters":{"#.utf8)
+        var keys = Array(parameters.keys.filter { $0 != name })
+        keys.append(name)
+        keys.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        for (index, key) in keys.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONValue.string(key).write(to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            if key == name { bytes.append(contentsOf: raw) } else { parameters[key]!.write(to: &bytes, sortedKeys: true) }
+        }
+        bytes.append(contentsOf: "}}".utf8)
+        bytes.append(0)
+        return bytes
+    }
 }
 
 /// A Varlink error: a qualified name and its parameters.

@@ -40,6 +40,14 @@ public struct VarlinkReplies: Sendable {
         return connection.enqueue(reply.serialized())
     }
 
+    /// Queues a reply serialized by the caller (`VarlinkReply.serialized(adding:raw:)`,
+    /// with its NUL); false when the connection is gone.
+    @discardableResult
+    public func send(serialized bytes: [UInt8]) -> Bool {
+        guard let connection else { return true }
+        return connection.enqueue(bytes)
+    }
+
     public func send(error: VarlinkError) {
         send(.error(error))
     }

@@ -30,6 +30,10 @@ let usage = """
                           unconfirmed intent or a count that does not match
       --ready-timeout S   wait up to S seconds for the vehicle to be reachable (default 10)
 
+    carplay-bench --socket PATH --clients N --intents M --json
+                          the vcan bench's load generator contract (Benchmarks/vcan/README.md):
+                          the sedan workload of Benchmarks/vcan/workload.py, Perform calls
+
     Output: one JSON object: clients, intents, confirmed, failed, seconds, rate (confirmed
     intents/s), latency_us / first_frame_us / confirm_us ({p50, p99, max, mean}), failures.
     """
@@ -91,6 +95,10 @@ func parseOptions(_ arguments: [String]) -> Options {
     if options.socket.isEmpty { fail("--socket is required\n\n\(usage)") }
     if options.profile.isEmpty { fail("--profile is required\n\n\(usage)") }
     return options
+}
+
+if VcanLoadgen.wanted(Array(CommandLine.arguments.dropFirst())) {
+    exit(VcanLoadgen.main(Array(CommandLine.arguments.dropFirst())))
 }
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))

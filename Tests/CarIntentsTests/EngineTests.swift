@@ -75,6 +75,21 @@ struct Rig {
         #expect(await rig.controller.trustFailures == 0)
     }
 
+    @Test(arguments: ["sedan", "suv"])
+    func cachedStateJSONMatchesTheState(_ profileName: String) async throws {
+        let rig = try await Rig.start(profileName, confirmationTimeout: .seconds(2))
+        defer { Task { await rig.stop() } }
+        func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+        let before = await rig.controller.stateWithJSON()
+        #expect(text(before.json) == text(before.state.jsonValue.serializedBytes(sortedKeys: true)))
+        let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
+        #expect(result.response.code == .success, "\(result.response)")
+        // After a change (only the changed keys' fragments made again), still the same text.
+        let after = await rig.controller.stateWithJSON()
+        #expect(text(after.json) == text(after.state.jsonValue.serializedBytes(sortedKeys: true)))
+        #expect(text(after.json) != text(before.json))
+    }
+
     @Test func relativeSettingsFollowTheLiveState() async throws {
         let rig = try await Rig.start("sedan", state: [.fanSpeed: .integer(4)], confirmationTimeout: .seconds(2))
         defer { Task { await rig.stop() } }

@@ -116,6 +116,15 @@ public actor SimulatedVehicleNode {
     /// frames too; they queue behind the earlier ones (an E2E alive counter that
     /// overtook its predecessor would look like a lost frame to the receiver).
     private func send(_ frames: [CANFrame]) async {
+        // Fast path: nothing queued and a port that sends without suspending (the
+        // in-process bus): no reentrancy window, so the order holds without the outbox.
+        if !draining, let first = frames.first, let result = port.sendImmediately(first) {
+            if case .failure = result { sendFailures += 1 }
+            for frame in frames.dropFirst() {
+                if case .failure? = port.sendImmediately(frame) { sendFailures += 1 }
+            }
+            return
+        }
         outbox.append(contentsOf: frames)
         guard !draining else { return }
         draining = true
