@@ -52,7 +52,10 @@ if [ -n "$RUNS" ]; then
     VCAN_ARGS+=(--runs "$RUNS")
 fi
 
-run_stage codec bash Benchmarks/codec/run.sh "${CODEC_ARGS[@]}"
+# The corpus's plain, big-endian-heavy and multiplexed DBCs, and the shipped profiles' own.
+CORPUS="${CARPLAYD_DBC_CORPUS:-../shared/dbc-corpus/cantools-tests}"
+CODEC_DBCS=("$CORPUS/motohawk.dbc" "$CORPUS/vehicle.dbc" "$CORPUS/multiplex_2.dbc" VehicleProfiles/*/*.dbc)
+run_stage codec bash Benchmarks/codec/run.sh "${CODEC_ARGS[@]}" "${CODEC_DBCS[@]}"
 run_stage intents bash Benchmarks/intents/run.sh "${INTENT_ARGS[@]}"
 if [ -x Benchmarks/vcan/run.sh ] || [ -f Benchmarks/vcan/run.sh ]; then
     run_stage vcan bash Benchmarks/vcan/run.sh "${VCAN_ARGS[@]}"
