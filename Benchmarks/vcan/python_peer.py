@@ -29,14 +29,8 @@ import cantools
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workload  # noqa: E402
 
-
-def crc8_j1850(data):
-    crc = 0xFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1D) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
-    return crc ^ 0xFF
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+import carplay_e2e  # noqa: E402
 
 
 class Peer:
@@ -99,21 +93,12 @@ class Peer:
             values[config["crc"]] = 0
         payload = bytearray(message.encode(values, scaling=True, strict=False))
         if config:
-            crc_byte = message.get_signal_by_name(config["crc"]).start // 8
-            data_id = config["dataID"]
-            covered = bytes([data_id & 0xFF, data_id >> 8]) + bytes(b for i, b in enumerate(payload) if i != crc_byte)
-            payload[crc_byte] = crc8_j1850(covered)
+            carplay_e2e.protect(message, config, payload)
         return bytes(payload)
 
     def trusted(self, message, data):
         config = self.e2e.get(message.name)
-        if not config:
-            return True
-        crc_byte = message.get_signal_by_name(config["crc"]).start // 8
-        data_id = config["dataID"]
-        payload = data[: message.length]
-        covered = bytes([data_id & 0xFF, data_id >> 8]) + bytes(b for i, b in enumerate(payload) if i != crc_byte)
-        return crc8_j1850(covered) == payload[crc_byte]
+        return not config or carplay_e2e.trusted(message, config, data)
 
     # -- the receiving side
     def read(self):

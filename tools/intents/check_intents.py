@@ -25,14 +25,8 @@ from pathlib import Path
 
 import cantools
 
-
-def crc8_j1850(data):
-    crc = 0xFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1D) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
-    return crc ^ 0xFF
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import carplay_e2e  # noqa: E402
 
 
 def parse_log_line(line):
@@ -67,15 +61,11 @@ class Vehicle:
         config = self.e2e.get(message.name)
         if config is None:
             return None
-        crc_signal = message.get_signal_by_name(config["crc"])
-        counter_signal = message.get_signal_by_name(config["counter"])
-        crc_byte = crc_signal.start // 8  # byte-aligned 8-bit signal: both byte orders
         payload = data[: message.length]
-        data_id = config["dataID"]
-        covered = bytes([data_id & 0xFF, (data_id >> 8) & 0xFF]) + bytes(b for i, b in enumerate(payload) if i != crc_byte)
         decoded = message.decode(payload, decode_choices=False)
-        if crc8_j1850(covered) != payload[crc_byte]:
-            return "%s: CRC 0x%02X, expected 0x%02X" % (message.name, payload[crc_byte], crc8_j1850(covered))
+        if not carplay_e2e.trusted(message, config, payload):
+            return "%s: CRC 0x%02X, expected 0x%02X" % (
+                message.name, payload[carplay_e2e.crc_byte(message, config)], carplay_e2e.expected_crc(message, config, payload))
         if not 0 <= decoded[config["counter"]] <= 14:
             return "%s: alive counter %d outside 0..14" % (message.name, decoded[config["counter"]])
         return None
