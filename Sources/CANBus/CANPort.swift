@@ -55,6 +55,27 @@ public protocol CANPort: Sendable {
     /// the send; nil when the port cannot, and then the caller uses `send`. Saves the
     /// executor hops of an `async` call per frame.
     func sendImmediately(_ frame: CANFrame) -> Result<ReceivedFrame, CANBusError>?
+    /// Hands every received frame to `receiver` on the thread that has it (the sender's,
+    /// on an in-process bus; the reader thread, on SocketCAN) instead of through `frames`,
+    /// no task wake-up per frame. Frames that arrived before stay in `frames`, which then
+    /// finishes (read them out). False when the port cannot; the caller reads `frames`
+    /// then. Call it once.
+    func deliverDirectly(to receiver: CANReceiver) -> Bool
+}
+
+/// Where a port hands its frames when it delivers them directly (see
+/// `CANPort.deliverDirectly`). `frame` runs on the port's thread, one frame at a time per
+/// sender; it must not block, and it must not send on the bus while holding a lock that
+/// another receiver on the same bus takes (the send delivers synchronously).
+public struct CANReceiver: Sendable {
+    public var frame: @Sendable (ReceivedFrame) -> Void
+    /// The port closed: no more frames.
+    public var finished: @Sendable () -> Void
+
+    public init(frame: @escaping @Sendable (ReceivedFrame) -> Void, finished: @escaping @Sendable () -> Void = {}) {
+        self.frame = frame
+        self.finished = finished
+    }
 }
 
 extension CANPort {
@@ -63,4 +84,7 @@ extension CANPort {
 
     /// By default a port has no synchronous path.
     public func sendImmediately(_ frame: CANFrame) -> Result<ReceivedFrame, CANBusError>? { nil }
+
+    /// By default a port delivers through `frames` only.
+    public func deliverDirectly(to receiver: CANReceiver) -> Bool { false }
 }

@@ -6,15 +6,24 @@ import Synchronization
 /// other open port, in one global order. What the embedded default runs on, and what
 /// tests use instead of a kernel.
 ///
-/// Delivery is synchronous under a lock (no actor hop per frame): a send stamps the
-/// frame and yields it to every other port's stream before it returns, so the global
-/// order is the order in which sends took the lock.
+/// Delivery is synchronous: a send stamps the frame and yields it to every other port's
+/// stream under a lock (so streams see the order in which sends took the lock), then,
+/// after the lock, calls the receivers of the ports that deliver directly. A direct
+/// receiver sees each sender's frames in that sender's order; frames of two senders
+/// sending at the same instant may reach it in either order.
 public final class VirtualCANBus: Sendable {
     public let interface: String
     private let now: @Sendable () -> CandumpTimestamp
 
+    private enum Endpoint {
+        case stream(AsyncStream<ReceivedFrame>.Continuation)
+        case direct(CANReceiver)
+    }
+
     private struct Ports {
-        var continuations: [Int: AsyncStream<ReceivedFrame>.Continuation] = [:]
+        var endpoints: [Int: Endpoint] = [:]
+        /// The direct receivers, kept apart so a send copies no dictionary.
+        var receivers: [(id: Int, receiver: CANReceiver)] = []
         var nextPortID = 0
         var lastTimestamp = CandumpTimestamp(seconds: 0, microseconds: 0)
     }
@@ -44,7 +53,7 @@ public final class VirtualCANBus: Sendable {
         let id = ports.withLock { ports in
             let id = ports.nextPortID
             ports.nextPortID += 1
-            ports.continuations[id] = continuation
+            ports.endpoints[id] = .stream(continuation)
             return id
         }
         return VirtualCANPort(bus: self, id: id, interface: interface, frames: stream)
@@ -52,31 +61,55 @@ public final class VirtualCANBus: Sendable {
 
     /// Number of open ports.
     public var portCount: Int {
-        get async { ports.withLock { $0.continuations.count } }
+        get async { ports.withLock { $0.endpoints.count } }
     }
 
     func deliver(_ frame: CANFrame, from sender: Int) throws(CANBusError) -> ReceivedFrame {
         let now = self.now
         let interface = self.interface
-        let result: ReceivedFrame? = ports.withLock { ports in
-            guard ports.continuations[sender] != nil else { return nil }
+        let result: (ReceivedFrame, [(id: Int, receiver: CANReceiver)])? = ports.withLock { ports in
+            guard ports.endpoints[sender] != nil else { return nil }
             // Timestamps never go backwards, so logs stay ordered.
             var stamp = now()
             if stamp < ports.lastTimestamp { stamp = ports.lastTimestamp }
             ports.lastTimestamp = stamp
             let received = ReceivedFrame(frame: frame, timestamp: stamp, interface: interface)
-            for (id, continuation) in ports.continuations where id != sender {
-                continuation.yield(received)
+            for (id, endpoint) in ports.endpoints where id != sender {
+                if case let .stream(continuation) = endpoint { continuation.yield(received) }
             }
-            return received
+            return (received, ports.receivers)
         }
-        guard let result else { throw .closed }
-        return result
+        guard let (received, receivers) = result else { throw .closed }
+        // Outside the lock: a receiver may send in turn (the simulated vehicle answers).
+        for (id, receiver) in receivers where id != sender {
+            receiver.frame(received)
+        }
+        return received
+    }
+
+    /// Switches port `id` from its stream to `receiver`; false when the port is closed.
+    func deliverDirectly(_ id: Int, to receiver: CANReceiver) -> Bool {
+        let continuation: AsyncStream<ReceivedFrame>.Continuation? = ports.withLock { ports in
+            guard case let .stream(continuation)? = ports.endpoints[id] else { return nil }
+            ports.endpoints[id] = .direct(receiver)
+            ports.receivers.append((id, receiver))
+            return continuation
+        }
+        // The port's stream has no producer any more.
+        continuation?.finish()
+        return continuation != nil
     }
 
     func close(_ id: Int) {
-        let continuation = ports.withLock { $0.continuations.removeValue(forKey: id) }
-        continuation?.finish()
+        let endpoint = ports.withLock { ports -> Endpoint? in
+            ports.receivers.removeAll { $0.id == id }
+            return ports.endpoints.removeValue(forKey: id)
+        }
+        switch endpoint {
+        case let .stream(continuation)?: continuation.finish()
+        case let .direct(receiver)?: receiver.finished()
+        case nil: break
+        }
     }
 }
 
@@ -102,6 +135,10 @@ public struct VirtualCANPort: CANPort {
     /// Delivers at once: the in-process bus never blocks.
     public func sendImmediately(_ frame: CANFrame) -> Result<ReceivedFrame, CANBusError>? {
         Result { () throws(CANBusError) in try bus.deliver(frame, from: id) }
+    }
+
+    public func deliverDirectly(to receiver: CANReceiver) -> Bool {
+        bus.deliverDirectly(id, to: receiver)
     }
 
     public func close() async {

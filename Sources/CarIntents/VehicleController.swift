@@ -1,6 +1,7 @@
 import CANBus
 import CANKit
 import CarplayJSON
+import Synchronization
 import VehicleKit
 
 /// Why a command was not confirmed.
@@ -57,20 +58,30 @@ public struct CommandOutcome: Sendable {
 
 /// The head unit's side of the bus: keeps the live vehicle state from trusted status
 /// frames, sends commands and reports success only when status frames confirm them.
-public actor VehicleController {
-    public nonisolated let profile: VehicleProfile
+///
+/// Its state lives behind one lock rather than in an actor: when the port delivers
+/// directly (the in-process bus, SocketCAN's reader thread) a status frame is decoded
+/// and matched on the thread that received it, and a command whose confirmation arrived
+/// while it was being sent (the in-process simulated vehicle answers at once) returns
+/// without suspending. Continuations are resumed and streams finished outside the lock.
+/// Commands on the same command message must not be applied concurrently (the engine
+/// runs them one at a time): their alive counters are taken in order, but two sends from
+/// different tasks may reach the bus in either order.
+public final class VehicleController: Sendable {
+    public let profile: VehicleProfile
     private let frames: VehicleFrames
     private let port: any CANPort
     private let clock = ContinuousClock()
-
-    private var state = VehicleState()
-    private var counters: [String: UInt8] = [:]
-    private var checkers: [String: E2EChecker] = [:]
-    private var lastTrustedStatus: ContinuousClock.Instant?
-    /// Status messages received (trusted) at least once.
-    private var heardFrom: Set<String> = []
-    private var receiveTask: Task<Void, Never>?
-    private var e2eErrors = 0
+    /// How long after the last trusted frame the vehicle still counts as reachable: the
+    /// fastest cyclic status message times `unreachableAfterCycles`.
+    private let reachabilityWindow: Duration
+    private let core = Mutex(Core())
+    /// The alive counters of the command messages: encoding takes them, outside `core`,
+    /// so that a status frame is not held up by a command being built.
+    private let encoder = Mutex<[String: UInt8]>([:])
+    /// The E2E checkers of the status messages: decoding runs outside `core` too (frames
+    /// arrive one at a time per sender; only `handle` changes the state they are read in).
+    private let decoder = Mutex<[String: E2EChecker]>([:])
 
     /// A command waiting for its confirmation.
     private struct Waiter {
@@ -87,124 +98,213 @@ public actor VehicleController {
         /// Set once the frames are sent: when the command times out, and its timeout.
         var deadline: ContinuousClock.Instant?
         var timeout: Duration = .zero
+
+        var isConfirmed: Bool { confirmed.count == expected.count }
     }
 
-    /// One sleeping task expires the waiters whose deadline passed (instead of a task
-    /// per command): it sleeps until the earliest deadline it knows of.
-    private var reaper: Task<Void, Never>?
-    private var reaperWakes: ContinuousClock.Instant?
-    private var reaperGeneration = 0
+    /// What a caller of the waits below waits for; checked after every trusted frame.
+    private enum Condition {
+        case reachable
+        case complete
+        case knowing([PropertyKey])
+    }
 
-    private var waiters: [Int: Waiter] = [:]
-    private var nextWaiter = 0
-    /// Observers of state changes (Monitor): each gets the changed keys and the frame.
-    private var observers: [Int: AsyncStream<StateChange>.Continuation] = [:]
+    /// A continuation to resume once the lock is released.
+    private enum Wake {
+        case command(CheckedContinuation<CommandFailure?, Never>, CommandFailure?)
+        case condition(CheckedContinuation<Bool, Never>, Bool, timer: Task<Void, Never>?)
+
+        func fire() {
+            switch self {
+            case let .command(continuation, failure): continuation.resume(returning: failure)
+            case let .condition(continuation, met, timer):
+                timer?.cancel()
+                continuation.resume(returning: met)
+            }
+        }
+    }
+
+    /// Everything mutable.
+    private struct Core {
+        var state = VehicleState()
+        var lastTrustedStatus: ContinuousClock.Instant?
+        /// Status messages received (trusted) at least once.
+        var heardFrom: Set<String> = []
+        var started = false
+        var receiveTask: Task<Void, Never>?
+        var readerFinished = false
+        var e2eErrors = 0
+        var lastUntrusted: String?
+        /// Acknowledgements received from the vehicle (any command).
+        var acknowledgements = 0
+
+        /// One sleeping task expires the waiters whose deadline passed (instead of a task
+        /// per command): it sleeps until the earliest deadline it knows of.
+        var reaper: Task<Void, Never>?
+        var reaperWakes: ContinuousClock.Instant?
+        var reaperGeneration = 0
+
+        var waiters: [Int: Waiter] = [:]
+        var nextID = 0
+        /// Observers of state changes (Monitor): each gets the changed keys and the frame.
+        var observers: [Int: AsyncStream<StateChange>.Continuation] = [:]
+        var conditionWaiters: [Int: (condition: Condition, continuation: CheckedContinuation<Bool, Never>, timer: Task<Void, Never>?)] = [:]
+
+        var stateJSONCache: [UInt8]?
+        /// Per known property its `"key":value` JSON text, and the keys in the UTF-8 order
+        /// of their names (the order `JSONValue` writes object keys in).
+        var stateFragments: [PropertyKey: [UInt8]] = [:]
+        var fragmentOrder: [PropertyKey] = []
+
+        mutating func makeID() -> Int {
+            defer { nextID += 1 }
+            return nextID
+        }
+    }
 
     public init(profile: VehicleProfile, port: any CANPort) {
         self.profile = profile
         self.frames = VehicleFrames(profile: profile)
         self.port = port
+        let cycles = frames.statusMessages.values.compactMap(\.cycleTime)
+        // The fastest cyclic message sets the pace: a live vehicle sends it every cycle.
+        let fastest = cycles.min() ?? .milliseconds(100)
+        self.reachabilityWindow = fastest * max(1, profile.policies.unreachableAfterCycles)
     }
 
     /// Starts reading the bus.
-    public func start() {
-        guard receiveTask == nil else { return }
+    public func start() async {
+        let first = core.withLock { core -> Bool in
+            guard !core.started else { return false }
+            core.started = true
+            return true
+        }
+        guard first else { return }
+        let receiver = CANReceiver(
+            frame: { [weak self] received in self?.handle(received) },
+            finished: { [weak self] in self?.readerEnded() })
         let stream = port.frames
-        receiveTask = Task { [weak self] in
+        if port.deliverDirectly(to: receiver) {
+            // Frames that arrived before (the port's stream finishes once attached).
+            for await received in stream { handle(received) }
+            return
+        }
+        let task = Task { [weak self] in
             for await received in stream {
                 guard let self else { return }
-                await self.handle(received)
+                self.handle(received)
             }
-            await self?.readerEnded()
+            self?.readerEnded()
         }
+        core.withLock { $0.receiveTask = task }
     }
 
-    private var readerFinished = false
-    private func readerEnded() { readerFinished = true }
+    private func readerEnded() { core.withLock { $0.readerFinished = true } }
 
-    /// The CAN reader is running: started and its frame stream has not ended. Answering
-    /// at all shows the controller's actor is not wedged (the systemd watchdog asks).
-    public var isReading: Bool { receiveTask != nil && !readerFinished }
+    /// The CAN reader is running: started and its frames have not ended. Answering at all
+    /// shows the controller's lock is not wedged (the systemd watchdog asks).
+    public var isReading: Bool {
+        get async { core.withLock { $0.started && !$0.readerFinished } }
+    }
 
     public func stop() async {
-        reaper?.cancel()
-        reaper = nil
-        reaperWakes = nil
-        receiveTask?.cancel()
-        receiveTask = nil
-        for (id, waiter) in waiters { waiter.continuation?.resume(returning: .vehicleUnreachable); waiters[id] = nil }
-        for (_, observer) in observers { observer.finish() }
-        observers.removeAll()
-        for (id, waiter) in conditionWaiters {
-            conditionWaiters[id] = nil
-            waiter.continuation.resume(returning: false)
+        let (wakes, observers, reaper, receiveTask) = core.withLock { core in
+            var wakes: [Wake] = []
+            for (_, waiter) in core.waiters {
+                if let continuation = waiter.continuation { wakes.append(.command(continuation, .vehicleUnreachable)) }
+            }
+            core.waiters.removeAll()
+            for (_, waiter) in core.conditionWaiters { wakes.append(.condition(waiter.continuation, false, timer: waiter.timer)) }
+            core.conditionWaiters.removeAll()
+            let observers = Array(core.observers.values)
+            core.observers.removeAll()
+            let reaper = core.reaper
+            core.reaper = nil
+            core.reaperWakes = nil
+            let receiveTask = core.receiveTask
+            core.receiveTask = nil
+            core.started = false
+            return (wakes, observers, reaper, receiveTask)
         }
+        reaper?.cancel()
+        receiveTask?.cancel()
+        for wake in wakes { wake.fire() }
+        for observer in observers { observer.finish() }
     }
 
-    public var currentState: VehicleState { state }
+    public var currentState: VehicleState {
+        get async { core.withLock { $0.state } }
+    }
 
-    /// The state and whether the vehicle is reachable, read in one hop to the actor.
-    public func snapshot() -> (state: VehicleState, reachable: Bool) { (state, isReachable) }
+    /// The state and whether the vehicle is reachable, read together.
+    public func snapshot() async -> (state: VehicleState, reachable: Bool) {
+        core.withLock { ($0.state, isReachable($0)) }
+    }
 
     /// `currentState.jsonValue` serialized (sorted keys): made once per state change,
     /// from per-property fragments that are serialized only when their value changes.
-    public func stateJSON() -> [UInt8] {
-        if let cached = stateJSONCache { return cached }
-        var bytes: [UInt8] = [UInt8(ascii: "{")]
-        bytes.reserveCapacity(stateFragments.count * 40 + 2)
-        for (index, key) in fragmentOrder.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: stateFragments[key]!)
-        }
-        bytes.append(UInt8(ascii: "}"))
-        stateJSONCache = bytes
-        return bytes
+    public func stateJSON() async -> [UInt8] {
+        core.withLock { Self.stateJSON(&$0) }
     }
 
     /// The state and `stateJSON()` read together (tests compare them).
-    func stateWithJSON() -> (state: VehicleState, json: [UInt8]) { (state, stateJSON()) }
+    func stateWithJSON() async -> (state: VehicleState, json: [UInt8]) {
+        core.withLock { ($0.state, Self.stateJSON(&$0)) }
+    }
 
-    private var stateJSONCache: [UInt8]?
-    /// Per known property its `"key":value` JSON text, and the keys in the UTF-8 order
-    /// of their names (the order `JSONValue` writes object keys in).
-    private var stateFragments: [PropertyKey: [UInt8]] = [:]
-    private var fragmentOrder: [PropertyKey] = []
+    private static func stateJSON(_ core: inout Core) -> [UInt8] {
+        if let cached = core.stateJSONCache { return cached }
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(core.stateFragments.count * 40 + 2)
+        for (index, key) in core.fragmentOrder.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: core.stateFragments[key]!)
+        }
+        bytes.append(UInt8(ascii: "}"))
+        core.stateJSONCache = bytes
+        return bytes
+    }
 
     /// Re-serializes the fragments of `keys` after their values changed.
-    private func stateChanged(_ keys: [PropertyKey]) {
-        stateJSONCache = nil
+    private static func stateChanged(_ keys: [PropertyKey], _ core: inout Core) {
+        core.stateJSONCache = nil
         var added = false
         for key in keys {
-            guard let value = state[key] else { continue }
-            if stateFragments[key] == nil { added = true }
+            guard let value = core.state[key] else { continue }
+            if core.stateFragments[key] == nil { added = true }
             var fragment: [UInt8] = []
             JSONValue.string(key.rawValue).write(to: &fragment)
             fragment.append(UInt8(ascii: ":"))
             value.jsonValue.write(to: &fragment, sortedKeys: true)
-            stateFragments[key] = fragment
+            core.stateFragments[key] = fragment
         }
-        if added { fragmentOrder = stateFragments.keys.sorted { $0.rawValue.utf8.lexicographicallyPrecedes($1.rawValue.utf8) } }
+        if added { core.fragmentOrder = core.stateFragments.keys.sorted { $0.rawValue.utf8.lexicographicallyPrecedes($1.rawValue.utf8) } }
     }
-    public var trustFailures: Int { e2eErrors }
+
+    public var trustFailures: Int {
+        get async { core.withLock { $0.e2eErrors } }
+    }
+
     /// The latest untrusted frame from the vehicle's IDs (for the log): the message and
     /// why (wrong CRC, repeated or skipped alive counter), nil before the first.
-    public var lastTrustFailure: String? { lastUntrusted }
-    private var lastUntrusted: String?
+    public var lastTrustFailure: String? {
+        get async { core.withLock { $0.lastUntrusted } }
+    }
+
     /// Commands sent and still waiting for their confirmation (0 when idle: nothing is
     /// left pending after every `apply` returned).
-    public var pendingCommands: Int { waiters.count }
+    public var pendingCommands: Int {
+        get async { core.withLock { $0.waiters.count } }
+    }
 
     /// True when a trusted status frame arrived within `unreachableAfterCycles` cycle times.
     public var isReachable: Bool {
-        guard let last = lastTrustedStatus else { return false }
-        return clock.now - last <= reachabilityWindow
+        get async { core.withLock { isReachable($0) } }
     }
 
-    private var reachabilityWindow: Duration {
-        let cycles = frames.statusMessages.values.compactMap(\.cycleTime)
-        // The fastest cyclic message sets the pace: a live vehicle sends it every cycle.
-        let fastest = cycles.min() ?? .milliseconds(100)
-        return fastest * max(1, profile.policies.unreachableAfterCycles)
+    private func isReachable(_ core: Core) -> Bool {
+        guard let last = core.lastTrustedStatus else { return false }
+        return clock.now - last <= reachabilityWindow
     }
 
     /// Waits until the vehicle has sent a trusted status frame (up to `timeout`).
@@ -221,62 +321,61 @@ public actor VehicleController {
     /// The state once it holds every key in `keys` (the vehicle reports them within a
     /// cycle time), or nil after `timeout`.
     public func state(knowing keys: [PropertyKey], timeout: Duration) async -> VehicleState? {
-        await wait(for: .knowing(keys), timeout: timeout) ? state : nil
+        await wait(for: .knowing(keys), timeout: timeout) ? await currentState : nil
     }
 
-    /// What a caller of the waits above waits for; checked after every trusted frame.
-    private enum Condition {
-        case reachable
-        case complete
-        case knowing([PropertyKey])
-    }
-
-    private var conditionWaiters: [Int: (condition: Condition, continuation: CheckedContinuation<Bool, Never>)] = [:]
-
-    private func holds(_ condition: Condition) -> Bool {
+    private func holds(_ condition: Condition, _ core: Core) -> Bool {
         switch condition {
-        case .reachable: isReachable
-        case .complete: heardFrom.count >= frames.statusMessages.count
-        case let .knowing(keys): keys.allSatisfy { state[$0] != nil }
+        case .reachable: isReachable(core)
+        case .complete: core.heardFrom.count >= frames.statusMessages.count
+        case let .knowing(keys): keys.allSatisfy { core.state[$0] != nil }
         }
     }
 
     private func wait(for condition: Condition, timeout: Duration) async -> Bool {
-        if holds(condition) { return true }
-        let id = nextWaiter
-        nextWaiter += 1
-        let timer = Task { [weak self] in
-            do { try await Task.sleep(for: timeout) } catch { return }
-            await self?.giveUp(id)
+        if core.withLock({ holds(condition, $0) }) { return true }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let registered = core.withLock { core -> Bool in
+                if holds(condition, core) { return false }
+                let id = core.makeID()
+                // The timer starts once the waiter is in place, so it cannot miss it.
+                let timer = Task { [weak self] in
+                    do { try await Task.sleep(for: timeout) } catch { return }
+                    self?.giveUp(id)
+                }
+                core.conditionWaiters[id] = (condition, continuation, timer)
+                return true
+            }
+            if !registered { continuation.resume(returning: true) }
         }
-        let met = await withCheckedContinuation { conditionWaiters[id] = (condition, $0) }
-        timer.cancel()
-        return met
     }
 
     private func giveUp(_ id: Int) {
-        conditionWaiters.removeValue(forKey: id)?.continuation.resume(returning: false)
+        let waiter = core.withLock { $0.conditionWaiters.removeValue(forKey: id) }
+        waiter?.continuation.resume(returning: false)
     }
 
-    private func checkConditions() {
-        guard !conditionWaiters.isEmpty else { return }
-        for (id, waiter) in conditionWaiters where holds(waiter.condition) {
-            conditionWaiters[id] = nil
-            waiter.continuation.resume(returning: true)
+    private func checkConditions(_ core: inout Core, _ wakes: inout [Wake]) {
+        guard !core.conditionWaiters.isEmpty else { return }
+        for (id, waiter) in core.conditionWaiters where holds(waiter.condition, core) {
+            core.conditionWaiters[id] = nil
+            wakes.append(.condition(waiter.continuation, true, timer: waiter.timer))
         }
     }
 
     /// State changes as they happen, with the frame that caused each.
-    public func changes() -> AsyncStream<StateChange> {
+    public func changes() async -> AsyncStream<StateChange> {
         let (stream, continuation) = AsyncStream<StateChange>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        let id = nextWaiter
-        nextWaiter += 1
-        observers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(id) } }
+        let id = core.withLock { core in
+            let id = core.makeID()
+            core.observers[id] = continuation
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in self?.removeObserver(id) }
         return stream
     }
 
-    private func removeObserver(_ id: Int) { observers[id] = nil }
+    private func removeObserver(_ id: Int) { _ = core.withLock { $0.observers.removeValue(forKey: id) } }
 
     /// Sends the commands that set `targets` and waits until status frames show every
     /// target (as the status signals quantize it), the vehicle rejects a command, or
@@ -286,7 +385,7 @@ public actor VehicleController {
         // A vehicle that has never acknowledged us may still hold the alive counters of
         // a previous head unit (this daemon restarted): it drops our first frames as out
         // of sequence and resynchronises. One more try settles it; later timeouts stand.
-        if acknowledgements == 0, case .timeout? = first.failure {
+        if core.withLock({ $0.acknowledgements == 0 }), case .timeout? = first.failure {
             var second = await applyOnce(targets, timeout: timeout)
             second.frames = first.frames + second.frames
             return second
@@ -294,171 +393,205 @@ public actor VehicleController {
         return first
     }
 
-    /// Acknowledgements received from the vehicle (any command).
-    private var acknowledgements = 0
-
     private func applyOnce(_ targets: [PropertyKey: PropertyValue], timeout: Duration) async -> CommandOutcome {
         guard !targets.isEmpty else { return CommandOutcome(targets: targets, confirmed: [:], failure: nil, frames: []) }
-        guard isReachable else {
+        let (context, reachable) = core.withLock { ($0.state, isReachable($0)) }
+        guard reachable else {
             return CommandOutcome(targets: targets, confirmed: [:], failure: .vehicleUnreachable, frames: [])
         }
+        let encoded = encoder.withLock { counters in
+            Result { () throws(VehicleFramesError) in try frames.commandFrames(for: targets, context: context, counters: &counters) }
+        }
         let commandFrames: [CANFrame]
-        do {
-            commandFrames = try frames.commandFrames(for: targets, context: state, counters: &counters)
-        } catch {
-            return CommandOutcome(targets: targets, confirmed: [:], failure: .unencodable(error.description), frames: [])
+        switch encoded {
+        case let .success(built): commandFrames = built
+        case let .failure(error): return CommandOutcome(targets: targets, confirmed: [:], failure: .unencodable(error.description), frames: [])
         }
         var expected: [PropertyKey: PropertyValue] = [:]
         var statusMessages = Set<String>()
-        var context = state
-        for (key, value) in targets { context[key] = value }
+        var after = context
+        for (key, value) in targets { after[key] = value }
         for (key, value) in targets {
-            expected[key] = frames.reportedValue(value, for: key, context: context) ?? value
+            expected[key] = frames.reportedValue(value, for: key, context: after) ?? value
             if let binding = profile.bindings[key] { statusMessages.insert(binding.status.message) }
         }
-        let id = nextWaiter
-        nextWaiter += 1
-        waiters[id] = Waiter(expected: expected, statusMessages: statusMessages)
-
+        var waiter = Waiter(expected: expected, statusMessages: statusMessages)
+        // Recorded before sending: the acknowledgement may arrive while `send` runs.
         for frame in commandFrames {
-            // Recorded before sending: the acknowledgement may arrive while `send` awaits.
             let message = profile.database.message(id: frame.id)?.name ?? ""
             let counter = profile.e2e[message].map { $0.protection.counter(in: frame.data) }
-            waiters[id]?.sent.append((frame.id.rawValue, counter, message))
-            do {
+            waiter.sent.append((frame.id.rawValue, counter, message))
+        }
+        let id = core.withLock { core in
+            let id = core.makeID()
+            core.waiters[id] = waiter
+            return id
+        }
+
+        for frame in commandFrames {
+            // Where the frame belongs among those the waiter records: an in-process bus
+            // delivers the vehicle's answer before `send` returns.
+            let position = core.withLock { $0.waiters[id]?.frames.count ?? 0 }
+            do throws(CANBusError) {
                 let sent: ReceivedFrame
                 if let immediate = port.sendImmediately(frame) { sent = try immediate.get() } else { sent = try await port.send(frame) }
-                waiters[id]?.frames.append(sent)
+                core.withLock { core in
+                    guard let count = core.waiters[id]?.frames.count else { return }
+                    core.waiters[id]?.frames.insert(sent, at: min(position, count))
+                }
             } catch {
-                let recorded = waiters.removeValue(forKey: id)
+                let recorded = core.withLock { $0.waiters.removeValue(forKey: id) }
                 return CommandOutcome(targets: targets, confirmed: recorded?.confirmed ?? [:], failure: .bus(error), frames: recorded?.frames ?? [])
             }
         }
 
+        // Answered while sending (the in-process vehicle): no suspension at all.
         let deadline = clock.now + timeout
-        waiters[id]?.deadline = deadline
-        waiters[id]?.timeout = timeout
-        armReaper(for: deadline)
-        let failure: CommandFailure? = await withCheckedContinuation { continuation in
-            if let early = waiters[id]?.early {
-                continuation.resume(returning: early)
-                return
-            }
-            if let waiter = waiters[id], waiter.confirmed.count == waiter.expected.count {
-                continuation.resume(returning: nil)
-                return
-            }
-            waiters[id]?.continuation = continuation
+        let settled = core.withLock { core -> (failure: CommandFailure?, waiter: Waiter?)? in
+            guard let waiter = core.waiters[id] else { return (.vehicleUnreachable, nil) }
+            if let early = waiter.early { return (early, core.waiters.removeValue(forKey: id)) }
+            if waiter.isConfirmed { return (nil, core.waiters.removeValue(forKey: id)) }
+            core.waiters[id]?.deadline = deadline
+            core.waiters[id]?.timeout = timeout
+            armReaper(for: deadline, &core)
+            return nil
         }
-        let finished = waiters.removeValue(forKey: id)
+        if let settled {
+            return CommandOutcome(targets: targets, confirmed: settled.waiter?.confirmed ?? [:], failure: settled.failure, frames: settled.waiter?.frames ?? [])
+        }
+        let failure: CommandFailure? = await withCheckedContinuation { continuation in
+            let now = core.withLock { core -> CommandFailure?? in
+                guard let waiter = core.waiters[id] else { return .some(.vehicleUnreachable) }
+                if let early = waiter.early { return .some(early) }
+                if waiter.isConfirmed { return .some(nil) }
+                core.waiters[id]?.continuation = continuation
+                return .none
+            }
+            if case let .some(failure) = now { continuation.resume(returning: failure) }
+        }
+        let finished = core.withLock { $0.waiters.removeValue(forKey: id) }
         return CommandOutcome(targets: targets, confirmed: finished?.confirmed ?? [:], failure: failure, frames: finished?.frames ?? [])
     }
 
     /// Makes sure the reaper wakes by `deadline`.
-    private func armReaper(for deadline: ContinuousClock.Instant) {
-        if reaper != nil, let wakes = reaperWakes, wakes <= deadline { return }
-        reaper?.cancel()
-        reaperGeneration += 1
-        let generation = reaperGeneration
-        reaperWakes = deadline
+    private func armReaper(for deadline: ContinuousClock.Instant, _ core: inout Core) {
+        if core.reaper != nil, let wakes = core.reaperWakes, wakes <= deadline { return }
+        core.reaper?.cancel()
+        core.reaperGeneration += 1
+        let generation = core.reaperGeneration
+        core.reaperWakes = deadline
         let clock = clock
-        reaper = Task { [weak self] in
+        core.reaper = Task { [weak self] in
             do {
                 try await clock.sleep(until: deadline, tolerance: nil)
             } catch {
                 return
             }
-            await self?.reap(generation)
+            self?.reap(generation)
         }
     }
 
     /// Expires the waiters whose deadline passed; re-arms for the next deadline.
     private func reap(_ generation: Int) {
-        guard generation == reaperGeneration else { return }
-        reaper = nil
-        reaperWakes = nil
-        let now = clock.now
-        var next: ContinuousClock.Instant?
-        for (id, waiter) in waiters {
-            guard let deadline = waiter.deadline else { continue }
-            if deadline <= now {
-                expire(id, after: waiter.timeout)
-            } else if waiter.continuation != nil || waiter.early == nil {
-                next = next.map { min($0, deadline) } ?? deadline
+        let wakes = core.withLock { core -> [Wake] in
+            guard generation == core.reaperGeneration else { return [] }
+            core.reaper = nil
+            core.reaperWakes = nil
+            let now = clock.now
+            var next: ContinuousClock.Instant?
+            var wakes: [Wake] = []
+            for (id, waiter) in core.waiters {
+                guard let deadline = waiter.deadline else { continue }
+                if deadline <= now {
+                    if let wake = Self.expire(id, after: waiter.timeout, &core) { wakes.append(wake) }
+                } else if waiter.continuation != nil || waiter.early == nil {
+                    next = next.map { min($0, deadline) } ?? deadline
+                }
             }
+            if let next { armReaper(for: next, &core) }
+            return wakes
         }
-        if let next { armReaper(for: next) }
+        for wake in wakes { wake.fire() }
     }
 
-    private func expire(_ id: Int, after waited: Duration) {
-        guard let waiter = waiters[id], let continuation = waiter.continuation else { return }
-        waiters[id]?.continuation = nil
-        if let error = waiter.lastE2EError, waiter.confirmed.count < waiter.expected.count {
-            continuation.resume(returning: .e2eError(message: error.message, status: error.status))
-            return
+    private static func expire(_ id: Int, after waited: Duration, _ core: inout Core) -> Wake? {
+        guard let waiter = core.waiters[id], let continuation = waiter.continuation else { return nil }
+        core.waiters[id]?.continuation = nil
+        if let error = waiter.lastE2EError, !waiter.isConfirmed {
+            return .command(continuation, .e2eError(message: error.message, status: error.status))
         }
         var reported: [PropertyKey: PropertyValue] = [:]
         for key in waiter.expected.keys where waiter.confirmed[key] == nil {
-            if let value = state[key] { reported[key] = value }
+            if let value = core.state[key] { reported[key] = value }
         }
-        continuation.resume(returning: .timeout(waited: waited, reported: reported))
+        return .command(continuation, .timeout(waited: waited, reported: reported))
     }
 
-    private func finish(_ id: Int, with failure: CommandFailure?) {
-        guard let continuation = waiters[id]?.continuation else {
+    private static func finish(_ id: Int, with failure: CommandFailure?, _ core: inout Core, _ wakes: inout [Wake]) {
+        guard let continuation = core.waiters[id]?.continuation else {
             // Still sending: keep the first outcome for when the waiter starts waiting.
-            if waiters[id] != nil, waiters[id]?.early == nil { waiters[id]?.early = .some(failure) }
+            if core.waiters[id] != nil, core.waiters[id]?.early == nil { core.waiters[id]?.early = .some(failure) }
             return
         }
-        waiters[id]?.continuation = nil
-        continuation.resume(returning: failure)
+        core.waiters[id]?.continuation = nil
+        wakes.append(.command(continuation, failure))
     }
 
     // MARK: - Receiving
 
     private func handle(_ received: ReceivedFrame) {
-        let content = frames.decodeFromVehicle(received.frame, context: state, checkers: &checkers)
+        let context = core.withLock { $0.state }
+        let content = decoder.withLock { checkers in frames.decodeFromVehicle(received.frame, context: context, checkers: &checkers) }
+        let wakes = core.withLock { core -> [Wake] in
+            var wakes: [Wake] = []
+            handle(received, content, &core, &wakes)
+            return wakes
+        }
+        for wake in wakes { wake.fire() }
+    }
+
+    private func handle(_ received: ReceivedFrame, _ content: VehicleFrameContent, _ core: inout Core, _ wakes: inout [Wake]) {
         // Every waiter records the frames of its window, related or not, as candump would.
-        for id in waiters.keys { waiters[id]?.frames.append(received) }
+        for id in core.waiters.keys { core.waiters[id]?.frames.append(received) }
         switch content {
         case let .status(message, values):
-            lastTrustedStatus = clock.now
-            heardFrom.insert(message)
+            core.lastTrustedStatus = clock.now
+            core.heardFrom.insert(message)
             var changed: [PropertyKey] = []
-            for (key, value) in values where state[key] != value {
-                state[key] = value
+            for (key, value) in values where core.state[key] != value {
+                core.state[key] = value
                 changed.append(key)
             }
-            if !changed.isEmpty { stateChanged(changed) }
-            if !changed.isEmpty, !observers.isEmpty {
-                let change = StateChange(keys: changed.sorted(), state: state, frame: received)
-                for observer in observers.values { observer.yield(change) }
+            if !changed.isEmpty { Self.stateChanged(changed, &core) }
+            if !changed.isEmpty, !core.observers.isEmpty {
+                let change = StateChange(keys: changed.sorted(), state: core.state, frame: received)
+                for observer in core.observers.values { observer.yield(change) }
             }
-            for (id, waiter) in waiters where waiter.statusMessages.contains(message) {
+            for (id, waiter) in core.waiters where waiter.statusMessages.contains(message) {
                 var confirmed = waiter.confirmed
                 for (key, want) in waiter.expected {
                     guard let value = values[key] else { continue }
                     if Self.matches(value, want) { confirmed[key] = value } else { confirmed[key] = nil }
                 }
-                waiters[id]?.confirmed = confirmed
-                if confirmed.count == waiter.expected.count { finish(id, with: nil) }
+                core.waiters[id]?.confirmed = confirmed
+                if confirmed.count == waiter.expected.count { Self.finish(id, with: nil, &core, &wakes) }
             }
-            checkConditions()
+            checkConditions(&core, &wakes)
         case let .acknowledgement(ack):
-            lastTrustedStatus = clock.now
-            acknowledgements += 1
-            checkConditions()
+            core.lastTrustedStatus = clock.now
+            core.acknowledgements += 1
+            checkConditions(&core, &wakes)
             guard !ack.accepted else { return }
-            for (id, waiter) in waiters {
+            for (id, waiter) in core.waiters {
                 if let sent = waiter.sent.first(where: { $0.id == ack.commandFrameID && ($0.counter == nil || $0.counter == ack.counter) }) {
-                    finish(id, with: .rejected(message: sent.message, result: ack.result))
+                    Self.finish(id, with: .rejected(message: sent.message, result: ack.result), &core, &wakes)
                 }
             }
         case let .e2eError(message, status):
-            e2eErrors += 1
-            lastUntrusted = "\(message) \(received.frame.id): \(Self.describe(status))"
-            for (id, waiter) in waiters where waiter.statusMessages.contains(message) {
-                waiters[id]?.lastE2EError = (message, status)
+            core.e2eErrors += 1
+            core.lastUntrusted = "\(message) \(received.frame.id): \(Self.describe(status))"
+            for (id, waiter) in core.waiters where waiter.statusMessages.contains(message) {
+                core.waiters[id]?.lastE2EError = (message, status)
             }
         case .undecodable, .unrelated:
             break

@@ -30,6 +30,8 @@ public final class SocketCANPort: CANPort, Sendable {
     private let finished = Mutex<Bool>(false)
     private let readerDone = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let io: CANSocketOpener
+    /// Set by `deliverDirectly`: the reader thread calls it instead of yielding to `frames`.
+    private let receiver = Mutex<CANReceiver?>(nil)
 
     /// How often a full transmit queue is retried before a send fails.
     public static let transmitRetries = 10
@@ -95,6 +97,38 @@ public final class SocketCANPort: CANPort, Sendable {
         }
     }
 
+    /// One attempt without suspending; nil when the transmit queue is full (then `send`
+    /// retries with backoff).
+    public func sendImmediately(_ frame: CANFrame) -> Result<ReceivedFrame, CANBusError>? {
+        guard let socket = state.withLock({ $0.closed ? nil : $0.socket }) else {
+            return .failure(state.withLock { $0.closed } ? .closed : .interfaceDown(interface))
+        }
+        do {
+            try socket.send(Self.raw(frame))
+            return .success(ReceivedFrame(frame: frame, timestamp: Self.now(), interface: interface))
+        } catch {
+            switch error.rawValue {
+            case ENOBUFS, EAGAIN:
+                return nil
+            case ENETDOWN, ENODEV, ENXIO:
+                markDown("send: \(error)")
+                return .failure(.interfaceDown(interface))
+            default:
+                return .failure(.other("send on \(interface): \(error)"))
+            }
+        }
+    }
+
+    public func deliverDirectly(to receiver: CANReceiver) -> Bool {
+        // Under the lock `deliver` decides in: every frame is either in the stream
+        // before it finishes, or handed to the receiver.
+        self.receiver.withLock { current in
+            current = receiver
+            continuation.finish()
+        }
+        return true
+    }
+
     public func health() async -> BusHealth { state.withLock { $0.health } }
 
     public func close() async {
@@ -116,6 +150,7 @@ public final class SocketCANPort: CANPort, Sendable {
         }
         wake.close()
         continuation.finish()
+        receiver.withLock { $0 }?.finished()
     }
 
     // MARK: - Reader thread
@@ -178,7 +213,12 @@ public final class SocketCANPort: CANPort, Sendable {
             if isError { state.health.apply(errorFrame: frame) }
         }
         let stamp = CandumpTimestamp(seconds: reception.seconds, microseconds: UInt32(max(0, min(999_999, reception.microseconds))))
-        continuation.yield(ReceivedFrame(frame: frame, timestamp: stamp, interface: interface))
+        let received = ReceivedFrame(frame: frame, timestamp: stamp, interface: interface)
+        let direct = receiver.withLock { receiver -> CANReceiver? in
+            if receiver == nil { continuation.yield(received) }
+            return receiver
+        }
+        direct?.frame(received)
     }
 
     private func markDown(_ reason: String) {

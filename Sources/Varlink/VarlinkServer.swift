@@ -300,8 +300,11 @@ final class VarlinkReadScratch: @unchecked Sendable {
 /// connections, by `totalBufferLimit` (beyond it a connection holding more than its
 /// `fairShare` is disconnected when it grows).
 ///
-/// `@unchecked Sendable`: all mutable state is inside `state` (a Mutex); the
-/// socket is only read, written and closed while holding it.
+/// `@unchecked Sendable`: all mutable state is inside `state` (a Mutex). The socket is
+/// read (by the loop thread) and written (by a replying task) outside the lock, so a
+/// reply never waits for a read nor a read for a reply; `reading`/`writing` mark those
+/// calls, and a `close()` meanwhile leaves the descriptor to the last of them to close,
+/// so it is never closed (and its number reused) under a read or write.
 final class VarlinkConnection: @unchecked Sendable {
     typealias Item = (call: Result<VarlinkCall, VarlinkError>, size: Int)
 
@@ -329,6 +332,10 @@ final class VarlinkConnection: @unchecked Sendable {
         var readPaused = false
         /// Bytes counted in the server's budget for this connection.
         var accounted = 0
+        /// A read (loop thread) or a write (a replying task) runs outside the lock.
+        var reading = false
+        var writing = false
+        var descriptorClosed = false
 
         var mustPauseReading: Bool {
             pendingCalls >= VarlinkServer.pendingCallLimit || pendingBytes >= VarlinkServer.pendingByteLimit
@@ -423,20 +430,31 @@ final class VarlinkConnection: @unchecked Sendable {
 
     private func readAvailable() {
         while true {
-            var endOfFile = false
-            // Framing and accounting under the lock; JSON parsing outside it (replies are
-            // enqueued from other threads meanwhile).
-            let framed = state.withLock { state -> [(bytes: Result<[UInt8], VarlinkError>, size: Int)]? in
-                guard !state.closed, !state.closeAfterFlush, !state.readPaused else { return nil }
+            let proceed = state.withLock { state -> Bool in
+                guard !state.closed, !state.closeAfterFlush, !state.readPaused else { return false }
                 if state.mustPauseReading {
                     // Too many calls waiting: stop watching the socket until the task catches up.
                     state.readPaused = true
                     loop.deregister(socket)
                     server?.readPauses.add(1, ordering: .relaxed)
+                    return false
+                }
+                state.reading = true
+                return true
+            }
+            guard proceed else { return }
+            let buffer = readScratch.bytes
+            let count = try? socket.readAvailable(into: buffer)
+            var endOfFile = false
+            var closeDescriptor = false
+            // Framing and accounting under the lock; JSON parsing outside it (replies are
+            // enqueued from other threads meanwhile).
+            let framed = state.withLock { state -> [(bytes: Result<[UInt8], VarlinkError>, size: Int)]? in
+                state.reading = false
+                if state.closed {
+                    closeDescriptor = Self.releaseDescriptor(&state)
                     return nil
                 }
-                let buffer = readScratch.bytes
-                let count = try? socket.readAvailable(into: buffer)
                 guard let count else { return nil }  // would block (or failed: the hang-up follows)
                 if count == 0 {
                     endOfFile = true
@@ -464,6 +482,7 @@ final class VarlinkConnection: @unchecked Sendable {
                     return [(.failure(error), 0)]
                 }
             }
+            if closeDescriptor { socket.close() }
             if endOfFile {
                 close()
                 return
@@ -473,39 +492,75 @@ final class VarlinkConnection: @unchecked Sendable {
                 let call = message.bytes.flatMap { bytes in Result { () throws(VarlinkError) in try VarlinkCall(parsing: bytes) } }
                 callContinuation.yield((call, message.size))
             }
+            // A short read drained the socket: the level-triggered loop calls again when
+            // more arrives (no read that would only say EAGAIN).
+            if let count, count < buffer.count { return }
         }
     }
 
     /// Queues bytes and writes what the socket takes now.
     func enqueue(_ bytes: [UInt8]) -> Bool {
-        let accepted = state.withLock { state -> Bool in
-            guard !state.closed else { return false }
-            defer { account(&state) }
-            if state.outbound.isEmpty {
-                // The common case: write straight from the reply, queue only what is left.
-                if let written = bytes.withUnsafeBytes({ try? socket.writeAvailable($0) }) {
-                    if written < bytes.count { state.outbound.append(contentsOf: bytes[written...]) }
-                } else {
-                    // The peer is gone; the hang-up event closes us.
-                    state.closeAfterFlush = true
-                }
-            } else {
+        enum Plan { case closed, queued(accepted: Bool, done: Bool), writeNow }
+        let plan = state.withLock { state -> Plan in
+            guard !state.closed else { return .closed }
+            guard !state.writing, state.outbound.isEmpty else {
+                // Behind bytes still queued, or another task is writing: it flushes these.
+                defer { account(&state) }
                 state.outbound.append(contentsOf: bytes)
+                if state.outbound.count > VarlinkServer.outboundLimit || overBudget(state) {
+                    state.closeAfterFlush = true
+                    state.outbound.removeAll()
+                    return .queued(accepted: false, done: Self.isDone(state))
+                }
+                return .queued(accepted: true, done: false)
+            }
+            state.writing = true
+            return .writeNow
+        }
+        switch plan {
+        case .closed:
+            return false
+        case let .queued(accepted, done):
+            if done { close() }
+            return accepted
+        case .writeNow:
+            break
+        }
+        // The common case: write straight from the reply, outside the lock; queue only
+        // what the socket did not take.
+        let written = bytes.withUnsafeBytes { try? socket.writeAvailable($0) }
+        var closeDescriptor = false
+        let (accepted, done) = state.withLock { state -> (Bool, Bool) in
+            state.writing = false
+            if state.closed {
+                closeDescriptor = Self.releaseDescriptor(&state)
+                return (false, false)
+            }
+            defer { account(&state) }
+            if let written {
+                // Ahead of anything queued meanwhile: it was sent first.
+                if written < bytes.count { state.outbound.insert(contentsOf: bytes[written...], at: 0) }
+            } else {
+                // The peer is gone; the hang-up event closes us.
+                state.closeAfterFlush = true
+                state.outbound.removeAll()
             }
             if state.outbound.count > VarlinkServer.outboundLimit || overBudget(state) {
                 state.closeAfterFlush = true
                 state.outbound.removeAll()
-                return false
+                return (false, Self.isDone(state))
             }
             flushLocked(&state)
-            return true
+            return (true, Self.isDone(state))
         }
-        closeIfDone()
+        if closeDescriptor { socket.close() }
+        if done { close() }
         return accepted
     }
 
     private func flushLocked(_ state: inout State) {
-        guard !state.closed else { return }
+        // A writer outside the lock flushes the queue itself when it is done.
+        guard !state.closed, !state.writing else { return }
         while !state.outbound.isEmpty {
             let written = state.outbound.withUnsafeBytes { try? socket.writeAvailable($0) }
             guard let written else {
@@ -526,21 +581,33 @@ final class VarlinkConnection: @unchecked Sendable {
         }
     }
 
+    private static func isDone(_ state: State) -> Bool {
+        state.closeAfterFlush && state.outbound.isEmpty && !state.closed
+    }
+
+    /// After `close()`: true (once) when no read or write is in progress any more, and
+    /// the caller closes the descriptor.
+    private static func releaseDescriptor(_ state: inout State) -> Bool {
+        guard state.closed, !state.reading, !state.writing, !state.descriptorClosed else { return false }
+        state.descriptorClosed = true
+        return true
+    }
+
     private func closeIfDone() {
-        let done = state.withLock { $0.closeAfterFlush && $0.outbound.isEmpty && !$0.closed }
+        let done = state.withLock { Self.isDone($0) }
         if done { close() }
     }
 
     func close() {
-        let (wasOpen, task) = state.withLock { state -> (Bool, Task<Void, Never>?) in
-            guard !state.closed else { return (false, nil) }
+        let (wasOpen, task, closeDescriptor) = state.withLock { state -> (Bool, Task<Void, Never>?, Bool) in
+            guard !state.closed else { return (false, nil, false) }
             state.closed = true
             account(&state)
             loop.deregister(socket)
-            socket.close()
-            return (true, state.task)
+            return (true, state.task, Self.releaseDescriptor(&state))
         }
         guard wasOpen else { return }
+        if closeDescriptor { socket.close() }
         callContinuation.finish()
         task?.cancel()
         onClose(self)

@@ -84,6 +84,8 @@ struct ReplyFacts {
             let code = find(Array("\"code\":\"".utf8), in: b, from: response)
         {
             facts.code = string(b, from: code)
+        } else if find(Array("\"ready\":true".utf8), in: b, from: 0) != nil {
+            facts.code = "ready"  // Resolve: no response, no frames
         }
         guard var i = find(Array("\"frames\":[".utf8), in: b, from: 0) else { return facts }
         // Each frame: "(SECONDS.MICROS) IFACE HEXID#DATA"

@@ -90,7 +90,7 @@ final class LoadRun: Sendable {
             let end = nanosSinceOrigin()
             report.completed += 1
             let facts = ReplyFacts.scan(connection.reply, commandID: slot.commandID)
-            var confirmed = facts.code == "success"
+            var confirmed = facts.code == "success" || (options.method == "Resolve" && facts.code == "ready")
             if options.verify {
                 // The slow path: the whole reply through the JSON parser.
                 if let reply = try? VarlinkReply(parsing: connection.reply) {

@@ -24,7 +24,8 @@ let usage = """
       --seconds S         measure for S seconds (default 5) ...
       --intents N         ... or until N intents completed in total (overrides --seconds)
       --warmup S          seconds of load before measuring (default 1; 0 with --intents)
-      --method M          Handle (default) or Perform
+      --method M          Handle (default) or Perform; Resolve measures the floor of the
+                          Varlink hop and the resolution alone (no CAN: counts ready replies)
       --verify            parse every reply fully, check the reported state, and count the
                           vehicle's state changes on a Monitor connection; exit 1 on any
                           unconfirmed intent or a count that does not match
@@ -82,7 +83,7 @@ func parseOptions(_ arguments: [String]) -> Options {
         case "--warmup": options.warmup = number(argument)
         case "--method":
             options.method = value(argument)
-            guard ["Handle", "Perform"].contains(options.method) else { fail("--method: Handle or Perform, found \"\(options.method)\"") }
+            guard ["Handle", "Perform", "Resolve"].contains(options.method) else { fail("--method: Handle, Perform or Resolve, found \"\(options.method)\"") }
         case "--verify": options.verify = true
         case "--ready-timeout": options.readyTimeout = number(argument)
         case "-h", "--help":

@@ -1,144 +1,266 @@
 import CANBus
 import CANKit
+import Synchronization
 
 /// The simulated vehicle on a bus: feeds every frame from `port` to a
 /// `VehicleSimulation`, runs its `tick` at `nextDeadline`, and sends what both return.
 ///
-/// `run()` returns when its task is cancelled or the port's frame stream ends; it does
-/// not close the port. One `run()` at a time.
-public actor SimulatedVehicleNode {
-    private var simulation: VehicleSimulation
+/// When the port delivers directly (the in-process bus, SocketCAN's reader thread) a
+/// command is simulated and answered on the thread that delivered it, under the node's
+/// lock: no task wake-up between a command frame and its acknowledgement. Otherwise the
+/// node reads the port's `frames`.
+///
+/// `run()` returns when its task is cancelled or the port closes; it does not close the
+/// port. One `run()` at a time; frames that arrive while no `run()` is running are not
+/// simulated (a switched-off ECU hears nothing).
+public final class SimulatedVehicleNode: Sendable {
     private let port: any CANPort
     private let clock: ContinuousClock
-    private var start: ContinuousClock.Instant?
-    private var timer: Task<Void, Never>?
-    private var timerDeadline: Duration?
-    private var running = false
-    private var sendFailures = 0
+    private let core: Mutex<Core>
+    /// Frames received while another thread was simulating: that thread simulates them
+    /// too before it returns, so a sender never waits (or spins) on a busy vehicle.
+    private let inbox = Mutex(Inbox())
+
+    private struct Inbox {
+        var frames: [ReceivedFrame] = []
+        var busy = false
+    }
+
+    /// Everything mutable, behind one lock. The lock is held while the simulation's
+    /// frames are sent, so that frames leave in the order the simulation made them (an E2E
+    /// alive counter that overtook its predecessor would look like a lost frame).
+    private struct Core {
+        var simulation: VehicleSimulation
+        var start: ContinuousClock.Instant?
+        var timer: Task<Void, Never>?
+        var timerDeadline: Duration?
+        var running = false
+        var sendFailures = 0
+        /// Frames waiting for the drain task (the port could not send them at once).
+        var outbox: [CANFrame] = []
+        var draining = false
+        /// Direct delivery: the receiver is attached (once per port) ...
+        var attached = false
+        /// ... and `run()` waits here until cancelled or the port closes.
+        var waiting: CheckedContinuation<Void, Never>?
+        var stopRequested = false
+        var portClosed = false
+    }
 
     public init(simulation: VehicleSimulation, port: any CANPort, clock: ContinuousClock = .init()) {
-        self.simulation = simulation
         self.port = port
         self.clock = clock
+        self.core = Mutex(Core(simulation: simulation))
     }
 
     public func run() async {
-        guard !running else { return }
-        running = true
-        if start == nil { start = clock.now }
-        await fire()
-        for await received in port.frames {
-            if Task.isCancelled { break }
-            let out = simulation.receive(received.frame, at: elapsed())
-            await send(out)
-            schedule()
+        let begun = core.withLock { core -> Bool in
+            guard !core.running else { return false }
+            core.running = true
+            core.stopRequested = false
+            if core.start == nil { core.start = clock.now }
+            return true
         }
-        running = false
-        timer?.cancel()
-        timer = nil
-        timerDeadline = nil
+        guard begun else { return }
+        fire()
+        if attachDirectDelivery() {
+            // Frames that arrived before (the port's stream finishes once attached).
+            for await received in port.frames {
+                receive(received)
+            }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let stopNow = core.withLock { core -> Bool in
+                        if core.stopRequested || core.portClosed { return true }
+                        core.waiting = continuation
+                        return false
+                    }
+                    if stopNow { continuation.resume() }
+                }
+            } onCancel: {
+                stopWaiting()
+            }
+        } else {
+            for await received in port.frames {
+                if Task.isCancelled { break }
+                receive(received)
+            }
+        }
+        core.withLock { core in
+            core.running = false
+            core.timer?.cancel()
+            core.timer = nil
+            core.timerDeadline = nil
+        }
     }
 
-    public func state() -> VehicleState { simulation.state }
+    public func state() async -> VehicleState { core.withLock { $0.simulation.state } }
 
-    public func setFaults(_ plan: FaultPlan) {
-        simulation.setFaults(plan)
-        schedule()
+    public func setFaults(_ plan: FaultPlan) async {
+        core.withLock { core in
+            core.simulation.setFaults(plan)
+            schedule(&core)
+        }
     }
 
-    public func statistics() -> SimulationStatistics { simulation.statistics }
+    public func statistics() async -> SimulationStatistics { core.withLock { $0.simulation.statistics } }
 
     /// The faults still in force (count-limited rules count down and disappear).
-    public func faults() -> FaultPlan { simulation.faults }
+    public func faults() async -> FaultPlan { core.withLock { $0.simulation.faults } }
 
     /// The log entries since the last call (what the vehicle applied, rejected, ignored).
-    public func drainLog() -> [SimulationLogEntry] { simulation.drainLog() }
+    public func drainLog() async -> [SimulationLogEntry] { core.withLock { $0.simulation.drainLog() } }
 
     /// Frames the port refused to send (closed, interface down).
-    public func sendFailureCount() -> Int { sendFailures }
+    public func sendFailureCount() async -> Int { core.withLock { $0.sendFailures } }
 
     /// Sets values from outside the command path (see `VehicleSimulation.override`).
     public func override(_ values: [PropertyKey: PropertyValue]) async {
-        let out = simulation.override(values, at: elapsed())
-        await send(out)
-        schedule()
+        core.withLock { core in
+            let out = core.simulation.override(values, at: elapsed(core))
+            send(out, &core)
+            schedule(&core)
+        }
+    }
+
+    // MARK: - Receiving
+
+    /// Asks the port to hand frames to the node directly; true when it does.
+    private func attachDirectDelivery() -> Bool {
+        if core.withLock({ $0.attached }) { return true }
+        let receiver = CANReceiver(
+            frame: { [weak self] received in self?.receive(received) },
+            finished: { [weak self] in self?.portFinished() })
+        guard port.deliverDirectly(to: receiver) else { return false }
+        core.withLock { $0.attached = true }
+        return true
+    }
+
+    private func receive(_ received: ReceivedFrame) {
+        let mine = inbox.withLock { inbox -> Bool in
+            if inbox.busy {
+                inbox.frames.append(received)
+                return false
+            }
+            inbox.busy = true
+            return true
+        }
+        guard mine else { return }
+        simulate(received)
+        while let next = inbox.withLock({ inbox -> ReceivedFrame? in
+            guard !inbox.frames.isEmpty else {
+                inbox.busy = false
+                return nil
+            }
+            return inbox.frames.removeFirst()
+        }) {
+            simulate(next)
+        }
+    }
+
+    private func simulate(_ received: ReceivedFrame) {
+        core.withLock { core in
+            guard core.running else { return }
+            let out = core.simulation.receive(received.frame, at: elapsed(core))
+            send(out, &core)
+            schedule(&core)
+        }
+    }
+
+    private func portFinished() {
+        let waiting = core.withLock { core in
+            core.portClosed = true
+            return core.waiting.take()
+        }
+        waiting?.resume()
+    }
+
+    private func stopWaiting() {
+        let waiting = core.withLock { core in
+            core.stopRequested = true
+            return core.waiting.take()
+        }
+        waiting?.resume()
     }
 
     // MARK: - Timer
 
-    private func elapsed() -> Duration {
-        guard let start else { return .zero }
+    private func elapsed(_ core: Core) -> Duration {
+        guard let start = core.start else { return .zero }
         return clock.now - start
     }
 
     /// Runs `tick` and re-arms the timer.
-    private func fire() async {
-        guard running else { return }
-        timerDeadline = nil
-        let out = simulation.tick(at: elapsed())
-        await send(out)
-        schedule()
+    private func fire() {
+        core.withLock { core in
+            guard core.running else { return }
+            core.timerDeadline = nil
+            let out = core.simulation.tick(at: elapsed(core))
+            send(out, &core)
+            schedule(&core)
+        }
     }
 
     /// Arms one sleeping task for the simulation's next deadline, replacing the armed
     /// one when the deadline moved.
-    private func schedule() {
-        guard running, let start else { return }
-        guard let deadline = simulation.nextDeadline else {
-            timer?.cancel()
-            timer = nil
-            timerDeadline = nil
+    private func schedule(_ core: inout Core) {
+        guard core.running, let start = core.start else { return }
+        guard let deadline = core.simulation.nextDeadline else {
+            core.timer?.cancel()
+            core.timer = nil
+            core.timerDeadline = nil
             return
         }
-        if let timerDeadline, timerDeadline == deadline, timer != nil { return }
-        timer?.cancel()
-        timerDeadline = deadline
+        if let timerDeadline = core.timerDeadline, timerDeadline == deadline, core.timer != nil { return }
+        core.timer?.cancel()
+        core.timerDeadline = deadline
         let instant = start.advanced(by: deadline)
         let clock = clock
-        timer = Task { [weak self] in
+        core.timer = Task { [weak self] in
             do {
                 try await clock.sleep(until: instant, tolerance: .milliseconds(1))
             } catch {
                 return
             }
             guard !Task.isCancelled else { return }
-            await self?.fire()
+            self?.fire()
         }
     }
 
-    /// Frames produced but not yet on the bus, in the order the simulation made them.
-    private var outbox: [CANFrame] = []
-    private var outboxHead = 0
-    private var draining = false
+    // MARK: - Sending
 
-    /// Sends frames in the order the simulation produced them. The actor is reentrant:
-    /// while one path awaits the bus, a timer tick or the next command may produce
-    /// frames too; they queue behind the earlier ones (an E2E alive counter that
-    /// overtook its predecessor would look like a lost frame to the receiver).
-    private func send(_ frames: [CANFrame]) async {
-        // Fast path: nothing queued and a port that sends without suspending (the
-        // in-process bus): no reentrancy window, so the order holds without the outbox.
-        if !draining, let first = frames.first, let result = port.sendImmediately(first) {
-            if case .failure = result { sendFailures += 1 }
-            for frame in frames.dropFirst() {
-                if case .failure? = port.sendImmediately(frame) { sendFailures += 1 }
+    /// Sends `frames` in order, under the lock: at once when the port can and nothing is
+    /// queued (the in-process bus delivers them before this returns), else behind the
+    /// queued ones, by the drain task.
+    private func send(_ frames: [CANFrame], _ core: inout Core) {
+        var index = 0
+        if !core.draining {
+            while index < frames.count, let result = port.sendImmediately(frames[index]) {
+                if case .failure = result { core.sendFailures += 1 }
+                index += 1
             }
-            return
         }
-        outbox.append(contentsOf: frames)
-        guard !draining else { return }
-        draining = true
-        while outboxHead < outbox.count {
-            let frame = outbox[outboxHead]
-            outboxHead += 1
+        guard index < frames.count else { return }
+        core.outbox.append(contentsOf: frames[index...])
+        guard !core.draining else { return }
+        core.draining = true
+        Task { await self.drain() }
+    }
+
+    /// Sends the queued frames one by one (awaiting the bus), until the queue is empty.
+    private func drain() async {
+        while let frame = core.withLock({ core -> CANFrame? in
+            guard !core.outbox.isEmpty else {
+                core.draining = false
+                return nil
+            }
+            return core.outbox.removeFirst()
+        }) {
             do {
                 try await port.send(frame)
             } catch {
-                sendFailures += 1
+                core.withLock { $0.sendFailures += 1 }
             }
         }
-        outbox.removeAll(keepingCapacity: true)
-        outboxHead = 0
-        draining = false
     }
 }
