@@ -1,3 +1,4 @@
+import Foundation
 import LinuxSupport
 import Varlink
 import VehicleKit
@@ -55,7 +56,7 @@ public final class Daemon: Sendable {
             log.warning("--simulator-control: io.carplayd.Simulator is served (a test interface: any allowed client can inject vehicle faults)")
         }
         let served = Self.serve(socketPath: socketPath, listener: passed, service: VehicleService(state: state, log: log), simulatorControl: configuration.simulatorControl)
-        guard case let .success((server, loop)) = served else {
+        guard case let .success((server, loops)) = served else {
             if case let .failure(error) = served { log.error(error.description) }
             await runtime.stop()
             return 1
@@ -66,7 +67,7 @@ public final class Daemon: Sendable {
         log.info("listening on \(listening) (\(profile.displayName), profile \(directory); \(where_)\(reachable ? "" : ", vehicle not reachable yet"))")
         let notifier = SystemdNotifier()
         _ = try? notifier.notify("READY=1\nSTATUS=\(Self.statusText(reachable: reachable, interface: runtime.interface))")
-        let supervisor = Task { await self.supervise(state: state, loop: loop, notifier: notifier, reachable: reachable) }
+        let supervisor = Task { await self.supervise(state: state, loops: loops, notifier: notifier, reachable: reachable) }
         log.info("try: carplayctl --socket \(socketPath) climate --temperature 21.5 --zone driver   (or: carplayctl --socket \(socketPath) status)")
 
         for await signal in signals {
@@ -86,7 +87,7 @@ public final class Daemon: Sendable {
             if left > 0 { log.warning("\(left) intents still in flight after 5 s; their clients are disconnected") }
             server.closeAll()
             await state.runtime.stop()
-            loop.shutdown()
+            for loop in loops { loop.shutdown() }
             // A socket-activated listener belongs to carplayd.socket: systemd keeps the path.
             if passed == nil { FileSystem.remove(socketPath) }
             log.info("stopped")
@@ -106,8 +107,9 @@ public final class Daemon: Sendable {
         return .success(await VehicleRuntime.embedded(profile: profile, profileDirectory: directory, store: store, faults: faults))
     }
 
-    /// Listens on the socket and starts the Varlink server on a new event loop.
-    static func serve(socketPath: String, listener passed: FileDescriptor? = nil, service: VehicleService, simulatorControl: Bool = false) -> Result<(VarlinkServer, EventLoop), DaemonError> {
+    /// Listens on the socket and starts the Varlink server on new event loops: one per
+    /// CPU (at most 4), each serving its share of the connections; the first also accepts.
+    static func serve(socketPath: String, listener passed: FileDescriptor? = nil, service: VehicleService, simulatorControl: Bool = false) -> Result<(VarlinkServer, [EventLoop]), DaemonError> {
         let listener: FileDescriptor
         if let passed {
             listener = passed
@@ -122,23 +124,26 @@ public final class Daemon: Sendable {
         // Room for thousands of clients where the hard limit allows it (systemd's default
         // soft limit is 1024); the server keeps a reserve of descriptors free below it.
         ResourceLimits.raiseOpenFiles(upTo: VarlinkServer.connectionCap + 1024)
-        let loop: EventLoop
-        do { loop = try EventLoop() } catch {
-            listener.close()
-            return .failure(DaemonError("cannot start the event loop: \(error)"))
+        var loops: [EventLoop] = []
+        for _ in 0..<min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+            do { loops.append(try EventLoop()) } catch {
+                for loop in loops { loop.shutdown() }
+                listener.close()
+                return .failure(DaemonError("cannot start the event loop: \(error)"))
+            }
         }
         let server = VarlinkServer(
-            listener: listener, loop: loop,
+            listener: listener, loop: loops[0], workers: loops,
             info: VarlinkServerInfo(vendor: "carplayd", product: "carplayd", version: version, url: "file:///usr/share/doc/carplayd/README.md"),
             interfaces: [VarlinkInterfaceDescription(name: VehicleService.interfaceName, text: VehicleInterface.description)]
                 + (simulatorControl ? [VarlinkInterfaceDescription(name: SimulatorInterface.name, text: SimulatorInterface.description)] : []),
             service: service)
         do { try server.start() } catch {
-            loop.shutdown()
+            for loop in loops { loop.shutdown() }
             listener.close()
             return .failure(DaemonError("cannot serve on \(socketPath): \(error)"))
         }
-        return .success((server, loop))
+        return .success((server, loops))
     }
 
     /// The listening socket systemd passed (carplayd.socket), nil when started directly.
@@ -162,9 +167,9 @@ public final class Daemon: Sendable {
     }
 
     /// Under systemd: STATUS= when the vehicle's reachability changes, and WATCHDOG=1 at half
-    /// of `WatchdogSec=`, sent only while the event loop thread answers a poke and the
+    /// of `WatchdogSec=`, sent only while every event loop thread answers a poke and the
     /// controller's CAN reader runs (a wedged actor never answers: no ping, systemd restarts us).
-    private func supervise(state: DaemonState, loop: EventLoop, notifier: SystemdNotifier, reachable: Bool) async {
+    private func supervise(state: DaemonState, loops: [EventLoop], notifier: SystemdNotifier, reachable: Bool) async {
         let watchdog = SystemdNotifier.watchdogTimeout()
         if let watchdog { log.info("watchdog: \(watchdog) (pinging every \(watchdog / 2) while the event loop and CAN reader are alive)") }
         let tick: Duration = watchdog.map { min($0 / 2, .seconds(1)) } ?? .seconds(1)
@@ -173,8 +178,8 @@ public final class Daemon: Sendable {
         var lastPing = clock.now - pingEvery
         var wasReachable = reachable
         var untrustedReported = 0
-        var beat = loop.heartbeat
-        loop.poke()
+        var beats = loops.map(\.heartbeat)
+        for loop in loops { loop.poke() }
         while !Task.isCancelled {
             try? await Task.sleep(for: tick)
             if Task.isCancelled { return }
@@ -195,10 +200,10 @@ public final class Daemon: Sendable {
                 untrustedReported = untrusted
             }
             guard watchdog != nil else { continue }
-            let loopAlive = loop.heartbeat != beat
+            let loopAlive = zip(loops, beats).allSatisfy { $0.heartbeat != $1 }
             let reading = await runtime.controller.isReading
-            beat = loop.heartbeat
-            loop.poke()
+            beats = loops.map(\.heartbeat)
+            for loop in loops { loop.poke() }
             if clock.now - lastPing >= pingEvery - tick / 2 {
                 if loopAlive && reading {
                     _ = try? notifier.notify("WATCHDOG=1")

@@ -9,6 +9,11 @@ import Glibc
 /// One epoll loop on a dedicated thread: blocking waits never run on Swift's
 /// cooperative pool. Handlers run on the loop thread and must not block; they
 /// hand work to async code (continuations, AsyncStreams).
+///
+/// It is also a `TaskExecutor`: a task created with `Task(executorPreference: loop)`
+/// runs its jobs on the loop thread between two epoll waits, and so does every default
+/// actor and nonisolated async function it calls. A Varlink call read on the loop then
+/// runs to its reply without waking another thread.
 public final class EventLoop: Sendable {
     public struct Events: OptionSet, Sendable {
         public let rawValue: UInt32
@@ -30,6 +35,21 @@ public final class EventLoop: Sendable {
     private let finished = Mutex<Bool>(false)
     private let heartbeats = Atomic<UInt64>(0)
     private static let wakeToken: UInt64 = 0
+
+    /// Jobs of tasks that prefer this loop, and whether the loop thread is (about to be)
+    /// blocked in epoll_wait and needs the eventfd to see a new one.
+    private struct Jobs {
+        var queue: [UnownedJob] = []
+        var sleeping = false
+        var stopped = false
+    }
+
+    private let jobs = Mutex(Jobs())
+    /// pthread_self() of the loop thread (0 before it started).
+    private let thread = Atomic<UInt>(0)
+
+    /// True on the loop's own thread (handlers, and jobs of tasks that prefer the loop).
+    public var isCurrentThread: Bool { thread.load(ordering: .acquiring) == UInt(pthread_self()) }
 
     public init() throws(Errno) {
         let epoll = carplay_epoll_create()
@@ -100,8 +120,19 @@ public final class EventLoop: Sendable {
     private func loop() {
         var events = [UInt32](repeating: 0, count: 64)
         var tokens = [UInt64](repeating: 0, count: 64)
+        var batch: [UnownedJob] = []
+        thread.store(UInt(pthread_self()), ordering: .releasing)
         while running.load(ordering: .acquiring) {
-            let count = carplay_epoll_wait(epoll, &events, &tokens, 64, -1)
+            // Block only when no job waits; a job enqueued from another thread after
+            // this point sees `sleeping` and writes the eventfd.
+            let timeout: Int32 = jobs.withLock { jobs in
+                guard jobs.queue.isEmpty else { return 0 }
+                jobs.sleeping = true
+                return -1
+            }
+            let count = carplay_epoll_wait(epoll, &events, &tokens, 64, timeout)
+            if timeout != 0 { jobs.withLock { $0.sleeping = false } }
+            defer { runJobs(&batch) }
             if count < 0 {
                 if errno == EINTR { continue }
                 break
@@ -120,5 +151,42 @@ public final class EventLoop: Sendable {
         handlers.withLock { $0.removeAll() }
         close(epoll)
         close(wakeup)
+        // Tasks that still prefer this loop finish on the global executor.
+        let left = jobs.withLock { jobs in
+            jobs.stopped = true
+            defer { jobs.queue.removeAll() }
+            return jobs.queue
+        }
+        for job in left { globalConcurrentExecutor.enqueue(job) }
+    }
+
+    /// Runs the jobs queued so far (later ones wait for the next round, after the
+    /// sockets had their turn).
+    private func runJobs(_ batch: inout [UnownedJob]) {
+        jobs.withLock { swap(&$0.queue, &batch) }
+        guard !batch.isEmpty else { return }
+        let executor = asUnownedTaskExecutor()
+        for job in batch { job.runSynchronously(on: executor) }
+        batch.removeAll(keepingCapacity: true)
+    }
+}
+
+extension EventLoop: TaskExecutor {
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let (wake, stopped) = jobs.withLock { jobs -> (Bool, Bool) in
+            guard !jobs.stopped else { return (false, true) }
+            jobs.queue.append(job)
+            defer { jobs.sleeping = false }
+            return (jobs.sleeping, false)
+        }
+        if stopped {
+            globalConcurrentExecutor.enqueue(job)
+            return
+        }
+        if wake {
+            var one: UInt64 = 1
+            _ = write(wakeup, &one, 8)
+        }
     }
 }

@@ -64,9 +64,15 @@ public protocol VarlinkService: Sendable {
 }
 
 /// A Varlink server on an AF_UNIX listening socket, driven by an `EventLoop`.
+///
+/// Each connection belongs to one of the worker loops (round-robin): the loop reads it,
+/// and its calls run as a task that prefers that loop as executor, so a call that does
+/// not wait for another thread is read, handled and answered on one thread.
 public final class VarlinkServer: Sendable {
     private let listener: FileDescriptor
     private let loop: EventLoop
+    private let workers: [(loop: EventLoop, scratch: VarlinkReadScratch)]
+    private let nextWorker = Atomic<Int>(0)
     private let info: VarlinkServerInfo
     private let interfaces: [VarlinkInterfaceDescription]
     private let service: any VarlinkService
@@ -76,7 +82,6 @@ public final class VarlinkServer: Sendable {
     private let acceptPaused = Atomic<Bool>(false)
     private let acceptPauseCount = Atomic<Int>(0)
     private let budget = VarlinkBufferBudget()
-    private let readScratch = VarlinkReadScratch()
     /// How often a connection stopped being read because its calls backed up.
     let readPauses = Atomic<Int>(0)
     /// Replies queued but unread beyond this close the connection (a stuck client).
@@ -99,11 +104,14 @@ public final class VarlinkServer: Sendable {
     /// Connections beyond this wait in the listen backlog until one closes.
     public let maxConnections: Int
 
+    /// `loop` watches the listener; `workers` serve the connections (none: `loop` does).
     /// `maxConnections`: nil for the fd limit less `descriptorReserve`, at most `connectionCap`.
     public init(
-        listener: FileDescriptor, loop: EventLoop, info: VarlinkServerInfo, interfaces: [VarlinkInterfaceDescription], service: any VarlinkService,
-        maxConnections: Int? = nil
+        listener: FileDescriptor, loop: EventLoop, workers: [EventLoop] = [], info: VarlinkServerInfo, interfaces: [VarlinkInterfaceDescription],
+        service: any VarlinkService, maxConnections: Int? = nil
     ) {
+        // One read buffer per loop thread: only that thread reads into it.
+        self.workers = (workers.isEmpty ? [loop] : workers).map { ($0, VarlinkReadScratch()) }
         let soft = ResourceLimits.openFiles().soft
         self.maxConnections = maxConnections ?? max(1, min(Self.connectionCap, soft - Self.descriptorReserve(softLimit: soft)))
         self.listener = listener
@@ -166,7 +174,8 @@ public final class VarlinkServer: Sendable {
                 socket.close()
                 continue
             }
-            let connection = VarlinkConnection(socket: socket, peer: peer, loop: loop, budget: budget, readScratch: readScratch, server: self) { [weak self] closed in
+            let worker = workers[nextWorker.add(1, ordering: .relaxed).oldValue % workers.count]
+            let connection = VarlinkConnection(socket: socket, peer: peer, loop: worker.loop, budget: budget, readScratch: worker.scratch, server: self) { [weak self] closed in
                 _ = self?.connections.withLock { $0.removeValue(forKey: closed.socket.rawValue) }
                 self?.resumeAccepting()
             }
@@ -274,11 +283,11 @@ final class VarlinkBufferBudget: Sendable {
     func add(_ delta: Int) { bytes.add(delta, ordering: .relaxed) }
 }
 
-/// The buffer every connection of a server reads into: one, not one per connection
-/// (thousands of idle connections must not hold 64 KiB each).
+/// The buffer the connections of one loop read into: one per loop thread, not one per
+/// connection (thousands of idle connections must not hold 64 KiB each).
 ///
-/// `@unchecked Sendable`: only the event loop thread touches `bytes` (connections read
-/// in `handle(_:)`, which the loop calls on its one thread), and the bytes are copied out
+/// `@unchecked Sendable`: only its loop's thread touches `bytes` (connections read in
+/// `handle(_:)`, which their loop calls on its one thread), and the bytes are copied out
 /// by the message reader before the next read.
 final class VarlinkReadScratch: @unchecked Sendable {
     let bytes: UnsafeMutableRawBufferPointer
@@ -367,7 +376,8 @@ final class VarlinkConnection: @unchecked Sendable {
 
     func start(dispatch: @escaping @Sendable (VarlinkCall, VarlinkReplies) async -> Void) throws(Errno) {
         let calls = self.calls
-        let task = Task { [self] in
+        // The calls run on the connection's loop thread (see `VarlinkServer`).
+        let task = Task(executorPreference: loop) { [self] in
             for await item in calls {
                 taken(item.size)
                 switch item.call {

@@ -62,6 +62,37 @@ import Testing
         #expect(received == Array("ping".utf8))
         loop.deregister(server)
     }
+
+    /// A task that prefers the loop runs its jobs on the loop thread, before and after
+    /// suspending (resumed from another thread); once the loop is shut down its jobs run
+    /// on the global executor instead of being lost.
+    @Test func eventLoopRunsTasksThatPreferIt() async throws {
+        let loop = try EventLoop()
+        let onLoop = await Task(executorPreference: loop) { () async -> [Bool] in
+            var seen = [loop.isCurrentThread]
+            try? await Task.sleep(for: .milliseconds(5))  // resumed by a timer thread
+            seen.append(loop.isCurrentThread)
+            await Task.yield()
+            seen.append(loop.isCurrentThread)
+            return seen
+        }.value
+        #expect(onLoop == [true, true, true])
+        #expect(!loop.isCurrentThread)
+        loop.shutdown()
+        // Wait until the loop thread stopped: its jobs then run elsewhere.
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while clock.now < deadline {
+            let finished = await Task(executorPreference: loop) { () async -> Bool in !loop.isCurrentThread }.value
+            if finished { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let after = await Task(executorPreference: loop) { () async -> Int in
+            try? await Task.sleep(for: .milliseconds(1))
+            return 42
+        }.value
+        #expect(after == 42, "a task preferring a stopped loop still completes")
+    }
 }
 
 @Suite struct SystemdEnvironmentTests {
