@@ -4,60 +4,136 @@ extension MessageCodec {
     /// each within its range, none too large for its bits. Unused bits are 0.
     public func encode(_ values: [String: SignalInput]) throws(DBCEncodeError) -> [UInt8] {
         if let encodeProblem { throw .unusableMessage(message: messageName, reason: encodeProblem) }
-
-        var used: [Int] = []
-        used.reserveCapacity(values.count)
-        try gather(node: root, values, into: &used)
-        if used.count != values.count {
-            let usedNames = Set(used.map { fields[$0].name })
-            let extra = values.keys.filter { !usedNames.contains($0) }.sorted()
-            if !extra.isEmpty { throw .unexpectedSignals(message: messageName, signals: extra) }
+        // Each field's input, looked up once (fields with the same name share it).
+        var inputs = [SignalInput?](repeating: nil, count: fields.count)
+        for index in 0..<fields.count { inputs[index] = values[fields[index].name] }
+        return try inputs.withUnsafeBufferPointer { (inputs) throws(DBCEncodeError) in
+            try encode(inputs, raws: nil, given: values.count) { used in
+                let usedNames = Set(used.map { fields[$0].name })
+                return values.keys.filter { !usedNames.contains($0) }.sorted()
+            }
         }
-
-        // Validate every value before writing any bit.
-        var raws: [(Int, RawNumber)] = []
-        raws.reserveCapacity(used.count)
-        for index in used {
-            let field = fields[index]
-            let input = values[field.name]!
-            raws.append((index, try field.rawValue(for: input, message: messageName)))
-        }
-
-        var payload = [UInt8](repeating: 0, count: length)
-        for (index, raw) in raws {
-            try fields[index].place(raw, into: &payload, message: messageName)
-        }
-        return payload
     }
 
-    /// cantools' `gather_signals`: the signals required by the selected multiplexer path.
-    private func gather(node: CodecNode, _ values: [String: SignalInput], into used: inout [Int]) throws(DBCEncodeError) {
-        for index in node.signals {
-            guard values[fields[index].name] != nil else {
+    /// Encodes inputs given by signal index, with the rules of `encode(_:)`. Inputs set
+    /// once and encoded many times (a message's "no request" values) keep their
+    /// validated raw values, so only the changed ones are scaled and checked again.
+    public func encode(_ inputs: SignalInputs) throws(DBCEncodeError) -> [UInt8] {
+        precondition(inputs.codec === self, "SignalInputs of message \(inputs.codec.messageName) encoded with the codec of \(messageName)")
+        return try inputs.inputs.withUnsafeBufferPointer { (values) throws(DBCEncodeError) in
+            try inputs.raws.withUnsafeBufferPointer { (raws) throws(DBCEncodeError) in
+                try encode(values, raws: raws, given: inputs.given) { used in
+                    let used = Set(used)
+                    return values.indices.filter { values[$0] != nil && !used.contains($0) }.map { fields[$0].name }.sorted()
+                }
+            }
+        }
+    }
+
+    /// The index of the signal named `name` in codec order (`signalNames`), as
+    /// `SignalInputs` and the visitor of `decode(_:choices:visit:)` number signals.
+    public func index(ofSignal name: String) -> Int? { signalIndex[name] }
+
+    /// The core: `inputs` and the cached `raws` by field index; `given` counts the
+    /// inputs, `extras` names the ones the selected path does not use (for the error).
+    private func encode(
+        _ inputs: UnsafeBufferPointer<SignalInput?>, raws cached: UnsafeBufferPointer<RawNumber?>?, given: Int,
+        extras: ([Int]) -> [String]
+    ) throws(DBCEncodeError) -> [UInt8] {
+        if let encodeProblem { throw .unusableMessage(message: messageName, reason: encodeProblem) }
+        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: fields.count) { (used) throws(DBCEncodeError) in
+            var count = 0
+            try gather(planNode: 0, inputs, into: used, count: &count)
+            if count != given {
+                let extra = extras(Array(used[..<count]))
+                if !extra.isEmpty { throw .unexpectedSignals(message: messageName, signals: extra) }
+            }
+            // Validate every value before writing any bit.
+            return try withUnsafeTemporaryAllocation(of: RawNumber.self, capacity: count) { (raws) throws(DBCEncodeError) in
+                for position in 0..<count {
+                    let index = used[position]
+                    if let raw = cached?[index] {
+                        raws.initializeElement(at: position, to: raw)
+                    } else {
+                        raws.initializeElement(at: position, to: try fields[index].rawValue(for: inputs[index]!, message: messageName))
+                    }
+                }
+                var payload = [UInt8](repeating: 0, count: length)
+                for position in 0..<count {
+                    try fields[used[position]].place(raws[position], into: &payload, message: messageName)
+                }
+                return payload
+            }
+        }
+    }
+
+    /// cantools' `gather_signals`: the signals required by the selected multiplexer path,
+    /// appended to `used[count...]`.
+    private func gather(
+        planNode: Int, _ inputs: UnsafeBufferPointer<SignalInput?>, into used: UnsafeMutableBufferPointer<Int>, count: inout Int
+    ) throws(DBCEncodeError) {
+        let node = plan.nodes[planNode]
+        for position in node.signalStart..<(node.signalStart + node.signalCount) {
+            let index = plan.signals[position]
+            guard inputs[index] != nil else {
                 throw .missingSignal(message: messageName, signal: fields[index].name)
             }
-            used.append(index)
+            // A path holds each signal once (a cycle makes the message unusable).
+            precondition(count < used.count, "multiplexer path of \(messageName) longer than its signals")
+            used[count] = index
+            count += 1
         }
-        for (multiplexer, branches) in node.multiplexers {
-            let field = fields[multiplexer]
-            let input = values[field.name]!
+        for position in node.muxStart..<(node.muxStart + node.muxCount) {
+            let mux = plan.muxes[position]
+            let input = inputs[mux.signal]!
             var selected: Int?
             switch input {
-            case let .choice(name): selected = field.choicesByName[name].flatMap { Int(exactly: $0) }
+            case let .choice(name): selected = fields[mux.signal].choicesByName[name].flatMap { Int(exactly: $0) }
             case let .integer(number): selected = Int(exactly: number)
             case let .float(number):
                 if number.isFinite, abs(number) < 1e18 { selected = Int(number.rounded(.towardZero)) }
             }
-            guard let selected, let branch = branches[selected] else {
-                throw .invalidMultiplexerValue(message: messageName, multiplexer: field.name, value: input.description, expected: branches.keys.sorted())
+            guard let selected, let branch = plan.branch(mux, selected) else {
+                throw .invalidMultiplexerValue(
+                    message: messageName, multiplexer: fields[mux.signal].name, value: input.description, expected: plan.expectedIDs(mux))
             }
-            try gather(node: branch, values, into: &used)
+            try gather(planNode: branch, inputs, into: used, count: &count)
+        }
+    }
+}
+
+/// The inputs of one message by signal index (codec order, see
+/// `MessageCodec.index(ofSignal:)`), for encoding it many times: each input's raw value
+/// is computed when it is set, so inputs that stay (the "no request" values of a
+/// command message) are not scaled and range-checked on every frame. An input that does
+/// not encode keeps no raw value; `MessageCodec.encode(_:)` then reports its error.
+public struct SignalInputs: Sendable {
+    public let codec: MessageCodec
+    fileprivate(set) var inputs: [SignalInput?]
+    fileprivate(set) var raws: [RawNumber?]
+    /// How many inputs are set.
+    public private(set) var given = 0
+
+    /// No inputs set.
+    public init(codec: MessageCodec) {
+        self.codec = codec
+        inputs = [SignalInput?](repeating: nil, count: codec.fields.count)
+        raws = [RawNumber?](repeating: nil, count: codec.fields.count)
+    }
+
+    /// The input of the signal at `index`; nil when none is given.
+    public subscript(index: Int) -> SignalInput? {
+        get { inputs[index] }
+        set {
+            if (inputs[index] == nil) != (newValue == nil) { given += newValue == nil ? -1 : 1 }
+            inputs[index] = newValue
+            raws[index] = newValue.flatMap { try? codec.fields[index].rawValue(for: $0, message: codec.messageName) }
         }
     }
 }
 
 /// A raw value as cantools holds it before packing: an int, or a float for float signals.
-enum RawNumber {
+enum RawNumber: Sendable {
     case integer(Int128)
     case float(Double)
 }
@@ -90,10 +166,10 @@ extension SignalField {
         }
         let scaled = input.doubleValue!
         let tolerance = scaleMagnitude * 1e-6
-        if let minimum, scaled < minimum.doubleValue - tolerance {
+        if let minimum, scaled < minimumValue - tolerance {
             throw .belowMinimum(message: message, signal: name, value: input.description, minimum: minimum.description)
         }
-        if let maximum, scaled > maximum.doubleValue + tolerance {
+        if let maximum, scaled > maximumValue + tolerance {
             throw .aboveMaximum(message: message, signal: name, value: input.description, maximum: maximum.description)
         }
         return raw
@@ -135,12 +211,13 @@ extension SignalField {
         switch conversion {
         case .identity:
             return valueType.isFloat ? .float(value) : try rounded(value, input: PythonFloat.repr(value), message: message)
-        case let .integer(scale, offset):
-            let difference = value - Double(offset)
-            let (quotient, remainder) = PythonFloat.divmod(difference, Double(scale))
-            return try rounded(remainder == 0 ? quotient : difference / Double(scale), input: PythonFloat.repr(value), message: message)
-        case let .linear(scale, offset):
-            let raw = (value - offset.doubleValue) / scale
+        case .integer:
+            // offsetValue and scaleValue: Double(offset) and Double(scale), computed once.
+            let difference = value - offsetValue
+            let (quotient, remainder) = PythonFloat.divmod(difference, scaleValue)
+            return try rounded(remainder == 0 ? quotient : difference / scaleValue, input: PythonFloat.repr(value), message: message)
+        case let .linear(scale, _):
+            let raw = (value - offsetValue) / scale
             return valueType.isFloat ? .float(raw) : try rounded(raw, input: PythonFloat.repr(value), message: message)
         }
     }
@@ -162,12 +239,8 @@ extension SignalField {
         return .integer(integer)
     }
 
-    /// `Double(value)` without the generic 128-bit conversion for values that fit 64 bits.
     @inline(__always)
-    private static func double(_ value: Int128) -> Double {
-        if let small = Int64(exactly: value) { return Double(small) }
-        return Double(value)
-    }
+    private static func double(_ value: Int128) -> Double { Double(int128: value) }
 
     /// ORs the shifted field into its bytes, least significant byte at the field's end.
     @inline(__always)
@@ -214,7 +287,7 @@ extension SignalField {
         case .float32:
             let real: Double
             switch raw {
-            case let .integer(integer): real = Double(integer)
+            case let .integer(integer): real = Double(int128: integer)
             case let .float(value): real = value
             }
             let single = Float(real)
@@ -224,7 +297,7 @@ extension SignalField {
             bits = UInt64(single.bitPattern)
         case .float64:
             switch raw {
-            case let .integer(integer): bits = Double(integer).bitPattern
+            case let .integer(integer): bits = Double(int128: integer).bitPattern
             case let .float(value): bits = value.bitPattern
             }
         }
@@ -241,30 +314,38 @@ extension MessageCodec {
     /// The physical input that encodes to `raw` for `signal` (a choice name when the raw
     /// value has one), e.g. to fill a signal with its "no request" raw value.
     public func input(forRaw raw: Int128, signal: String) -> SignalInput? {
-        guard let index = signalIndex[signal] else { return nil }
-        let field = fields[index]
-        if let name = field.choicesByValue[raw] { return .choice(name) }
-        switch field.conversion {
-        case .identity: return field.valueType.isFloat ? .float(Double(raw)) : .integer(raw)
+        signalIndex[signal].map { input(forRaw: raw, signalAt: $0) }
+    }
+
+    /// `input(forRaw:signal:)` for the signal at `index` (codec order).
+    public func input(forRaw raw: Int128, signalAt index: Int) -> SignalInput {
+        let field = fields.baseAddress! + index
+        if let name = field.pointee.choicesByValue[raw] { return .choice(name) }
+        switch field.pointee.conversion {
+        case .identity: return field.pointee.valueType.isFloat ? .float(Double(int128: raw)) : .integer(raw)
         case let .integer(scale, offset):
             // Huge factors and offsets: Python's integers do not overflow; the float is the closest input.
             let (product, overflow) = raw.multipliedReportingOverflow(by: scale)
             let (sum, overflow2) = product.addingReportingOverflow(offset)
-            if overflow || overflow2 { return .float(Double(raw) * Double(scale) + Double(offset)) }
+            if overflow || overflow2 { return .float(Double(int128: raw) * Double(int128: scale) + Double(int128: offset)) }
             return .integer(sum)
-        case let .linear(scale, _): return .float(Double(raw) * scale + field.offsetValue)
+        case let .linear(scale, _): return .float(Double(int128: raw) * scale + field.pointee.offsetValue)
         }
     }
 
     /// What the signal reports after carrying `value`: encoded to raw (rounded as
     /// cantools rounds) and decoded back. Nil when the value cannot be encoded.
     public func roundTrip(_ value: SignalInput, signal: String, choices: Bool = true) -> SignalValue? {
-        guard let index = signalIndex[signal] else { return nil }
-        let field = fields[index]
-        guard let raw = try? field.rawValue(for: value, message: messageName) else { return nil }
-        var payload = [UInt8](repeating: 0, count: max(length, field.lastByte + 1))
-        guard (try? field.place(raw, into: &payload, message: messageName)) != nil else { return nil }
-        return payload.withUnsafeBufferPointer { field.value(in: $0, choices: choices) }
+        signalIndex[signal].flatMap { roundTrip(value, signalAt: $0, choices: choices) }
+    }
+
+    /// `roundTrip(_:signal:choices:)` for the signal at `index` (codec order).
+    public func roundTrip(_ value: SignalInput, signalAt index: Int, choices: Bool = true) -> SignalValue? {
+        let field = fields.baseAddress! + index
+        guard let raw = try? field.pointee.rawValue(for: value, message: messageName) else { return nil }
+        var payload = [UInt8](repeating: 0, count: max(length, field.pointee.lastByte + 1))
+        guard (try? field.pointee.place(raw, into: &payload, message: messageName)) != nil else { return nil }
+        return payload.withUnsafeBufferPointer { field.pointee.value(in: $0, choices: choices) }
     }
 
     /// The names of the message's signals, in codec order.
