@@ -55,12 +55,12 @@ extension MessageCodec {
                     if let raw = cached?[index] {
                         raws.initializeElement(at: position, to: raw)
                     } else {
-                        raws.initializeElement(at: position, to: try fields[index].rawValue(for: inputs[index]!, message: messageName))
+                        raws.initializeElement(at: position, to: try SignalField.rawValue(fields.baseAddress! + index, for: inputs[index]!, message: messageName))
                     }
                 }
                 var payload = [UInt8](repeating: 0, count: length)
                 for position in 0..<count {
-                    try fields[used[position]].place(raws[position], into: &payload, message: messageName)
+                    try SignalField.place(fields.baseAddress! + used[position], raws[position], into: &payload, message: messageName)
                 }
                 return payload
             }
@@ -127,7 +127,7 @@ public struct SignalInputs: Sendable {
         set {
             if (inputs[index] == nil) != (newValue == nil) { given += newValue == nil ? -1 : 1 }
             inputs[index] = newValue
-            raws[index] = newValue.flatMap { try? codec.fields[index].rawValue(for: $0, message: codec.messageName) }
+            raws[index] = newValue.flatMap { try? SignalField.rawValue(codec.fields.baseAddress! + index, for: $0, message: codec.messageName) }
         }
     }
 }
@@ -138,52 +138,57 @@ enum RawNumber: Sendable {
     case float(Double)
 }
 
+// The encode path reads a field through a pointer to the codec's table and touches
+// only the members it needs: a method on `fields[index]` would copy the whole field
+// (its names and choice tables: a retain and release each) for every call.
 extension SignalField {
     /// cantools' `numeric_scaled_to_raw` plus the strict range check.
-    func rawValue(for input: SignalInput, message: String) throws(DBCEncodeError) -> RawNumber {
+    static func rawValue(_ field: UnsafePointer<SignalField>, for input: SignalInput, message: String) throws(DBCEncodeError) -> RawNumber {
         let raw: RawNumber
         switch input {
         case let .choice(name):
-            guard let value = choicesByName[name] else {
-                throw .unknownChoice(message: message, signal: self.name, choice: name, known: choiceNames)
+            guard let value = field.pointee.choicesByName[name] else {
+                throw .unknownChoice(message: message, signal: field.pointee.name, choice: name, known: field.pointee.choiceNames)
             }
             return .integer(value)
         case let .integer(number):
-            try requireScale(message: message)
-            raw = try scaledToRaw(integer: number, message: message)
+            try requireScale(field, message: message)
+            raw = try scaledToRaw(field, integer: number, message: message)
         case let .float(number):
-            try requireScale(message: message)
-            raw = try scaledToRaw(float: number, message: message)
+            try requireScale(field, message: message)
+            raw = try scaledToRaw(field, float: number, message: message)
         }
 
         // A raw value that names a choice skips the range check.
-        if !choicesByValue.isEmpty {
+        if field.pointee.hasChoices {
             switch raw {
-            case let .integer(value): if choicesByValue[value] != nil { return raw }
+            case let .integer(value): if field.pointee.choicesByValue[value] != nil { return raw }
             case let .float(value):
-                if value.isFinite, value.rounded(.towardZero) == value, abs(value) < 1e38, choicesByValue[Int128(value)] != nil { return raw }
+                if value.isFinite, value.rounded(.towardZero) == value, abs(value) < 1e38, field.pointee.choicesByValue[Int128(value)] != nil { return raw }
             }
         }
         let scaled = input.doubleValue!
-        let tolerance = scaleMagnitude * 1e-6
-        if let minimum, scaled < minimumValue - tolerance {
-            throw .belowMinimum(message: message, signal: name, value: input.description, minimum: minimum.description)
+        let tolerance = field.pointee.scaleMagnitude * 1e-6
+        if field.pointee.hasMinimum, scaled < field.pointee.minimumValue - tolerance {
+            throw .belowMinimum(message: message, signal: field.pointee.name, value: input.description, minimum: field.pointee.minimum!.description)
         }
-        if let maximum, scaled > maximumValue + tolerance {
-            throw .aboveMaximum(message: message, signal: name, value: input.description, maximum: maximum.description)
+        if field.pointee.hasMaximum, scaled > field.pointee.maximumValue + tolerance {
+            throw .aboveMaximum(message: message, signal: field.pointee.name, value: input.description, maximum: field.pointee.maximum!.description)
         }
         return raw
     }
 
     /// A factor of 0 maps every raw value to the offset: no raw value can be computed
     /// from a physical one (cantools raises ZeroDivisionError). Found by fuzzing.
-    private func requireScale(message: String) throws(DBCEncodeError) {
-        guard scaleMagnitude == 0 else { return }
-        throw .unusableMessage(message: message, reason: "signal \(name) has a factor of 0, so no raw value gives a physical value")
+    @inline(__always)
+    private static func requireScale(_ field: UnsafePointer<SignalField>, message: String) throws(DBCEncodeError) {
+        guard field.pointee.scaleMagnitude == 0 else { return }
+        throw .unusableMessage(message: message, reason: "signal \(field.pointee.name) has a factor of 0, so no raw value gives a physical value")
     }
 
-    private func scaledToRaw(integer value: Int128, message: String) throws(DBCEncodeError) -> RawNumber {
-        if valueType.isFloat {
+    private static func scaledToRaw(_ field: UnsafePointer<SignalField>, integer value: Int128, message: String) throws(DBCEncodeError) -> RawNumber {
+        let conversion = field.pointee.conversion
+        if field.pointee.valueType.isFloat {
             switch conversion {
             case .identity, .integer: return .integer(value)
             case let .linear(scale, offset): return .float(difference(value, offset) / scale)
@@ -194,57 +199,61 @@ extension SignalField {
             return .integer(value)
         case let .integer(scale, offset):
             let (difference, overflow) = value.subtractingReportingOverflow(offset)
-            guard !overflow else { throw .notANumber(message: message, signal: name, value: String(value)) }
+            guard !overflow else { throw .notANumber(message: message, signal: field.pointee.name, value: String(value)) }
             // Reporting overflow: Int128.min / -1 does not fit.
             let (remainder, remainderOverflow) = difference.remainderReportingOverflow(dividingBy: scale)
             if !remainderOverflow, remainder == 0 {
                 let (quotient, quotientOverflow) = difference.dividedReportingOverflow(by: scale)
                 if !quotientOverflow { return .integer(quotient) }
             }
-            return try rounded(Self.double(difference) / Self.double(scale), input: String(value), message: message)
+            return try rounded(field, Double(int128: difference) / Double(int128: scale), input: String(value), message: message)
         case let .linear(scale, offset):
-            return try rounded(difference(value, offset) / scale, input: String(value), message: message)
+            return try rounded(field, difference(value, offset) / scale, input: String(value), message: message)
         }
     }
 
-    private func scaledToRaw(float value: Double, message: String) throws(DBCEncodeError) -> RawNumber {
-        switch conversion {
+    private static func scaledToRaw(_ field: UnsafePointer<SignalField>, float value: Double, message: String) throws(DBCEncodeError) -> RawNumber {
+        switch field.pointee.conversion {
         case .identity:
-            return valueType.isFloat ? .float(value) : try rounded(value, input: PythonFloat.repr(value), message: message)
+            return field.pointee.valueType.isFloat ? .float(value) : try rounded(field, value, input: PythonFloat.repr(value), message: message)
         case .integer:
             // offsetValue and scaleValue: Double(offset) and Double(scale), computed once.
-            let difference = value - offsetValue
-            let (quotient, remainder) = PythonFloat.divmod(difference, scaleValue)
-            return try rounded(remainder == 0 ? quotient : difference / scaleValue, input: PythonFloat.repr(value), message: message)
+            let difference = value - field.pointee.offsetValue
+            let scale = field.pointee.scaleValue
+            let (quotient, remainder) = PythonFloat.divmod(difference, scale)
+            return try rounded(field, remainder == 0 ? quotient : difference / scale, input: PythonFloat.repr(value), message: message)
         case let .linear(scale, _):
-            let raw = (value - offsetValue) / scale
-            return valueType.isFloat ? .float(raw) : try rounded(raw, input: PythonFloat.repr(value), message: message)
+            let raw = (value - field.pointee.offsetValue) / scale
+            return field.pointee.valueType.isFloat ? .float(raw) : try rounded(field, raw, input: PythonFloat.repr(value), message: message)
         }
     }
 
     /// `scaled - offset` as Python computes it: exact for int - int, float otherwise.
-    private func difference(_ value: Int128, _ offset: DBCNumber) -> Double {
+    @inline(__always)
+    private static func difference(_ value: Int128, _ offset: DBCNumber) -> Double {
         if case let .integer(integerOffset) = offset {
             let (difference, overflow) = value.subtractingReportingOverflow(integerOffset)
-            if !overflow { return Self.double(difference) }
+            if !overflow { return Double(int128: difference) }
         }
-        return Self.double(value) - offset.doubleValue
+        return Double(int128: value) - offset.doubleValue
     }
 
     /// `input` (the value as the error shows it) is formatted only for the error.
-    private func rounded(_ value: Double, input: @autoclosure () -> String, message: String) throws(DBCEncodeError) -> RawNumber {
+    @inline(__always)
+    private static func rounded(
+        _ field: UnsafePointer<SignalField>, _ value: Double, input: @autoclosure () -> String, message: String
+    ) throws(DBCEncodeError) -> RawNumber {
         guard let integer = Int128(pythonRounding: value) else {
-            throw .notANumber(message: message, signal: name, value: input())
+            throw .notANumber(message: message, signal: field.pointee.name, value: input())
         }
         return .integer(integer)
     }
 
-    @inline(__always)
-    private static func double(_ value: Int128) -> Double { Double(int128: value) }
-
     /// ORs the shifted field into its bytes, least significant byte at the field's end.
     @inline(__always)
-    private func write<T: FixedWidthInteger & UnsignedInteger>(_ shifted: T, into payload: inout [UInt8]) {
+    private static func write<T: FixedWidthInteger & UnsignedInteger>(
+        _ shifted: T, bigEndian: Bool, firstByte: Int, lastByte: Int, into payload: inout [UInt8]
+    ) {
         var accumulator = shifted
         if bigEndian {
             var byte = lastByte
@@ -262,15 +271,17 @@ extension SignalField {
     }
 
     /// Writes the raw value's bits; a value that does not fit is an error, never truncated.
-    func place(_ raw: RawNumber, into payload: inout [UInt8], message: String) throws(DBCEncodeError) {
+    static func place(_ field: UnsafePointer<SignalField>, _ raw: RawNumber, into payload: inout [UInt8], message: String) throws(DBCEncodeError) {
         let bits: UInt64
-        switch valueType {
+        let length = field.pointee.length
+        let mask = field.pointee.mask
+        switch field.pointee.valueType {
         case let .integer(signed):
             let value: Int128
             switch raw {
             case let .integer(integer): value = integer
             case let .float(real):
-                guard let integer = Int128(pythonRounding: real) else { throw .notANumber(message: message, signal: name, value: PythonFloat.repr(real)) }
+                guard let integer = Int128(pythonRounding: real) else { throw .notANumber(message: message, signal: field.pointee.name, value: PythonFloat.repr(real)) }
                 value = integer
             }
             let fits: Bool
@@ -281,7 +292,7 @@ extension SignalField {
                 fits = value >= 0 && value <= Int128(mask)
             }
             guard fits else {
-                throw .rawValueOutOfRange(message: message, signal: name, value: String(value), raw: String(value), bits: length, signed: signed)
+                throw .rawValueOutOfRange(message: message, signal: field.pointee.name, value: String(value), raw: String(value), bits: length, signed: signed)
             }
             bits = UInt64(truncatingIfNeeded: value) & mask
         case .float32:
@@ -292,7 +303,7 @@ extension SignalField {
             }
             let single = Float(real)
             guard single.isFinite || !real.isFinite else {
-                throw .rawValueOutOfRange(message: message, signal: name, value: PythonFloat.repr(real), raw: PythonFloat.repr(real), bits: 32, signed: true)
+                throw .rawValueOutOfRange(message: message, signal: field.pointee.name, value: PythonFloat.repr(real), raw: PythonFloat.repr(real), bits: 32, signed: true)
             }
             bits = UInt64(single.bitPattern)
         case .float64:
@@ -301,11 +312,12 @@ extension SignalField {
             case let .float(value): bits = value.bitPattern
             }
         }
+        let (bigEndian, firstByte, lastByte, shift) = (field.pointee.bigEndian, field.pointee.firstByte, field.pointee.lastByte, field.pointee.shift)
         if lastByte - firstByte < 8 {
-            write(bits << UInt64(shift), into: &payload)
+            write(bits << UInt64(shift), bigEndian: bigEndian, firstByte: firstByte, lastByte: lastByte, into: &payload)
         } else {
             // Nine bytes: a 64-bit field that does not start on a byte boundary.
-            write(UInt128(bits) << UInt128(shift), into: &payload)
+            write(UInt128(bits) << UInt128(shift), bigEndian: bigEndian, firstByte: firstByte, lastByte: lastByte, into: &payload)
         }
     }
 }
@@ -342,9 +354,9 @@ extension MessageCodec {
     /// `roundTrip(_:signal:choices:)` for the signal at `index` (codec order).
     public func roundTrip(_ value: SignalInput, signalAt index: Int, choices: Bool = true) -> SignalValue? {
         let field = fields.baseAddress! + index
-        guard let raw = try? field.pointee.rawValue(for: value, message: messageName) else { return nil }
+        guard let raw = try? SignalField.rawValue(field, for: value, message: messageName) else { return nil }
         var payload = [UInt8](repeating: 0, count: max(length, field.pointee.lastByte + 1))
-        guard (try? field.pointee.place(raw, into: &payload, message: messageName)) != nil else { return nil }
+        guard (try? SignalField.place(field, raw, into: &payload, message: messageName)) != nil else { return nil }
         return payload.withUnsafeBufferPointer { field.pointee.value(in: $0, choices: choices) }
     }
 

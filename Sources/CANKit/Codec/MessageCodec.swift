@@ -256,6 +256,10 @@ struct SignalField: Sendable {
     /// `minimum` and `maximum` as floats, for the range check (0 when absent).
     let minimumValue: Double
     let maximumValue: Double
+    let hasMinimum: Bool
+    let hasMaximum: Bool
+    /// `!choicesByValue.isEmpty`.
+    let hasChoices: Bool
     let choicesByValue: [Int128: String]
     let choicesByName: [String: Int128]
     let choiceNames: [String]
@@ -295,6 +299,8 @@ struct SignalField: Sendable {
         maximum = signal.maximum
         minimumValue = signal.minimum?.doubleValue ?? 0
         maximumValue = signal.maximum?.doubleValue ?? 0
+        hasMinimum = signal.minimum != nil
+        hasMaximum = signal.maximum != nil
         var byValue: [Int128: String] = [:]
         var byName: [String: Int128] = [:]
         for choice in signal.choices {
@@ -302,6 +308,7 @@ struct SignalField: Sendable {
             byName[choice.name] = choice.value
         }
         choicesByValue = byValue
+        hasChoices = !byValue.isEmpty
         var small: [Int64: String] = [:]
         for (value, name) in byValue { if let key = Int64(exactly: value) { small[key] = name } }
         choicesBySmallValue = small
