@@ -5,10 +5,10 @@ extension MessageCodec {
     public func encode(_ values: [String: SignalInput]) throws(DBCEncodeError) -> [UInt8] {
         if let encodeProblem { throw .unusableMessage(message: messageName, reason: encodeProblem) }
         // Each field's input, looked up once (fields with the same name share it).
-        var inputs = [SignalInput?](repeating: nil, count: fields.count)
-        for index in 0..<fields.count { inputs[index] = values[fields[index].name] }
+        var inputs = [SignalInputs.Slot](repeating: SignalInputs.Slot(), count: fields.count)
+        for index in 0..<fields.count { inputs[index].input = values[fields[index].name] }
         return try inputs.withUnsafeBufferPointer { (inputs) throws(DBCEncodeError) in
-            try encode(inputs, raws: nil, given: values.count) { used in
+            try encode(inputs, given: values.count) { used in
                 let usedNames = Set(used.map { fields[$0].name })
                 return values.keys.filter { !usedNames.contains($0) }.sorted()
             }
@@ -20,12 +20,10 @@ extension MessageCodec {
     /// validated raw values, so only the changed ones are scaled and checked again.
     public func encode(_ inputs: SignalInputs) throws(DBCEncodeError) -> [UInt8] {
         precondition(inputs.codec === self, "SignalInputs of message \(inputs.codec.messageName) encoded with the codec of \(messageName)")
-        return try inputs.inputs.withUnsafeBufferPointer { (values) throws(DBCEncodeError) in
-            try inputs.raws.withUnsafeBufferPointer { (raws) throws(DBCEncodeError) in
-                try encode(values, raws: raws, given: inputs.given) { used in
-                    let used = Set(used)
-                    return values.indices.filter { values[$0] != nil && !used.contains($0) }.map { fields[$0].name }.sorted()
-                }
+        return try inputs.slots.withUnsafeBufferPointer { (slots) throws(DBCEncodeError) in
+            try encode(slots, given: inputs.given) { used in
+                let used = Set(used)
+                return slots.indices.filter { slots[$0].input != nil && !used.contains($0) }.map { fields[$0].name }.sorted()
             }
         }
     }
@@ -34,11 +32,10 @@ extension MessageCodec {
     /// `SignalInputs` and the visitor of `decode(_:choices:visit:)` number signals.
     public func index(ofSignal name: String) -> Int? { signalIndex[name] }
 
-    /// The core: `inputs` and the cached `raws` by field index; `given` counts the
+    /// The core: the inputs (and raw values known) by field index; `given` counts the
     /// inputs, `extras` names the ones the selected path does not use (for the error).
     private func encode(
-        _ inputs: UnsafeBufferPointer<SignalInput?>, raws cached: UnsafeBufferPointer<RawNumber?>?, given: Int,
-        extras: ([Int]) -> [String]
+        _ inputs: UnsafeBufferPointer<SignalInputs.Slot>, given: Int, extras: ([Int]) -> [String]
     ) throws(DBCEncodeError) -> [UInt8] {
         if let encodeProblem { throw .unusableMessage(message: messageName, reason: encodeProblem) }
         return try withUnsafeTemporaryAllocation(of: Int.self, capacity: fields.count) { (used) throws(DBCEncodeError) in
@@ -52,10 +49,10 @@ extension MessageCodec {
             return try withUnsafeTemporaryAllocation(of: RawNumber.self, capacity: count) { (raws) throws(DBCEncodeError) in
                 for position in 0..<count {
                     let index = used[position]
-                    if let raw = cached?[index] {
+                    if let raw = inputs[index].raw {
                         raws.initializeElement(at: position, to: raw)
                     } else {
-                        raws.initializeElement(at: position, to: try SignalField.rawValue(fields.baseAddress! + index, for: inputs[index]!, message: messageName))
+                        raws.initializeElement(at: position, to: try SignalField.rawValue(fields.baseAddress! + index, for: inputs[index].input!, message: messageName))
                     }
                 }
                 var payload = [UInt8](repeating: 0, count: length)
@@ -70,12 +67,12 @@ extension MessageCodec {
     /// cantools' `gather_signals`: the signals required by the selected multiplexer path,
     /// appended to `used[count...]`.
     private func gather(
-        planNode: Int, _ inputs: UnsafeBufferPointer<SignalInput?>, into used: UnsafeMutableBufferPointer<Int>, count: inout Int
+        planNode: Int, _ inputs: UnsafeBufferPointer<SignalInputs.Slot>, into used: UnsafeMutableBufferPointer<Int>, count: inout Int
     ) throws(DBCEncodeError) {
         let node = plan.nodes[planNode]
         for position in node.signalStart..<(node.signalStart + node.signalCount) {
             let index = plan.signals[position]
-            guard inputs[index] != nil else {
+            guard inputs[index].input != nil else {
                 throw .missingSignal(message: messageName, signal: fields[index].name)
             }
             // A path holds each signal once (a cycle makes the message unusable).
@@ -85,7 +82,7 @@ extension MessageCodec {
         }
         for position in node.muxStart..<(node.muxStart + node.muxCount) {
             let mux = plan.muxes[position]
-            let input = inputs[mux.signal]!
+            let input = inputs[mux.signal].input!
             var selected: Int?
             switch input {
             case let .choice(name): selected = fields[mux.signal].choicesByName[name].flatMap { Int(exactly: $0) }
@@ -108,26 +105,31 @@ extension MessageCodec {
 /// command message) are not scaled and range-checked on every frame. An input that does
 /// not encode keeps no raw value; `MessageCodec.encode(_:)` then reports its error.
 public struct SignalInputs: Sendable {
+    /// A signal's input and, when it encodes, its raw value.
+    struct Slot: Sendable {
+        var input: SignalInput?
+        var raw: RawNumber?
+    }
+
     public let codec: MessageCodec
-    fileprivate(set) var inputs: [SignalInput?]
-    fileprivate(set) var raws: [RawNumber?]
+    /// By signal index (one array: a modified copy allocates once).
+    fileprivate(set) var slots: [Slot]
     /// How many inputs are set.
     public private(set) var given = 0
 
     /// No inputs set.
     public init(codec: MessageCodec) {
         self.codec = codec
-        inputs = [SignalInput?](repeating: nil, count: codec.fields.count)
-        raws = [RawNumber?](repeating: nil, count: codec.fields.count)
+        slots = [Slot](repeating: Slot(), count: codec.fields.count)
     }
 
     /// The input of the signal at `index`; nil when none is given.
     public subscript(index: Int) -> SignalInput? {
-        get { inputs[index] }
+        get { slots[index].input }
         set {
-            if (inputs[index] == nil) != (newValue == nil) { given += newValue == nil ? -1 : 1 }
-            inputs[index] = newValue
-            raws[index] = newValue.flatMap { try? SignalField.rawValue(codec.fields.baseAddress! + index, for: $0, message: codec.messageName) }
+            if (slots[index].input == nil) != (newValue == nil) { given += newValue == nil ? -1 : 1 }
+            let raw = newValue.flatMap { try? SignalField.rawValue(codec.fields.baseAddress! + index, for: $0, message: codec.messageName) }
+            slots[index] = Slot(input: newValue, raw: raw)
         }
     }
 }

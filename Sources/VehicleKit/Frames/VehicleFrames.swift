@@ -189,39 +189,35 @@ public struct VehicleFrames: Sendable {
         guard let index = plan.statusByID[frame.id] else { return .unrelated }
         let status = plan.statuses[index]
         if let failure = check(frame, message: status, checkers: &checkers) { return failure }
-        guard let decoded = decode(frame, status) else { return .undecodable(status.name) }
-        return .status(message: status.name, values: propertyValues(decoded, context: context).values)
+        guard let read = read(frame, status, context: context) else { return .undecodable(status.name) }
+        return .status(message: status.name, values: read.values)
     }
 
-    /// The present signals of `message` in `frame` that carry a property: (key index,
-    /// value), in decoding order. Nil when the frame does not decode.
-    private func decode(_ frame: CANFrame, _ message: FramePlan.Message) -> [(key: Int, value: SignalValue)]? {
-        var decoded: [(key: Int, value: SignalValue)] = []
-        decoded.reserveCapacity(message.propertyCount)
+    /// The property values the signals of `message` in `frame` carry (those `keep`
+    /// accepts), and the properties whose signal carries no state value. A frequency is
+    /// read in the band of the same frame, else of `context`. Nil when the frame does not
+    /// decode.
+    private func read(
+        _ frame: CANFrame, _ message: FramePlan.Message, context: VehicleState,
+        keep: (FramePlan.Key, SignalValue) -> Bool = { _, _ in true }
+    ) -> (values: [PropertyKey: PropertyValue], unreadable: [PropertyKey])? {
+        // (`reserveCapacity` is not specialized: it looks the storage's type up each time.)
+        var values = [PropertyKey: PropertyValue](minimumCapacity: message.propertyCount)
+        var unreadable: [PropertyKey] = []
+        var deferred: [(FramePlan.Key, SignalValue)] = []
         do {
             try frame.data.withUnsafeBufferPointer { (data) throws(DBCDecodeError) in
                 try message.codec.decode(data, choices: true) { index, value in
-                    let key = message.keyBySignal[index]
-                    if key >= 0 { decoded.append((key, value)) }
+                    let position = message.keyBySignal[index]
+                    guard position >= 0 else { return }
+                    let key = plan.keys[position]
+                    guard keep(key, value) else { return }
+                    if key.isRadioFrequency { deferred.append((key, value)); return }
+                    if let property = propertyValue(value, key: key, band: nil) { values[key.key] = property } else { unreadable.append(key.key) }
                 }
             }
         } catch {
             return nil
-        }
-        return decoded
-    }
-
-    /// Decoded signals to property values; a frequency is read in the band of the same
-    /// frame, else of `context`.
-    private func propertyValues(_ decoded: [(key: Int, value: SignalValue)], context: VehicleState) -> (values: [PropertyKey: PropertyValue], unreadable: [PropertyKey]) {
-        var values: [PropertyKey: PropertyValue] = [:]
-        values.reserveCapacity(decoded.count)
-        var unreadable: [PropertyKey] = []
-        var deferred: [(FramePlan.Key, SignalValue)] = []
-        for (index, value) in decoded {
-            let key = plan.keys[index]
-            if key.key == .radioFrequency { deferred.append((key, value)); continue }
-            if let property = propertyValue(value, key: key, band: nil) { values[key.key] = property } else { unreadable.append(key.key) }
         }
         for (key, value) in deferred {
             if let property = propertyValue(value, key: key, band: values[.radioBand] ?? context[.radioBand]) {
@@ -246,22 +242,20 @@ public struct VehicleFrames: Sendable {
             if case let .e2eError(message, status) = failure { return .e2eError(message: message, status: status) }
             return .undecodable(command.name)
         }
-        guard let decoded = decode(frame, command) else { return .undecodable(command.name) }
         // Signals at their "no request" raw value ask for nothing. A choice carries its raw
         // value; an integer without a choice is compared as decoded (see `plainIdle`).
         var namedRaw: [String: Int128]?
-        let requested = decoded.filter { key, value in
-            let signal = plan.keys[key].commandSignalName
-            guard let idle = command.idleRaw[signal] else { return true }
+        let read = read(frame, command, context: context) { key, value in
+            guard let idle = key.commandIdleRaw else { return true }
             if case let .choice(_, rawValue) = value { return rawValue != idle }
             if command.plainIdle {
                 if case let .integer(number) = value { return number != idle }
                 return true
             }
             if namedRaw == nil { namedRaw = plainValues(frame, command) }
-            return namedRaw?[signal] != idle
+            return namedRaw?[key.commandSignalName] != idle
         }
-        let (changes, unreadable) = propertyValues(requested, context: context)
+        guard let (changes, unreadable) = read else { return .undecodable(command.name) }
         let counter = command.e2e.map { $0.counter(in: frame.data) }
         return .command(HeadUnitCommand(message: command.name, id: frame.id, counter: counter, changes: changes, unreadable: unreadable))
     }
@@ -372,6 +366,11 @@ final class FramePlan: Sendable {
         let command: (message: String, plan: Int?, signals: [Int])?
         /// The name of the command signal ("" for none).
         let commandSignalName: String
+        /// The command signal's "no request" raw value (`PropertyBinding.idleRawValue` of
+        /// the bindings on that signal).
+        let commandIdleRaw: Int128?
+        /// `key == .radioFrequency`.
+        let isRadioFrequency: Bool
         /// The status message's codec and the status signal's index, as
         /// `MessageCodec.roundTrip(_:signal:)` finds it; nil when the DBC lacks them.
         let statusCodec: MessageCodec?
@@ -380,7 +379,7 @@ final class FramePlan: Sendable {
         init(
             key: PropertyKey, kind: PropertyKind?, binding: PropertyBinding, trueChoice: String?, falseChoice: String?,
             caseByChoice: [String: String], unitFrequency: Bool, command: (message: String, plan: Int?, signals: [Int])?,
-            commandSignalName: String, statusCodec: MessageCodec?, statusSignal: Int?
+            commandSignalName: String, commandIdleRaw: Int128?, statusCodec: MessageCodec?, statusSignal: Int?
         ) {
             self.key = key
             self.kind = kind
@@ -391,6 +390,8 @@ final class FramePlan: Sendable {
             self.unitFrequency = unitFrequency
             self.command = command
             self.commandSignalName = commandSignalName
+            self.commandIdleRaw = commandIdleRaw
+            self.isRadioFrequency = key == .radioFrequency
             self.statusCodec = statusCodec
             self.statusSignal = statusSignal
         }
@@ -412,8 +413,6 @@ final class FramePlan: Sendable {
         let keyBySignal: [Int]
         /// How many signals carry a property.
         let propertyCount: Int
-        /// Command messages: command signal name -> its "no request" raw value.
-        let idleRaw: [String: Int128]
         /// True when a signal's decoded integer is the value its idle raw is compared
         /// with: no multiplexer, no two signals of one name.
         let plainIdle: Bool
@@ -423,7 +422,7 @@ final class FramePlan: Sendable {
 
         init(
             message: DBCMessage, name: String, e2e: E2EProtection?, idle: SignalInputs, keyBySignal: [Int],
-            idleRaw: [String: Int128], plainIdle: Bool, slots: [(key: Int, signals: [Int])]
+            plainIdle: Bool, slots: [(key: Int, signals: [Int])]
         ) {
             self.message = message
             self.name = name
@@ -434,7 +433,6 @@ final class FramePlan: Sendable {
             self.idle = idle
             self.keyBySignal = keyBySignal
             self.propertyCount = keyBySignal.filter { $0 >= 0 }.count
-            self.idleRaw = idleRaw
             self.plainIdle = plainIdle
             self.slots = slots
         }
@@ -485,7 +483,7 @@ final class FramePlan: Sendable {
         func indices(of name: String, in message: DBCMessage) -> [Int] {
             message.signals.indices.filter { message.signals[$0].name == name }
         }
-        func build(_ name: String, _ message: DBCMessage, properties: [PropertyKey: String], idleRaw: [String: Int128], idleInputs: [String: SignalInput]) -> Message {
+        func build(_ name: String, _ message: DBCMessage, properties: [PropertyKey: String], idleInputs: [String: SignalInput]) -> Message {
             var idle = SignalInputs(codec: message.codec)
             for (index, signal) in message.signals.enumerated() { idle[index] = idleInputs[signal.name] }
             var keyBySignal = [Int](repeating: -1, count: message.signals.count)
@@ -501,7 +499,7 @@ final class FramePlan: Sendable {
             let uniqueNames = Set(message.signals.map(\.name)).count == message.signals.count
             return Message(
                 message: message, name: name, e2e: profile.e2e[name]?.protection, idle: idle, keyBySignal: keyBySignal,
-                idleRaw: idleRaw, plainIdle: uniqueNames && !message.isMultiplexed, slots: slots)
+                plainIdle: uniqueNames && !message.isMultiplexed, slots: slots)
         }
 
         var idleRaw: [String: [String: Int128]] = [:]
@@ -529,7 +527,7 @@ final class FramePlan: Sendable {
             }
             commandByID[message.canID] = commandPlans.count
             commandByName[name] = commandPlans.count
-            commandPlans.append(build(name, message, properties: command.properties, idleRaw: idleRaw[name] ?? [:], idleInputs: inputs))
+            commandPlans.append(build(name, message, properties: command.properties, idleInputs: inputs))
         }
         var statusPlans: [Message] = []
         var statusByID: [CANID: Int] = [:]
@@ -544,7 +542,7 @@ final class FramePlan: Sendable {
             }
             statusByID[message.canID] = statusPlans.count
             statusByName[name] = statusPlans.count
-            statusPlans.append(build(name, message, properties: status.properties, idleRaw: [:], idleInputs: inputs))
+            statusPlans.append(build(name, message, properties: status.properties, idleInputs: inputs))
         }
 
         var keys: [Key] = []
@@ -563,6 +561,7 @@ final class FramePlan: Sendable {
                 trueChoice: binding.values["true"], falseChoice: binding.values["false"], caseByChoice: caseByChoice,
                 unitFrequency: key == .radioFrequency && binding.signalUnit != nil,
                 command: command, commandSignalName: binding.command?.signal ?? "",
+                commandIdleRaw: binding.command.flatMap { idleRaw[$0.message]?[$0.signal] },
                 statusCodec: statusMessage?.codec, statusSignal: statusMessage?.codec.index(ofSignal: binding.status.signal)))
         }
 
@@ -570,7 +569,7 @@ final class FramePlan: Sendable {
         if let binding = profile.acknowledgement, let message = profile.database.message(named: binding.message) {
             var inputs: [String: SignalInput] = [:]
             for signal in message.signals { inputs[signal.name] = message.codec.input(forRaw: 0, signal: signal.name) }
-            let plan = build(binding.message, message, properties: [:], idleRaw: [:], idleInputs: inputs)
+            let plan = build(binding.message, message, properties: [:], idleInputs: inputs)
             var roles = [UInt8](repeating: 0, count: message.signals.count)
             let commandIDSignals = indices(of: binding.commandIDSignal, in: message)
             let counterSignals = indices(of: binding.counterSignal, in: message)
