@@ -356,7 +356,7 @@ public struct VehicleSimulation: Sendable {
         }
         let protection = profile.e2e[name]?.protection
         var corrupted = false
-        if protection != nil, let previous = lastCounters[name],
+        if protection != nil, !faults.rules.isEmpty, let previous = lastCounters[name],
            !takeFaults(at: now, message: name, keys: keys, explicitOnly: explicitOnly, where: { $0 == .repeatCounter }).isEmpty {
             statusCounters[name] = previous
             corrupted = true
