@@ -63,6 +63,8 @@ let package = Package(
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),
         .executableTarget(name: "carplay-ecu", dependencies: ["CANBus", "LinuxSupport", "SocketCAN", "VehicleKit"]),
         .executableTarget(name: "carplay-bench", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit"]),
+        // The CPU cost of one intent's frame path (Benchmarks/frames/run.sh).
+        .executableTarget(name: "frames-bench", dependencies: ["CANKit", "LinuxSupport", "VehicleKit"], path: "Benchmarks/frames", exclude: ["run.sh"]),
         .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink"]),
 
         .testTarget(name: "CANKitTests", dependencies: ["CANKit"]),

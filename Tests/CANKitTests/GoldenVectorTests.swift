@@ -123,6 +123,29 @@ import Testing
                 }
             }
             tally.encodes += 1
+            indexedEncodeMatches(message.codec, input, context: context)
+        }
+    }
+
+    /// `encode(SignalInputs)` (by signal index, raw values kept from when each input was
+    /// set) gives what `encode([String: SignalInput])` gives, bytes or error. Every input
+    /// is first set to another value and back, so a stale raw value would show.
+    private func indexedEncodeMatches(_ codec: MessageCodec, _ input: [String: SignalInput], context: String) {
+        let names = codec.signalNames
+        guard Set(names).count == names.count else { return }  // names index signals only when unique
+        var inputs = SignalInputs(codec: codec)
+        for (name, value) in input {
+            guard let index = codec.index(ofSignal: name) else { return }  // a name the index form cannot express
+            inputs[index] = .integer(1)
+            inputs[index] = value
+        }
+        #expect(inputs.given == input.count, "\(context)")
+        let byName = Result { () throws(DBCEncodeError) in try codec.encode(input) }
+        let byIndex = Result { () throws(DBCEncodeError) in try codec.encode(inputs) }
+        switch (byName, byIndex) {
+        case let (.success(a), .success(b)): #expect(a == b, "\(context): by index \(hexString(b)), by name \(hexString(a))")
+        case let (.failure(a), .failure(b)): #expect(a == b, "\(context): by index \(b), by name \(a)")
+        default: Issue.record("\(context): by index \(byIndex), by name \(byName)")
         }
     }
 

@@ -144,10 +144,10 @@ extension SignalField {
         case let .integer(scale, offset):
             let (product, overflow) = raw.multipliedReportingOverflow(by: scale)
             let (sum, overflow2) = product.addingReportingOverflow(offset)
-            if overflow || overflow2 { return .float(Double(raw) * Double(scale) + Double(offset)) }
+            if overflow || overflow2 { return .float(Double(int128: raw) * Double(int128: scale) + Double(int128: offset)) }
             return .integer(sum)
         case let .linear(scale, _):
-            return .float(Double(raw) * scale + offsetValue)
+            return .float(Double(int128: raw) * scale + offsetValue)
         }
     }
 

@@ -239,6 +239,8 @@ struct SignalField: Sendable {
     let mask: UInt64
     let conversion: Conversion
     let scaleMagnitude: Double
+    /// The factor as a float (`Double(scale)` of an integer conversion).
+    let scaleValue: Double
     /// The offset as a float, for the decode path (cantools adds it as a float there).
     let offsetValue: Double
     /// Choices whose raw values fit Int64: the decode path's cheaper lookup.
@@ -251,6 +253,13 @@ struct SignalField: Sendable {
     let denseChoiceBase: Int64
     let minimum: DBCNumber?
     let maximum: DBCNumber?
+    /// `minimum` and `maximum` as floats, for the range check (0 when absent).
+    let minimumValue: Double
+    let maximumValue: Double
+    let hasMinimum: Bool
+    let hasMaximum: Bool
+    /// `!choicesByValue.isEmpty`.
+    let hasChoices: Bool
     let choicesByValue: [Int128: String]
     let choicesByName: [String: Int128]
     let choiceNames: [String]
@@ -284,9 +293,14 @@ struct SignalField: Sendable {
             conversion = .linear(scale: scale.doubleValue, offset: offset)
         }
         scaleMagnitude = abs(scale.doubleValue)
+        scaleValue = scale.doubleValue
         offsetValue = offset.doubleValue
         minimum = signal.minimum
         maximum = signal.maximum
+        minimumValue = signal.minimum?.doubleValue ?? 0
+        maximumValue = signal.maximum?.doubleValue ?? 0
+        hasMinimum = signal.minimum != nil
+        hasMaximum = signal.maximum != nil
         var byValue: [Int128: String] = [:]
         var byName: [String: Int128] = [:]
         for choice in signal.choices {
@@ -294,6 +308,7 @@ struct SignalField: Sendable {
             byName[choice.name] = choice.value
         }
         choicesByValue = byValue
+        hasChoices = !byValue.isEmpty
         var small: [Int64: String] = [:]
         for (value, name) in byValue { if let key = Int64(exactly: value) { small[key] = name } }
         choicesBySmallValue = small

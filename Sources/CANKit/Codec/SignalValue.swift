@@ -18,9 +18,9 @@ public enum SignalValue: Sendable, Hashable, CustomStringConvertible {
     /// The numeric value (a choice gives its raw value).
     public var doubleValue: Double {
         switch self {
-        case let .integer(value): Double(value)
+        case let .integer(value): Double(int128: value)
         case let .float(value): value
-        case let .choice(_, raw): Double(raw)
+        case let .choice(_, raw): Double(int128: raw)
         }
     }
 }
@@ -56,7 +56,7 @@ public enum SignalInput: Sendable, Hashable, CustomStringConvertible, Expressibl
 
     var doubleValue: Double? {
         switch self {
-        case let .integer(value): Double(value)
+        case let .integer(value): Double(int128: value)
         case let .float(value): value
         case .choice: nil
         }

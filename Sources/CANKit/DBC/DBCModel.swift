@@ -106,7 +106,7 @@ public enum DBCNumber: Sendable, Hashable, CustomStringConvertible {
 
     public var doubleValue: Double {
         switch self {
-        case let .integer(value): Double(value)
+        case let .integer(value): Double(int128: value)
         case let .real(value): value
         }
     }

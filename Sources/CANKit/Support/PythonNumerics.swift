@@ -55,3 +55,17 @@ extension Int128 {
         self.init(rounded)
     }
 }
+
+extension Double {
+    /// `Double(value)`, rounded the same way, without the standard library's generic
+    /// integer conversion (`BinaryFloatingPoint._convert(from:)` is not specialized for
+    /// Int128 and goes through witness tables) for the values that fit 64 bits.
+    @inline(__always)
+    init(int128 value: Int128) {
+        if let small = Int64(exactly: value) {
+            self.init(small)
+        } else {
+            self.init(value)
+        }
+    }
+}

@@ -45,9 +45,9 @@ extension VehicleSimulation {
             return .success(value)
         }
 
-        let parts = key.rawValue.split(separator: ".").map(String.init)
+        let parts = KeyParts(key.rawValue)
         if key.isStatusOnly { return missing("command for a status-only property") }
-        switch parts.first {
+        switch parts.count > 0 ? parts[0] : nil {
         case "climate":
             guard let climate = profile.climate else { return missing("climate control") }
             if parts.count == 3, parts[1] == "temperature" {
@@ -70,13 +70,13 @@ extension VehicleSimulation {
             }
         case "defroster":
             guard parts.count == 2, let defroster = CarDefroster(rawValue: parts[1]), profile.defrosters.contains(defroster) else {
-                return missing("\(parts.dropFirst().joined(separator: ".")) defroster")
+                return missing("\(parts.all.dropFirst().joined(separator: ".")) defroster")
             }
             return flag(true, "defroster")
         case "seat":
             guard parts.count == 3, let seat = CarSeat(rawValue: parts[1]), let feature = SeatFeature(rawValue: parts[2]),
                   let capabilities = profile.seat(seat), capabilities.maximum(feature) > 0 else {
-                return missing("seat \(parts.dropFirst().joined(separator: " "))")
+                return missing("seat \(parts.all.dropFirst().joined(separator: " "))")
             }
             return integer(in: 0...capabilities.maximum(feature))
         case "audio":
@@ -248,4 +248,51 @@ extension VehicleSimulation {
     static func format(_ number: Double) -> String {
         number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
+}
+
+/// A key's dot-separated parts, as `rawValue.split(separator: ".").map(String.init)`
+/// gives them (empty parts left out), without building arrays: the first three are
+/// kept (short strings need no allocation), the rest only counted.
+struct KeyParts {
+    let text: String
+    private(set) var count = 0
+    private var first = ""
+    private var second = ""
+    private var third = ""
+
+    init(_ text: String) {
+        self.text = text
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var index = start
+        while true {
+            let atEnd = index == utf8.endIndex
+            if atEnd || utf8[index] == UInt8(ascii: ".") {
+                if start < index {
+                    switch count {
+                    case 0: first = String(text[start..<index])
+                    case 1: second = String(text[start..<index])
+                    case 2: third = String(text[start..<index])
+                    default: break
+                    }
+                    count += 1
+                }
+                if atEnd { break }
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+    }
+
+    /// Part `index` (0, 1 or 2; below `count`).
+    subscript(index: Int) -> String {
+        switch index {
+        case 0: first
+        case 1: second
+        default: third
+        }
+    }
+
+    /// Every part (for messages).
+    var all: [String] { text.split(separator: ".").map(String.init) }
 }

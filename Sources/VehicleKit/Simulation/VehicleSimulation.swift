@@ -173,7 +173,8 @@ public struct VehicleSimulation: Sendable {
     // MARK: - Commands
 
     private mutating func handle(_ command: HeadUnitCommand, at now: Duration) -> [CANFrame] {
-        let keys = Array(command.changes.keys) + command.unreadable
+        // The keys only matter to fault rules.
+        let keys = faults.rules.isEmpty ? [] : Array(command.changes.keys) + command.unreadable
         let matched = takeFaults(at: now, message: command.message, keys: keys) { $0.isCommandFault }
         if let drop = matched.first(where: { $0.kind == .drop }) {
             statistics.commandsDropped += 1
@@ -233,7 +234,8 @@ public struct VehicleSimulation: Sendable {
 
         // Faults: apply a different value than commanded.
         var wronged = false
-        for key in targets.keys.sorted() where wrongValue.contains(where: { rule in rule.property.map { key.rawValue.hasPrefix($0) } ?? true }) {
+        for key in wrongValue.isEmpty ? [] : targets.keys.sorted()
+        where wrongValue.contains(where: { rule in rule.property.map { key.rawValue.hasPrefix($0) } ?? true }) {
             let commanded = targets[key]!
             let applied = wrongTuning(for: key, commanded, band: command.changes[.radioBand]) ?? self.wrongValue(for: key, commanded)
             guard applied != commanded else { continue }
@@ -253,11 +255,14 @@ public struct VehicleSimulation: Sendable {
             }
         }
 
-        let before = state
+        // Only the targets and a retuned frequency/channel can change: their values
+        // before, to compare with (not a copy of the whole state).
+        var candidates = Array(targets.keys)
+        for key in [PropertyKey.radioFrequency, .radioChannel] where targets[key] == nil { candidates.append(key) }
+        let before = candidates.map { state[$0] }
         for (key, value) in targets { state[key] = value }
         retune(after: targets)
-        for signal in CarSignal.allCases {
-            let key = PropertyKey.signal(signal)
+        for key in Self.signalKeys {
             guard let value = targets[key] else { continue }
             signalOff[key] = value == .bool(true) ? now + dynamics.signalDuration : nil
         }
@@ -268,14 +273,15 @@ public struct VehicleSimulation: Sendable {
         if let accepted = profile.acknowledgement?.acceptedChoice, let ack = transmitAcknowledgement(command, result: accepted, at: now) {
             out.append(ack)
         }
-        // Only the targets and a retuned frequency/channel can have changed: compare
-        // those, not the whole state.
-        var candidates = Set(targets.keys)
-        candidates.insert(.radioFrequency)
-        candidates.insert(.radioChannel)
-        out += transmitChanges(candidates.filter { state[$0] != before[$0] }.sorted(), at: now)
+        var changed: [PropertyKey] = []
+        for (key, old) in zip(candidates, before) where state[key] != old { changed.append(key) }
+        if changed.count > 1 { changed.sort() }
+        out += transmitChanges(changed, at: now)
         return out
     }
+
+    /// The keys of the momentary signals, `PropertyKey.signal(_:)` of every `CarSignal`.
+    private static let signalKeys = CarSignal.allCases.map { PropertyKey.signal($0) }
 
     /// A wrong frequency or channel one step off within the band the same command asks
     /// for (`wrongValue(for:)` steps within the band the car is on); nil otherwise.
@@ -316,12 +322,14 @@ public struct VehicleSimulation: Sendable {
     // MARK: - Transmitting
 
     private mutating func transmitChanges(_ keys: [PropertyKey], at now: Duration) -> [CANFrame] {
-        let names = Set(keys.flatMap { statusByKey[$0] ?? [] })
-        return names.sorted().compactMap { transmitStatus($0, at: now) }
+        // One key (the common case): its messages, already sorted and distinct.
+        let names = keys.count == 1 ? statusByKey[keys[0]] ?? [] : Set(keys.flatMap { statusByKey[$0] ?? [] }).sorted()
+        return names.compactMap { transmitStatus($0, at: now) }
     }
 
     private mutating func transmitStatus(_ name: String, at now: Duration) -> CANFrame? {
-        let keys = frames.statusMessages[name].map { Array($0.properties.keys) } ?? []
+        // The keys only matter to fault rules.
+        let keys = faults.rules.isEmpty ? [] : frames.statusMessages[name].map { Array($0.properties.keys) } ?? []
         let snapshot = state
         return transmit(name, keys: keys, explicitOnly: false, at: now) { frames, counters throws(VehicleFramesError) in
             try frames.statusFrame(name, state: snapshot, counters: &counters)
@@ -348,7 +356,7 @@ public struct VehicleSimulation: Sendable {
         }
         let protection = profile.e2e[name]?.protection
         var corrupted = false
-        if protection != nil, let previous = lastCounters[name],
+        if protection != nil, !faults.rules.isEmpty, let previous = lastCounters[name],
            !takeFaults(at: now, message: name, keys: keys, explicitOnly: explicitOnly, where: { $0 == .repeatCounter }).isEmpty {
             statusCounters[name] = previous
             corrupted = true
