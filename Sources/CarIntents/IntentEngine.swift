@@ -1,5 +1,6 @@
 import CANBus
 import CarplayJSON
+import Synchronization
 import VehicleKit
 
 /// What one intent produced: how each parameter resolved, the response, every frame
@@ -31,11 +32,22 @@ public struct PerformResult: Sendable {
 /// that order (and a command frame is always built on the confirmed outcome of the
 /// previous one); handles on different command messages run concurrently. Intents that
 /// read or save the whole state run alone.
-public actor IntentEngine {
-    public nonisolated let profile: VehicleProfile
-    public nonisolated let controller: VehicleController
-    private var savedProfiles: [Int: SavedCarProfile]
+///
+/// Its few mutable things (saved car profiles, the claims) sit behind a lock rather than
+/// in an actor: an intent then reaches the controller without executor hops.
+public final class IntentEngine: Sendable {
+    public let profile: VehicleProfile
+    public let controller: VehicleController
     private let persist: @Sendable ([SavedCarProfile]) throws -> Void
+
+    private struct Shared {
+        var savedProfiles: [Int: SavedCarProfile]
+        var running: [Int: Claim] = [:]
+        var queue: [(id: Int, claim: Claim, continuation: CheckedContinuation<Int, Never>)] = []
+        var nextClaim = 0
+    }
+
+    private let shared: Mutex<Shared>
 
     /// What a handle holds while it runs: command message names, or everything.
     enum Claim: Sendable {
@@ -50,9 +62,6 @@ public actor IntentEngine {
         }
     }
 
-    private var running: [Int: Claim] = [:]
-    private var queue: [(id: Int, claim: Claim, continuation: CheckedContinuation<Void, Never>)] = []
-    private var nextClaim = 0
 
     /// `persist` is called with every saved car profile after each save (the daemon
     /// writes them to its state directory); a throw fails the save.
@@ -62,17 +71,29 @@ public actor IntentEngine {
     ) {
         self.profile = profile
         self.controller = controller
-        self.savedProfiles = Dictionary(savedProfiles.map { ($0.slot, $0) }, uniquingKeysWith: { _, last in last })
+        self.shared = Mutex(Shared(savedProfiles: Dictionary(savedProfiles.map { ($0.slot, $0) }, uniquingKeysWith: { _, last in last })))
         self.persist = persist
     }
 
     /// Handles running or waiting their turn (0 when idle).
-    public var handlesInFlight: Int { queue.count + running.count }
+    public var handlesInFlight: Int {
+        get async { shared.withLock { $0.queue.count + $0.running.count } }
+    }
 
-    public var carProfiles: [SavedCarProfile] { savedProfiles.values.sorted { $0.slot < $1.slot } }
+    public var carProfiles: [SavedCarProfile] {
+        get async { savedList() }
+    }
+
+    private func savedList() -> [SavedCarProfile] {
+        shared.withLock { Self.sorted($0.savedProfiles) }
+    }
+
+    private static func sorted(_ saved: [Int: SavedCarProfile]) -> [SavedCarProfile] {
+        saved.values.sorted { $0.slot < $1.slot }
+    }
 
     public func resolve(_ intent: Intent) async -> IntentResolution {
-        IntentResolver.resolve(intent, profile: profile, state: await controller.currentState, savedProfiles: carProfiles)
+        IntentResolver.resolve(intent, profile: profile, state: await controller.currentState, savedProfiles: savedList())
     }
 
     /// `ready` when the intent may be handled, else the failure to answer.
@@ -89,7 +110,7 @@ public actor IntentEngine {
     /// (one hop to it instead of three); the confirmation is nil when unresolved.
     public func prepare(_ intent: Intent) async -> (resolution: IntentResolution, confirmation: IntentResponse?) {
         let (state, reachable) = await controller.snapshot()
-        let resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedProfiles: carProfiles)
+        let resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedProfiles: savedList())
         guard resolution.action != nil else { return (resolution, nil) }
         if let refusal = IntentConfirmer.confirm(resolution, profile: profile, state: state, vehicleReachable: reachable) {
             return (resolution, refusal)
@@ -149,12 +170,16 @@ public actor IntentEngine {
                 guard outcome.succeeded else { return (response(for: outcome), outcome.frames) }
             }
             let saved = SavedCarProfile(slot: slot, name: name, settings: settings)
-            let previous = savedProfiles[slot]
-            savedProfiles[slot] = saved
+            // Saves claim everything: no other save runs between these steps.
+            let (previous, all) = shared.withLock { shared in
+                let previous = shared.savedProfiles[slot]
+                shared.savedProfiles[slot] = saved
+                return (previous, Self.sorted(shared.savedProfiles))
+            }
             do {
-                try persist(carProfiles)
+                try persist(all)
             } catch {
-                savedProfiles[slot] = previous
+                shared.withLock { $0.savedProfiles[slot] = previous }
                 return (IntentResponse(code: .failure, reason: "storageError", fields: ["detail": .string("\(error)")]), outcome.frames)
             }
             var fields: [String: JSONValue] = ["profileNumber": .integer(slot), "settings": .integer(settings.count)]
@@ -162,7 +187,7 @@ public actor IntentEngine {
             return (IntentResponse(code: .success, reason: nil, fields: fields), outcome.frames)
 
         case let .restoreProfile(slot):
-            guard let saved = savedProfiles[slot] else {
+            guard let saved = shared.withLock({ $0.savedProfiles[slot] }) else {
                 return (IntentResponse(code: .failure, reason: "emptyProfile", fields: ["profileNumber": .integer(slot)]), [])
             }
             var targets = saved.settings.filter { profile.bindings[$0.key]?.command != nil }
@@ -253,33 +278,44 @@ public actor IntentEngine {
 
     /// Waits until no running handle, and no earlier waiting one, conflicts with `claim`.
     private func acquire(_ claim: Claim) async -> Int {
-        let id = nextClaim
-        nextClaim += 1
-        if queue.isEmpty, !running.values.contains(where: { $0.conflicts(with: claim) }) {
-            running[id] = claim
-            return id
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            let admitted = shared.withLock { shared -> Int? in
+                let id = shared.nextClaim
+                shared.nextClaim += 1
+                if shared.queue.isEmpty, !shared.running.values.contains(where: { $0.conflicts(with: claim) }) {
+                    shared.running[id] = claim
+                    return id
+                }
+                shared.queue.append((id, claim, continuation))
+                return nil
+            }
+            // Admitted at once: resumed before suspending, so the task runs straight on.
+            if let admitted { continuation.resume(returning: admitted) }
         }
-        await withCheckedContinuation { queue.append((id, claim, $0)) }
-        return id
     }
 
     private func release(_ id: Int) {
-        running[id] = nil
-        // Start the waiting handles in order of arrival, each only when it conflicts
-        // neither with a running one nor with an earlier one still waiting.
-        var blocked: [Claim] = []
-        var index = 0
-        while index < queue.count {
-            let waiting = queue[index]
-            if running.values.contains(where: { $0.conflicts(with: waiting.claim) }) || blocked.contains(where: { $0.conflicts(with: waiting.claim) }) {
-                blocked.append(waiting.claim)
-                index += 1
-                continue
+        let started = shared.withLock { shared -> [(id: Int, continuation: CheckedContinuation<Int, Never>)] in
+            shared.running[id] = nil
+            // Start the waiting handles in order of arrival, each only when it conflicts
+            // neither with a running one nor with an earlier one still waiting.
+            var started: [(id: Int, continuation: CheckedContinuation<Int, Never>)] = []
+            var blocked: [Claim] = []
+            var index = 0
+            while index < shared.queue.count {
+                let waiting = shared.queue[index]
+                if shared.running.values.contains(where: { $0.conflicts(with: waiting.claim) }) || blocked.contains(where: { $0.conflicts(with: waiting.claim) }) {
+                    blocked.append(waiting.claim)
+                    index += 1
+                    continue
+                }
+                shared.queue.remove(at: index)
+                shared.running[waiting.id] = waiting.claim
+                started.append((waiting.id, waiting.continuation))
             }
-            queue.remove(at: index)
-            running[waiting.id] = waiting.claim
-            waiting.continuation.resume()
+            return started
         }
+        for (id, continuation) in started { continuation.resume(returning: id) }
     }
 }
 

@@ -50,7 +50,12 @@ public struct Logger: Sendable {
                 text += "carplayd:   \(frames.count) frames:"
                 for frame in frames {
                     text += " "
-                    if let space = frame.lastIndex(of: " ") { text.append(contentsOf: frame[frame.index(after: space)...]) } else { text += frame }
+                    // The part after the last space ("ID#DATA"), found in the UTF-8 bytes.
+                    if let space = frame.utf8.lastIndex(of: UInt8(ascii: " ")) {
+                        text += Substring(frame.utf8[frame.utf8.index(after: space)...])
+                    } else {
+                        text += frame
+                    }
                 }
                 text += "\n"
             }

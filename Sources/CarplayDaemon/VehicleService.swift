@@ -2,6 +2,7 @@ import CANBus
 import CarIntents
 import CarplayJSON
 import Foundation
+import Synchronization
 import LinuxSupport
 import Varlink
 import VehicleKit
@@ -219,72 +220,106 @@ public final class VehicleService: VarlinkService {
 }
 
 /// What the whole daemon shares: the current runtime (replaced on reload), who may
-/// call, and the calls in flight (for a graceful stop).
-public actor DaemonState {
-    public private(set) var runtime: VehicleRuntime
-    private var allowedUsers: Set<UInt32>
-    private var allowedGroups: Set<UInt32>
+/// call, and the calls in flight (for a graceful stop). A lock, not an actor: every
+/// intent passes here three times, and a lock taken for a few instructions costs less
+/// than three executor hops.
+public final class DaemonState: Sendable {
+    private struct Shared {
+        var runtime: VehicleRuntime
+        var allowedUsers: Set<UInt32>
+        var allowedGroups: Set<UInt32>
+        var inFlight = 0
+        var stopping = false
+        var drained: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let shared: Mutex<Shared>
     private let ownUser = Accounts.currentUserID
-    private var inFlight = 0
-    private var stopping = false
-    private var drained: [CheckedContinuation<Void, Never>] = []
 
     public init(runtime: VehicleRuntime, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>) {
-        self.runtime = runtime
-        self.allowedUsers = allowedUsers
-        self.allowedGroups = allowedGroups
+        shared = Mutex(Shared(runtime: runtime, allowedUsers: allowedUsers, allowedGroups: allowedGroups))
+    }
+
+    public var runtime: VehicleRuntime {
+        get async { shared.withLock { $0.runtime } }
     }
 
     /// Root, the daemon's own user, the allowed users, and members of allowed groups.
-    /// `authorize(peer)` and the current runtime, in one hop.
-    public func admit(_ peer: PeerCredentials) -> (authorized: Bool, runtime: VehicleRuntime) {
-        (authorize(peer), runtime)
+    /// `authorize(peer)` and the current runtime, read together.
+    public func admit(_ peer: PeerCredentials) async -> (authorized: Bool, runtime: VehicleRuntime) {
+        let (runtime, users, groups) = shared.withLock { ($0.runtime, $0.allowedUsers, $0.allowedGroups) }
+        return (authorize(peer, users: users, groups: groups), runtime)
     }
 
-    public func authorize(_ peer: PeerCredentials) -> Bool {
-        if peer.uid == 0 || peer.uid == ownUser || allowedUsers.contains(peer.uid) { return true }
-        if allowedGroups.contains(peer.gid) { return true }
-        guard !allowedGroups.isEmpty else { return false }
-        return !allowedGroups.isDisjoint(with: Accounts.groups(ofUser: peer.uid, primary: peer.gid))
+    public func authorize(_ peer: PeerCredentials) async -> Bool {
+        let (users, groups) = shared.withLock { ($0.allowedUsers, $0.allowedGroups) }
+        return authorize(peer, users: users, groups: groups)
     }
 
-    public func replace(runtime: VehicleRuntime, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>) -> VehicleRuntime {
-        let old = self.runtime
-        self.runtime = runtime
-        self.allowedUsers = allowedUsers
-        self.allowedGroups = allowedGroups
-        return old
+    /// Outside the lock: a group lookup may read /etc/group.
+    private func authorize(_ peer: PeerCredentials, users: Set<UInt32>, groups: Set<UInt32>) -> Bool {
+        if peer.uid == 0 || peer.uid == ownUser || users.contains(peer.uid) { return true }
+        if groups.contains(peer.gid) { return true }
+        guard !groups.isEmpty else { return false }
+        return !groups.isDisjoint(with: Accounts.groups(ofUser: peer.uid, primary: peer.gid))
     }
 
-    func beginCall() -> Bool {
-        guard !stopping else { return false }
-        inFlight += 1
-        return true
-    }
-
-    func endCall() {
-        inFlight -= 1
-        if inFlight == 0 {
-            for continuation in drained { continuation.resume() }
-            drained.removeAll()
+    public func replace(runtime: VehicleRuntime, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>) async -> VehicleRuntime {
+        shared.withLock { shared in
+            let old = shared.runtime
+            shared.runtime = runtime
+            shared.allowedUsers = allowedUsers
+            shared.allowedGroups = allowedGroups
+            return old
         }
+    }
+
+    func beginCall() async -> Bool {
+        shared.withLock { shared in
+            guard !shared.stopping else { return false }
+            shared.inFlight += 1
+            return true
+        }
+    }
+
+    func endCall() async {
+        let waiting = shared.withLock { shared -> [CheckedContinuation<Void, Never>] in
+            shared.inFlight -= 1
+            guard shared.inFlight == 0 else { return [] }
+            defer { shared.drained.removeAll() }
+            return shared.drained
+        }
+        for continuation in waiting { continuation.resume() }
     }
 
     /// Refuses new calls; returns once the calls in flight have finished (or `timeout`).
     public func drain(timeout: Duration) async -> Int {
-        stopping = true
-        guard inFlight > 0 else { return 0 }
+        let busy = shared.withLock { shared -> Bool in
+            shared.stopping = true
+            return shared.inFlight > 0
+        }
+        guard busy else { return 0 }
         let waiting = Task { [weak self] in
             try? await Task.sleep(for: timeout)
-            await self?.releaseWaiters()
+            self?.releaseWaiters()
         }
-        await withCheckedContinuation { drained.append($0) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = shared.withLock { shared -> Bool in
+                guard shared.inFlight > 0 else { return true }
+                shared.drained.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
         waiting.cancel()
-        return inFlight
+        return shared.withLock { $0.inFlight }
     }
 
     private func releaseWaiters() {
-        for continuation in drained { continuation.resume() }
-        drained.removeAll()
+        let waiting = shared.withLock { shared in
+            defer { shared.drained.removeAll() }
+            return shared.drained
+        }
+        for continuation in waiting { continuation.resume() }
     }
 }

@@ -160,15 +160,22 @@ public final class EventLoop: Sendable {
         for job in left { globalConcurrentExecutor.enqueue(job) }
     }
 
-    /// Runs the jobs queued so far (later ones wait for the next round, after the
-    /// sockets had their turn).
+    /// Runs the queued jobs, and those they enqueue (an actor hop, a resumed
+    /// continuation), up to `jobBudget` per round; then the sockets have their turn.
     private func runJobs(_ batch: inout [UnownedJob]) {
-        jobs.withLock { swap(&$0.queue, &batch) }
-        guard !batch.isEmpty else { return }
         let executor = asUnownedTaskExecutor()
-        for job in batch { job.runSynchronously(on: executor) }
-        batch.removeAll(keepingCapacity: true)
+        var ran = 0
+        while ran < Self.jobBudget {
+            jobs.withLock { swap(&$0.queue, &batch) }
+            guard !batch.isEmpty else { return }
+            for job in batch { job.runSynchronously(on: executor) }
+            ran += batch.count
+            batch.removeAll(keepingCapacity: true)
+        }
     }
+
+    /// Jobs run between two polls of the sockets, at most.
+    static let jobBudget = 256
 }
 
 extension EventLoop: TaskExecutor {

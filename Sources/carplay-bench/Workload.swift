@@ -139,8 +139,13 @@ enum Workload {
                 return .object(["radioType": .string("FM"), "frequency": .number(frequency)])
             }, intent: "SetRadioStation"))
         }
-        if profile.audioSources.count > 1, commandable(.audioSource) {
-            audio.append(Pool(key: .audioSource, values: profile.audioSources.map { .enumeration($0.rawValue) }, parameters: { value in
+        // Tuning the radio also selects the radio as source (SetRadioStation's targets):
+        // with the radio in the pool, a client choosing it would often find it chosen
+        // already, and wait for the cyclic status instead of confirming a change.
+        let tunes = audio.contains { $0.key == .radioFrequency }
+        let sources = profile.audioSources.filter { !(tunes && $0 == .radio) }
+        if sources.count > 1, commandable(.audioSource) {
+            audio.append(Pool(key: .audioSource, values: sources.map { .enumeration($0.rawValue) }, parameters: { value in
                 guard case let .enumeration(source) = value else { return .null }
                 return .object(["audioSource": .string(source)])
             }, intent: "SetAudioSourceInCar"))
