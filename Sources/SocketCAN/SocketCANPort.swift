@@ -9,7 +9,8 @@ import Glibc
 #endif
 
 /// A `CANPort` on a Linux CAN interface (CAN_RAW). The socket is read on a thread of
-/// its own that feeds `frames`; the cooperative pool never blocks on it. When the
+/// its own that feeds `frames`, or calls the receiver given to `deliverDirectly`; the
+/// cooperative pool never blocks on it. When the
 /// interface goes down or disappears the port reconnects with backoff, and sends
 /// fail fast with `interfaceDown` meanwhile.
 public final class SocketCANPort: CANPort, Sendable {

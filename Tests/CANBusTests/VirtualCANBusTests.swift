@@ -1,4 +1,5 @@
 import CANKit
+import Synchronization
 import Testing
 @testable import CANBus
 
@@ -57,6 +58,42 @@ import Testing
         for await received in a.frames { atA.append(received.frame) }
         #expect(atB == [frame1, frame2, frame3])
         #expect(atA.isEmpty)  // not its own
+    }
+
+    /// A port that delivers directly gets each frame on the sender's thread before the
+    /// send returns; frames that arrived before it attached stay in its stream, which
+    /// then finishes; a receiver may send in turn; closing tells it.
+    @Test func directDeliveryRunsTheReceiverBeforeSendReturns() async throws {
+        let bus = VirtualCANBus(interface: "vcan7")
+        let head = await bus.makePort()
+        let car = await bus.makePort()
+        let early = try CANFrame(id: CANID(standard: 0x01), data: [1])
+        let command = try CANFrame(id: CANID(standard: 0x100), data: [2])
+        let answer = try CANFrame(id: CANID(standard: 0x200), data: [3])
+        _ = head.sendImmediately(early)  // before `car` attaches: stays in its stream
+        let got = Mutex<[CANFrame]>([])
+        let finished = Mutex(false)
+        let attached = car.deliverDirectly(to: CANReceiver(
+            frame: { received in
+                got.withLock { $0.append(received.frame) }
+                // Answer at once, as the simulated vehicle does.
+                if received.frame.id == command.id { _ = car.sendImmediately(answer) }
+            },
+            finished: { finished.withLock { $0 = true } }))
+        #expect(attached)
+        var before: [CANFrame] = []
+        for await received in car.frames { before.append(received.frame) }
+        #expect(before == [early], "earlier frames stay in the stream, which finishes")
+        #expect(car.deliverDirectly(to: CANReceiver(frame: { _ in })) == false, "once per port")
+        _ = try #require(head.sendImmediately(command)).get()
+        #expect(got.withLock { $0 } == [command], "received before the send returned")
+        await head.close()
+        var atHead: [CANFrame] = []
+        for await received in head.frames { atHead.append(received.frame) }
+        #expect(atHead == [answer], "the receiver's answer reached the sending port")
+        #expect(finished.withLock { $0 } == false)
+        await car.close()
+        #expect(finished.withLock { $0 }, "closing the port tells the receiver")
     }
 
     @Test func timestampsNeverGoBackwards() async throws {

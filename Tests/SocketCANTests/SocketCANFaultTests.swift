@@ -133,6 +133,43 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         #expect(link.state.withLock { $0.sent.count } == 1)
     }
 
+    /// `sendImmediately` tries once: nil on a full queue (the caller then uses `send`,
+    /// which retries), the frame when it went out, an error when the link is down.
+    @Test func sendImmediatelyTriesOnce() async throws {
+        let link = FakeCANLink()
+        let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
+        defer { Task { await port.close() } }
+        link.failNextSends(1)
+        #expect(port.sendImmediately(frame) == nil, "full queue: no result, no retry")
+        #expect(link.state.withLock { $0.attempts } == 1)
+        #expect(try port.sendImmediately(frame)?.get().frame == frame)
+        #expect(link.state.withLock { $0.sent.count } == 1)
+        link.failNextSends(1, with: ENETDOWN)
+        #expect(port.sendImmediately(frame).map { if case .failure(.interfaceDown("fake0")) = $0 { true } else { false } } == true)
+    }
+
+    /// With a direct receiver the reader thread hands it each frame (none reach the
+    /// stream, which finishes); closing the port tells the receiver.
+    @Test func directDeliveryFromTheReaderThread() async throws {
+        let link = FakeCANLink()
+        let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
+        let got = Mutex<[CANFrame]>([])
+        let finished = Mutex(false)
+        #expect(port.deliverDirectly(to: CANReceiver(
+            frame: { received in got.withLock { $0.append(received.frame) } },
+            finished: { finished.withLock { $0 = true } })))
+        var early: [ReceivedFrame] = []
+        for await received in port.frames { early.append(received) }
+        #expect(early.isEmpty, "the stream finished once the receiver was attached")
+        link.inject(canID: 0x123, data: [7, 8])
+        link.inject(canID: 0x124, data: [9])
+        #expect(await eventually { got.withLock { $0.count } == 2 })
+        #expect(got.withLock { $0.map(\.id.rawValue) } == [0x123, 0x124])
+        #expect(got.withLock { $0.first?.data } == [7, 8])
+        await port.close()
+        #expect(finished.withLock { $0 })
+    }
+
     @Test func otherSendErrorsAreNotRetried() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
