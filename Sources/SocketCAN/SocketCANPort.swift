@@ -72,29 +72,13 @@ public final class SocketCANPort: CANPort, Sendable {
 
     @discardableResult
     public func send(_ frame: CANFrame) async throws(CANBusError) -> ReceivedFrame {
-        let raw = Self.raw(frame)
         var attempt = 0
         while true {
-            guard let socket = state.withLock({ $0.closed ? nil : $0.socket }) else {
-                throw state.withLock { $0.closed } ? .closed : .interfaceDown(interface)
-            }
-            do {
-                try socket.send(raw)
-                return ReceivedFrame(frame: frame, timestamp: Self.now(), interface: interface)
-            } catch {
-                switch error.rawValue {
-                case ENOBUFS, EAGAIN:
-                    // The transmit queue is full: wait a little, a bounded number of times.
-                    attempt += 1
-                    if attempt > Self.transmitRetries { throw .transmitQueueFull }
-                    try? await Task.sleep(for: .milliseconds(2 * attempt))
-                case ENETDOWN, ENODEV, ENXIO:
-                    markDown("send: \(error)")
-                    throw .interfaceDown(interface)
-                default:
-                    throw .other("send on \(interface): \(error)")
-                }
-            }
+            if let result = sendImmediately(frame) { return try result.get() }
+            // The transmit queue is full: wait a little, a bounded number of times.
+            attempt += 1
+            if attempt > Self.transmitRetries { throw .transmitQueueFull }
+            try? await Task.sleep(for: .milliseconds(2 * attempt))
         }
     }
 

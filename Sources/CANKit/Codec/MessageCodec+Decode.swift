@@ -47,40 +47,6 @@ extension MessageCodec {
 }
 
 extension SignalField {
-    /// The field's bits, right-aligned.
-    @inline(__always)
-    func rawBits(in data: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        if lastByte - firstByte < 8 {
-            return (assemble(UInt64.self, data) >> UInt64(shift)) & mask
-        }
-        // Nine bytes: a 64-bit field that does not start on a byte boundary.
-        return UInt64(truncatingIfNeeded: assemble(UInt128.self, data) >> UInt128(shift)) & mask
-    }
-
-    /// The field's bytes as one integer, in the field's byte order.
-    @inline(__always)
-    private func assemble<T: FixedWidthInteger & UnsignedInteger>(_: T.Type, _ data: UnsafeBufferPointer<UInt8>) -> T {
-        var accumulator: T = 0
-        if bigEndian {
-            for byte in firstByte...lastByte { accumulator = accumulator << 8 | T(data[byte]) }
-        } else {
-            var byte = lastByte
-            while byte >= firstByte {
-                accumulator = accumulator << 8 | T(data[byte])
-                byte -= 1
-            }
-        }
-        return accumulator
-    }
-
-    @inline(__always)
-    func integerRaw(_ bits: UInt64) -> Int128 {
-        guard case .integer(signed: true) = valueType else { return Int128(bits) }
-        if length >= 64 { return Int128(Int64(bitPattern: bits)) }
-        let signBit = UInt64(1) << UInt64(length - 1)
-        return bits & signBit != 0 ? Int128(bits) - (Int128(1) << Int128(length)) : Int128(bits)
-    }
-
     /// The physical value, exactly as cantools computes it.
     ///
     /// Static, on a pointer: it reads the members it needs in place. A method called on
@@ -130,7 +96,7 @@ extension SignalField {
         }
     }
 
-    /// `rawBits(in:)` on a pointer (see `value(_:in:choices:)`).
+    /// The field's bits, right-aligned.
     @inline(__always)
     static func rawBits(_ field: UnsafePointer<SignalField>, in data: UnsafeBufferPointer<UInt8>) -> UInt64 {
         let first = field.pointee.firstByte
@@ -162,7 +128,7 @@ extension SignalField {
         return accumulator
     }
 
-    /// `choiceName(_:)` on a pointer.
+    /// The choice named for an integer raw value, if any.
     @inline(__always)
     static func choiceName(_ field: UnsafePointer<SignalField>, _ raw: Int64) -> String? {
         if !field.pointee.denseChoices.isEmpty {
@@ -173,21 +139,6 @@ extension SignalField {
         return field.pointee.choicesBySmallValue[raw] ?? (field.pointee.hasWideChoices ? field.pointee.choicesByValue[Int128(raw)] : nil)
     }
 
-    /// The physical value (a copy of the field; the decode loop uses the static form).
-    func value(in data: UnsafeBufferPointer<UInt8>, choices: Bool) -> SignalValue {
-        withUnsafePointer(to: self) { Self.value($0, in: data, choices: choices) }
-    }
-
-    /// The choice named for an integer raw value, if any.
-    @inline(__always)
-    func choiceName(_ raw: Int64) -> String? {
-        if !denseChoices.isEmpty {
-            let (offset, overflow) = raw.subtractingReportingOverflow(denseChoiceBase)
-            guard !overflow, offset >= 0, offset < denseChoices.count else { return nil }
-            return denseChoices[Int(offset)]
-        }
-        return choicesBySmallValue[raw] ?? (hasWideChoices ? choicesByValue[Int128(raw)] : nil)
-    }
 
     /// The general (slow) path, for raw values that need 128-bit arithmetic.
     private func integerValue(_ raw: Int128, choices: Bool) -> SignalValue {

@@ -359,7 +359,7 @@ extension MessageCodec {
         guard let raw = try? SignalField.rawValue(field, for: value, message: messageName) else { return nil }
         var payload = [UInt8](repeating: 0, count: max(length, field.pointee.lastByte + 1))
         guard (try? SignalField.place(field, raw, into: &payload, message: messageName)) != nil else { return nil }
-        return payload.withUnsafeBufferPointer { field.pointee.value(in: $0, choices: choices) }
+        return payload.withUnsafeBufferPointer { SignalField.value(field, in: $0, choices: choices) }
     }
 
     /// The names of the message's signals, in codec order.
