@@ -18,6 +18,17 @@ public struct FileDescriptor: Sendable, Hashable {
         try retryingOnInterrupt { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
     }
 
+    /// Blocks until the descriptor has data to read (or is closed or failed).
+    ///
+    /// Why not just a blocking `read`: a thread blocked in `read` on a Unix stream socket
+    /// is also woken when the peer *consumes* what this side wrote (the kernel wakes every
+    /// waiter on the socket for write space), then goes back to sleep: a wasted context
+    /// switch per request/reply. `poll` for POLLIN filters that wake-up out.
+    public func waitUntilReadable() throws(Errno) {
+        var entry = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
+        _ = try retryingOnInterrupt { Glibc.poll(&entry, 1, -1) }
+    }
+
     /// Writes all of `bytes`, looping over short writes.
     public func writeAll(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
         var offset = 0

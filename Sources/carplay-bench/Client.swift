@@ -49,6 +49,7 @@ final class BenchConnection {
         while true {
             let count: Int
             do {
+                try socket.waitUntilReadable()
                 count = try buffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try socket.read(into: raw) } }.get()
             } catch { throw .read(error) }
             guard count > 0 else { throw .closed }
