@@ -12,7 +12,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = fuzzBytes(start, count)
     let whole: Result<[CandumpRecord], CandumpParseError> = Result { () throws(CandumpParseError) in try CandumpReader.records(in: bytes) }
     var storage: [UInt8] = []
-    var payload = [UInt8](repeating: 0, count: 8)
+    var payload = [UInt8](repeating: 0, count: 64)
     var records: [CandumpRecord] = []
     var firstError: CandumpParseError?
     bytes.withUnsafeBufferPointer { text in
@@ -38,7 +38,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                     fatalError("line \(lineNumber): the fast path accepts a line parseLine does not read as a frame")
                 }
                 require(record.frame.id == fast.id && record.frame.data == Array(payload[0..<fast.count])
-                        && !record.frame.isFD && !record.frame.isRemote && !record.frame.isError,
+                        && record.frame.kind == fast.kind && !record.frame.isRemote && !record.frame.isError,
                         "line \(lineNumber): the fast path reads \(fast.id) \(payload[0..<fast.count]), parseLine \(record.frame)")
             }
         }

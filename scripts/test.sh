@@ -100,7 +100,8 @@ stage_decode_cli() {
     step "carplayctl dbc decode vs cantools"
     local corpus="$CARPLAYD_DBC_CORPUS" dbc log
     for dbc in "$corpus/motohawk.dbc" "$corpus/multiplex_2.dbc" "$corpus/choices.dbc" \
-               "$corpus/signed.dbc" "$corpus/floating_point.dbc" "$corpus/vehicle.dbc"; do
+               "$corpus/signed.dbc" "$corpus/floating_point.dbc" "$corpus/vehicle.dbc" \
+               "$REPO_ROOT/VehicleProfiles/suv/suv.dbc"; do  # the suv: CAN FD and 29-bit IDs
         [ -f "$dbc" ] || die "corpus file missing: $dbc"
         log="$REPO_ROOT/.build/golden/$(basename "$dbc" .dbc).log"
         "$PY" "$REPO_ROOT/Benchmarks/codec/make_log.py" --frames 2000 --seed "$SEED" \

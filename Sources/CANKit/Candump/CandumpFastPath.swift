@@ -1,14 +1,16 @@
-/// A classic data frame read from the common `candump -L` line, without building
-/// a `CandumpRecord`: the ID and where the payload bytes were written.
+/// A data frame read from the common `candump -L` line, without building a
+/// `CandumpRecord`: the ID, how many payload bytes were written, and the frame kind.
 public struct CandumpCompactFrame: Sendable, Hashable {
     public var id: CANID
     public var count: Int
+    public var kind: CANFrame.Kind = .classic
 }
 
 extension CandumpReader {
-    /// Reads the commonest line, `(1700000000.123456) vcan0 123#DEADBEEF` (also without
-    /// timestamp and interface), writing the payload into `payload` (at least 8 bytes).
-    /// Returns nil for anything else -- CAN FD, remote and error frames, `.`
+    /// Reads the commonest lines, `(1700000000.123456) vcan0 123#DEADBEEF` and the CAN FD
+    /// `... 123##1DEADBEEF` (also without timestamp and interface), writing the payload
+    /// into `payload` (at least 8 bytes; CAN FD lines need 64, else they are left to
+    /// `parseLine`). Returns nil for anything else -- remote and error frames, `.`
     /// separators, the human format, comments, malformed lines -- and the caller then
     /// uses `parseLine`, which handles and reports all of those. For every line it
     /// accepts, the result equals `parseLine`'s (tested).
@@ -70,8 +72,23 @@ extension CandumpReader {
         }
         guard invalid < 16, let id = CANID(value, extended: digits == 8) else { return nil }  // incl. error-flag IDs
         var position = hash + 1
+        var kind = CANFrame.Kind.classic
+        var maxLength = 16
+        if position < end, base[position] == 0x23 {  // "##F": CAN FD and its flags digit
+            guard position + 1 < end, payload.count >= 64 else { return nil }
+            let flags = table[Int(base[position + 1])]
+            guard flags < 8 else { return nil }  // not hex, or a flag that does not exist
+            kind = .fd(bitRateSwitch: flags & 0x1 != 0, errorStateIndicator: flags & 0x2 != 0)
+            maxLength = 128
+            position += 2
+        }
         let dataLength = end - position
-        guard dataLength & 1 == 0, dataLength <= 16 else { return nil }
+        guard dataLength & 1 == 0, dataLength <= maxLength else { return nil }
+        if maxLength == 128 {
+            // The CAN FD lengths: 0-8, 12, 16, 20, 24, 32, 48, 64 bytes.
+            let bytes = dataLength >> 1
+            guard bytes <= 8 || (bytes <= 24 && bytes & 3 == 0) || bytes == 32 || bytes == 48 || bytes == 64 else { return nil }
+        }
         var count = 0
         while position < end {
             let high = table[Int(base[position])]
@@ -82,7 +99,7 @@ extension CandumpReader {
             position += 2
         }
         guard invalid < 16 else { return nil }
-        return CandumpCompactFrame(id: id, count: count)
+        return CandumpCompactFrame(id: id, count: count, kind: kind)
     }
 
     /// Hex digit values by byte; 0xFF for anything that is not a hex digit.
