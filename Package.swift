@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "SocketCAN", dependencies: ["CANBus", "CANKit", "LinuxSupport"]),
 
         // The daemon: configuration, the Varlink service, the vehicle runtime, lifecycle.
-        .target(name: "CarplayDaemon", dependencies: ["CANBus", "CarIntents", "CarplayJSON", "LinuxSupport", "SocketCAN", "Varlink", "VehicleKit"]),
+        .target(name: "CarplayDaemon", dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "SocketCAN", "Varlink", "VehicleKit"]),
 
         // Thin executables.
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),
@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "CANBusTests", dependencies: ["CANBus", "CANKit"]),
         .testTarget(name: "SocketCANTests", dependencies: ["SocketCAN", "CANKit", "LinuxSupport"]),
-        .testTarget(name: "CarplayDaemonTests", dependencies: ["CarplayDaemon", "Varlink", "CarplayJSON", "LinuxSupport"]),
+        .testTarget(name: "CarplayDaemonTests", dependencies: ["CarplayDaemon", "Varlink", "CarplayJSON", "LinuxSupport", "CANBus", "CANKit", "CarIntents"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "LinuxSupport"]),
         .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANBus", "CANKit"]),
         .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "CANBus", "CANKit", "CarplayJSON"]),

@@ -1,4 +1,5 @@
 import CANBus
+import CANKit
 import CarIntents
 import CarplayJSON
 import Foundation
@@ -56,7 +57,7 @@ public final class VehicleService: VarlinkService {
                 replies.send(error: Self.unavailable("carplayd is shutting down"))
                 return
             }
-            await phase(call.member, intent: intent, runtime: runtime, peer: peer, replies: replies)
+            await phase(call.member, intent: intent, parameters: Self.givenParameters(call), runtime: runtime, peer: peer, replies: replies)
             await state.endCall()
         case "Monitor":
             guard call.more else {
@@ -77,7 +78,7 @@ public final class VehicleService: VarlinkService {
         }
     }
 
-    private func phase(_ member: String, intent: Intent, runtime: VehicleRuntime, peer: PeerCredentials, replies: VarlinkReplies) async {
+    private func phase(_ member: String, intent: Intent, parameters: JSONValue, runtime: VehicleRuntime, peer: PeerCredentials, replies: VarlinkReplies) async {
         let engine = runtime.engine
         let clock = ContinuousClock()
         let start = clock.now
@@ -86,12 +87,12 @@ public final class VehicleService: VarlinkService {
         // Handle's reply has no resolutions: build them only for the other phases.
         let resolutions = member == "Handle" ? JSONValue.null : Self.resolutionsJSON(resolution)
         if member == "Resolve" {
-            log.info("resolve \(intent.name.rawValue) \(Self.compact(intent)): \(Self.kinds(resolution))")
+            log.info("resolve \(intent.name.rawValue) \(Self.compact(parameters)): \(Self.kinds(resolution))")
             replies.send(VarlinkReply(parameters: ["resolutions": resolutions, "ready": .bool(resolution.action != nil)]))
             return
         }
         if resolution.action == nil {
-            log.info("\(member.lowercased()) \(intent.name.rawValue) \(Self.compact(intent)): unresolved (\(Self.kinds(resolution)))")
+            log.info("\(member.lowercased()) \(intent.name.rawValue) \(Self.compact(parameters)): unresolved (\(Self.kinds(resolution)))")
             if member == "Handle" {
                 let (name, result) = resolution.parameters.first { !$0.result.isResolved } ?? ("parameters", .notRequired)
                 replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(name), "reason": .string(Self.reason(result))]))
@@ -108,7 +109,7 @@ public final class VehicleService: VarlinkService {
         }
         let confirmation = prepared ?? IntentResponse(code: .failure, reason: "notResolved", fields: [:])
         if confirmation.code != .ready {
-            log.info("\(member.lowercased()) \(intent.name.rawValue) \(Self.compact(intent)): refused (\(confirmation.reason ?? confirmation.code.rawValue))")
+            log.info("\(member.lowercased()) \(intent.name.rawValue) \(Self.compact(parameters)): refused (\(confirmation.reason ?? confirmation.code.rawValue))")
             switch confirmation.reason {
             case "restrictedWhileLocked" where member != "Confirm":
                 replies.send(error: VarlinkError("io.carplayd.Vehicle.RestrictedWhileLocked", ["intent": .string(intent.name.rawValue)]))
@@ -132,16 +133,45 @@ public final class VehicleService: VarlinkService {
         // The state's JSON is serialized once per state change (by the controller).
         let state = await runtime.controller.stateJSON()
         let elapsed = clock.now - start
-        let lines = frames.map(\.logLine)
         if log.level <= .info {
             log.intent(
-                name: intent.name.rawValue, parameters: Self.compact(intent), resolutions: Self.kinds(resolution),
-                frames: lines, response: response.code.rawValue, reason: response.reason, detail: response.fields["detail"]?.stringValue,
+                name: intent.name.rawValue, parameters: Self.compact(parameters), resolutions: Self.kinds(resolution),
+                frames: frames, response: response.code.rawValue, reason: response.reason, detail: response.fields["detail"]?.stringValue,
                 latency: elapsed, peer: peer)
         }
-        var parameters: [String: JSONValue] = ["response": response.jsonValue, "frames": .array(lines.map { .string($0) })]
-        if member == "Perform" { parameters["resolutions"] = resolutions }
-        replies.send(serialized: VarlinkReply(parameters: parameters).serialized(adding: "state", raw: state))
+        replies.send(serialized: Self.outcomeReply(frames: frames, resolutions: member == "Perform" ? .some(resolutions) : .none, response: response, state: state))
+    }
+
+    /// The serialized reply of a Handle/Perform that reached the vehicle:
+    /// `{"parameters":{"frames":[...],("resolutions":{...},)"response":{...},"state":{...}}}`
+    /// and its NUL, keys in the order `JSONValue` sorts them. Written straight into
+    /// bytes (each frame's candump line too): every intent ends here. `resolutions`
+    /// `.none` leaves the key out (`nil` would be JSON null: `JSONValue` is nil-literal).
+    static func outcomeReply(frames: [ReceivedFrame], resolutions: JSONValue?, response: IntentResponse, state: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(state.count + frames.count * 64 + 256)
+        bytes.append(contentsOf: #"{"parameters":{"frames":["#.utf8)
+        var line: [UInt8] = []
+        line.reserveCapacity(64)
+        for (index, frame) in frames.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            line.removeAll(keepingCapacity: true)
+            CandumpWriter.appendLogLine(CandumpRecord(timestamp: frame.timestamp, interface: frame.interface, frame: frame.frame), to: &line)
+            line.withUnsafeBufferPointer { JSONValue.writeString(utf8: $0, to: &bytes) }
+        }
+        bytes.append(contentsOf: "],".utf8)
+        if let resolutions {
+            bytes.append(contentsOf: #""resolutions":"#.utf8)
+            resolutions.write(to: &bytes, sortedKeys: true)
+            bytes.append(UInt8(ascii: ","))
+        }
+        bytes.append(contentsOf: #""response":"#.utf8)
+        response.jsonValue.write(to: &bytes, sortedKeys: true)
+        bytes.append(contentsOf: #","state":"#.utf8)
+        bytes.append(contentsOf: state)
+        bytes.append(contentsOf: "}}".utf8)
+        bytes.append(0)
+        return bytes
     }
 
     // MARK: - Helpers
@@ -208,14 +238,29 @@ public final class VehicleService: VarlinkService {
     }
 
     static func kinds(_ resolution: IntentResolution) -> String {
-        resolution.parameters.filter { $0.result != .notRequired }.map { "\($0.name)=\($0.result.kind)" }.joined(separator: " ")
+        var text = ""
+        for (name, result) in resolution.parameters where result != .notRequired {
+            if !text.isEmpty { text += " " }
+            text += name
+            text += "="
+            text += result.kind
+        }
+        return text
     }
 
-    /// The intent's parameters for the log, cut to a readable length.
-    static func compact(_ intent: Intent) -> String {
-        guard case let .object(object) = intent.jsonValue, let parameters = object["parameters"] else { return "{}" }
+    /// The call's `parameters` object as `intent(from:)` read it (absent or null: `{}`).
+    static func givenParameters(_ call: VarlinkCall) -> JSONValue {
+        switch call.parameters["parameters"] {
+        case nil, .null?: .object([:])
+        case let value?: value
+        }
+    }
+
+    /// The intent's parameters as the client sent them (parsed and re-serialized, so one
+    /// line), for the log, cut to a readable length.
+    static func compact(_ parameters: JSONValue) -> String {
         let text = parameters.serialized(sortedKeys: true)
-        return text.count > 300 ? String(text.prefix(300)) + "… (\(text.utf8.count) bytes)" : text
+        return text.utf8.count > 300 ? String(text.prefix(300)) + "… (\(text.utf8.count) bytes)" : text
     }
 }
 

@@ -84,21 +84,33 @@ extension JSONValue {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     private static func writeString(_ text: String, to output: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { writeString(utf8: $0, to: &output) }
+    }
+
+    /// Appends UTF-8 text as a JSON string literal (quotes, escapes), copying the runs
+    /// that need no escape in one piece.
+    public static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            if runStart < index { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+            runStart = index + 1
             switch byte {
             case UInt8(ascii: "\""): output.append(UInt8(ascii: "\\")); output.append(UInt8(ascii: "\""))
             case UInt8(ascii: "\\"): output.append(UInt8(ascii: "\\")); output.append(UInt8(ascii: "\\"))
             case UInt8(ascii: "\n"): output.append(UInt8(ascii: "\\")); output.append(UInt8(ascii: "n"))
             case UInt8(ascii: "\r"): output.append(UInt8(ascii: "\\")); output.append(UInt8(ascii: "r"))
             case UInt8(ascii: "\t"): output.append(UInt8(ascii: "\\")); output.append(UInt8(ascii: "t"))
-            case 0..<0x20:
+            default:
                 output.append(contentsOf: "\\u00".utf8)
                 output.append(hexDigits[Int(byte >> 4)])
                 output.append(hexDigits[Int(byte & 0xF)])
-            default: output.append(byte)
             }
         }
+        if runStart < bytes.count { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
         output.append(UInt8(ascii: "\""))
     }
 }

@@ -25,6 +25,9 @@ import Testing
     @Test func serializesCompactSortedAndDeterministic() {
         let value: JSONValue = ["b": [1, 2.5, true, nil], "a": "q\"\\\n\u{01}é", "c": [:]]
         #expect(value.serialized() == #"{"a":"q\"\\\n\u0001é","b":[1,2.5,true,null],"c":{}}"#)
+        // Escapes at the ends, next to each other and between runs copied whole.
+        #expect(JSONValue.string("\"a\tb\r\\\u{1F}c\"").serialized() == #""\"a\tb\r\\\u001fc\"""#)
+        #expect(JSONValue.string("").serialized() == #""""#)
         #expect(JSONValue.number(21.0).serialized() == "21.0")
         #expect(JSONValue.number(0.1).serialized() == "0.1")
         #expect(JSONValue.number(1e20).serialized() == "1e+20")
