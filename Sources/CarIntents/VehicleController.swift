@@ -151,10 +151,10 @@ public final class VehicleController: Sendable {
         var conditionWaiters: [Int: (condition: Condition, continuation: CheckedContinuation<Bool, Never>, timer: Task<Void, Never>?)] = [:]
 
         var stateJSONCache: [UInt8]?
-        /// Per known property its `"key":value` JSON text, and the keys in the UTF-8 order
-        /// of their names (the order `JSONValue` writes object keys in).
-        var stateFragments: [PropertyKey: [UInt8]] = [:]
-        var fragmentOrder: [PropertyKey] = []
+        /// Per known property its `"key":value` JSON text, in the UTF-8 order of the
+        /// names (the order `JSONValue` writes object keys in), and where each key is.
+        var stateFragments: [(key: PropertyKey, text: [UInt8])] = []
+        var fragmentIndex: [PropertyKey: Int] = [:]
 
         mutating func makeID() -> Int {
             defer { nextID += 1 }
@@ -256,9 +256,9 @@ public final class VehicleController: Sendable {
         if let cached = core.stateJSONCache { return cached }
         var bytes: [UInt8] = [UInt8(ascii: "{")]
         bytes.reserveCapacity(core.stateFragments.count * 40 + 2)
-        for (index, key) in core.fragmentOrder.enumerated() {
+        for (index, fragment) in core.stateFragments.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: core.stateFragments[key]!)
+            bytes.append(contentsOf: fragment.text)
         }
         bytes.append(UInt8(ascii: "}"))
         core.stateJSONCache = bytes
@@ -271,14 +271,22 @@ public final class VehicleController: Sendable {
         var added = false
         for key in keys {
             guard let value = core.state[key] else { continue }
-            if core.stateFragments[key] == nil { added = true }
             var fragment: [UInt8] = []
             JSONValue.string(key.rawValue).write(to: &fragment)
             fragment.append(UInt8(ascii: ":"))
             value.jsonValue.write(to: &fragment, sortedKeys: true)
-            core.stateFragments[key] = fragment
+            if let index = core.fragmentIndex[key] {
+                core.stateFragments[index].text = fragment
+            } else {
+                core.fragmentIndex[key] = core.stateFragments.count
+                core.stateFragments.append((key, fragment))
+                added = true
+            }
         }
-        if added { core.fragmentOrder = core.stateFragments.keys.sorted { $0.rawValue.utf8.lexicographicallyPrecedes($1.rawValue.utf8) } }
+        if added {
+            core.stateFragments.sort { $0.key.rawValue.utf8.lexicographicallyPrecedes($1.key.rawValue.utf8) }
+            core.fragmentIndex = Dictionary(uniqueKeysWithValues: core.stateFragments.enumerated().map { ($1.key, $0) })
+        }
     }
 
     public var trustFailures: Int {

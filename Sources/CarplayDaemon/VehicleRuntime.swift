@@ -36,7 +36,9 @@ public final class VehicleRuntime: Sendable {
     /// The embedded default: an in-process bus with the simulated vehicle attached.
     public static func embedded(profile: VehicleProfile, profileDirectory: String, store: CarProfileStore, faults: FaultPlan = .none) async -> VehicleRuntime {
         let bus = VirtualCANBus(interface: "vcan0")
-        let simulation = VehicleSimulation(profile: profile, faults: faults)
+        var simulation = VehicleSimulation(profile: profile, faults: faults)
+        // Nothing reads the embedded vehicle's own log (carplayd logs each intent itself).
+        simulation.logLimit = 0
         // The head unit's port first: a port hears only frames sent after it opened.
         let port = await bus.makePort()
         let controller = VehicleController(profile: profile, port: port)

@@ -322,6 +322,32 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         #expect(car.state[.cabinTemperature] == .number(21.5))
     }
 
+    @Test func eventOnlyCabinTemperatureAsksForPhysicsTicksUntilSettled() throws {
+        let profile = try TestVehicle.profile(cycleTime: nil)
+        var car = VehicleSimulation(profile: profile)
+        _ = car.tick(at: .zero)
+        // The default cabin (24) is away from the target (21): a tick a second.
+        #expect(car.nextDeadline == .seconds(1))
+        _ = car.tick(at: .seconds(10))
+        #expect(car.state[.cabinTemperature] == .number(21))
+        #expect(car.nextDeadline == nil, "settled: no ticks needed")
+        var cyclic = VehicleSimulation(profile: try TestVehicle.profile())
+        _ = cyclic.tick(at: .zero)
+        #expect(cyclic.nextDeadline == .milliseconds(100), "a cyclic status carries the cabin: only its cycle")
+    }
+
+    @Test func logLimitZeroKeepsNoLog() throws {
+        let profile = try TestVehicle.profile()
+        var car = VehicleSimulation(profile: profile)
+        car.logLimit = 0
+        var head = HeadUnit(profile: profile)
+        let sent = car.receive(try head.command([temperature: .number(22.5)]), at: .milliseconds(10))
+        #expect(HeadUnit.acks(head.read(sent)).first?.accepted == true)
+        #expect(car.state[temperature] == .number(22.5))
+        #expect(car.log.isEmpty)
+        #expect(car.drainLog().isEmpty)
+    }
+
     @Test func signalIsMomentary() throws {
         let profile = try TestVehicle.profile(cycleTime: nil)
         var car = VehicleSimulation(profile: profile, state: settled(profile))

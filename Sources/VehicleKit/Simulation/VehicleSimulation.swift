@@ -45,6 +45,7 @@ public struct VehicleSimulation: Sendable {
     /// entries (at most a quarter more; `drainLog()` hands out the newest `logLimit`).
     /// `drainLog()` hands them out and clears the list.
     public private(set) var log: [SimulationLogEntry] = []
+    /// 0 keeps no log at all (and builds no entry texts).
     public var logLimit = 1000
 
     private var commandCheckers: [String: E2EChecker] = [:]
@@ -63,6 +64,11 @@ public struct VehicleSimulation: Sendable {
     private var latest: Duration = .zero
     /// Status messages reporting each property.
     private let statusByKey: [PropertyKey: [String]]
+    /// Whether the cabin temperature / the charge are reported by an event-only status
+    /// message (which needs physics ticks of its own): fixed by the profile, asked on
+    /// every frame.
+    private let cabinReportedByEvent: Bool
+    private let chargeReportedByEvent: Bool
 
     struct PendingCommand: Sendable {
         var due: Duration
@@ -87,6 +93,10 @@ public struct VehicleSimulation: Sendable {
             if status.cycleTime == nil { initialPending.insert(name) } else { nextCyclic[name] = .zero }
         }
         statusByKey = byKey.mapValues { $0.sorted() }
+        let frames = self.frames
+        let eventOnly = { (key: PropertyKey) in (byKey[key] ?? []).contains { frames.statusMessages[$0]?.cycleTime == nil } }
+        cabinReportedByEvent = eventOnly(.cabinTemperature)
+        chargeReportedByEvent = [PropertyKey.chargePercent, .minutesToFull, .charging].contains(where: eventOnly)
     }
 
     // MARK: - Driving
@@ -178,7 +188,7 @@ public struct VehicleSimulation: Sendable {
         let matched = takeFaults(at: now, message: command.message, keys: keys) { $0.isCommandFault }
         if let drop = matched.first(where: { $0.kind == .drop }) {
             statistics.commandsDropped += 1
-            record(.dropped, command.message, command.counter, "\(describe(command)) (fault \(drop))", at: now)
+            record(.dropped, command.message, command.counter, "\(Self.describe(command)) (fault \(drop))", at: now)
             return []
         }
         var rejection: RejectionReason?
@@ -194,7 +204,7 @@ public struct VehicleSimulation: Sendable {
             statistics.commandsDelayed += 1
             pending.append(PendingCommand(due: now + delay, sequence: pendingSequence, command: command, rejection: rejection, wrongValue: wrong))
             pendingSequence += 1
-            record(.delayed, command.message, command.counter, "\(describe(command)) held for \(FaultRule.milliseconds(delay)) ms", at: now)
+            record(.delayed, command.message, command.counter, "\(Self.describe(command)) held for \(FaultRule.milliseconds(delay)) ms", at: now)
             return []
         }
         return process(command, rejection: rejection, wrongValue: wrong, at: now)
@@ -217,7 +227,7 @@ public struct VehicleSimulation: Sendable {
         var targets: [PropertyKey: PropertyValue] = [:]
         var refusal: (reason: RejectionReason, detail: String)?
         if let forced {
-            refusal = (forced, "\(describe(command)) (fault reject)")
+            refusal = (forced, "\(Self.describe(command)) (fault reject)")
         } else {
             switch validate(command) {
             case let .success(valid): targets = valid
@@ -437,12 +447,7 @@ public struct VehicleSimulation: Sendable {
     /// Dynamics changes reach cyclic messages by themselves; event-only messages need
     /// ticks of their own.
     private var physicsNeedsTicks: Bool {
-        var keys: [PropertyKey] = []
-        if cabinIsMoving { keys.append(.cabinTemperature) }
-        if isCharging { keys += [.chargePercent, .minutesToFull, .charging] }
-        return keys.contains { key in
-            (statusByKey[key] ?? []).contains { frames.statusMessages[$0]?.cycleTime == nil }
-        }
+        (cabinReportedByEvent && cabinIsMoving) || (chargeReportedByEvent && isCharging)
     }
 
     /// Moves cabin temperature and charge on to `now`; returns the event-only status
@@ -482,14 +487,16 @@ public struct VehicleSimulation: Sendable {
         return latest
     }
 
-    private mutating func record(_ kind: SimulationLogEntry.Kind, _ message: String, _ counter: UInt8?, _ detail: String, at now: Duration) {
-        log.append(SimulationLogEntry(time: now, kind: kind, message: message, counter: counter, detail: detail))
+    private mutating func record(_ kind: SimulationLogEntry.Kind, _ message: String, _ counter: UInt8?, _ detail: @autoclosure () -> String, at now: Duration) {
+        // carplayd's embedded vehicle keeps no log (nobody drains it): no text built per command.
+        guard logLimit > 0 else { return }
+        log.append(SimulationLogEntry(time: now, kind: kind, message: message, counter: counter, detail: detail()))
         // Trimmed in batches of `logLimit / 4`: dropping one entry per command would move
         // the whole list every time.
         if log.count > logLimit + max(1, logLimit / 4) { log.removeFirst(log.count - logLimit) }
     }
 
-    private func describe(_ command: HeadUnitCommand) -> String {
+    private static func describe(_ command: HeadUnitCommand) -> String {
         var text = command.changes.isEmpty ? "no change requested" : Self.describe(command.changes)
         if !command.unreadable.isEmpty { text += "; unreadable: " + command.unreadable.map(\.rawValue).joined(separator: ", ") }
         return text
