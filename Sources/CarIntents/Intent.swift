@@ -123,7 +123,8 @@ extension Intent {
         case let .object(object)?: parameters = object
         case let other?: throw .invalidParameter(name: "parameters", expected: "an object", found: other.shortDescription)
         }
-        let known = Set(Intent.parameterNames(of: name))
+        // At most a dozen names: a linear search beats hashing them into a Set per call.
+        let known = Intent.parameterNames(of: name)
         let aliases = Intent.aliases(of: name)
         var canonical: [String: JSONValue] = [:]
         for key in parameters.keys.sorted() {
