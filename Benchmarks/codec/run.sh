@@ -6,7 +6,11 @@
 # Usage: Benchmarks/codec/run.sh [options] [DBC ...]
 #   DBC ...            DBC files (default: motohawk.dbc of the corpus)
 #   --frames N         frames per log (default 1000000)
-#   --runs N           timed runs per tool (default 3)
+#   --runs N           timed cantools runs (default 3)
+#   --ctl-runs N       timed carplayctl runs (default 3 x --runs: each takes a fraction
+#                      of a second, and this shared VM host has phases of seconds to
+#                      minutes in which the same run needs twice the CPU; more runs
+#                      keep such a phase from setting the median -- min and max show it)
 #   --seed N           log seed (default 1)
 #   --only TOOL        carplayctl | cantools | both (default both)
 #   --encode-calls N   also time N one-shot `carplayctl dbc encode` processes
@@ -24,6 +28,7 @@ cd "$REPO_ROOT"
 
 FRAMES=1000000
 RUNS=3
+CTL_RUNS=
 SEED=1
 ONLY=both
 ENCODE_CALLS=20
@@ -34,6 +39,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --frames) FRAMES="$2"; shift 2 ;;
         --runs) RUNS="$2"; shift 2 ;;
+        --ctl-runs) CTL_RUNS="$2"; shift 2 ;;
         --seed) SEED="$2"; shift 2 ;;
         --only) ONLY="$2"; shift 2 ;;
         --encode-calls) ENCODE_CALLS="$2"; shift 2 ;;
@@ -43,6 +49,7 @@ while [ $# -gt 0 ]; do
         *) DBCS+=("$1"); shift ;;
     esac
 done
+CTL_RUNS="${CTL_RUNS:-$((3 * RUNS))}"
 case "$ONLY" in carplayctl|cantools|both) ;; *) echo "run.sh: --only carplayctl|cantools|both" >&2; exit 2 ;; esac
 
 CORPUS="${CARPLAYD_DBC_CORPUS:-../shared/dbc-corpus/cantools-tests}"
@@ -73,15 +80,15 @@ fi
 
 now() { date +%s.%N; }
 
-# time_runs OUTFILE CMD... : run CMD (stdin = $LOG, stdout discarded) RUNS
+# time_runs OUTFILE N CMD... : run CMD (stdin = $LOG, stdout discarded) N
 # times; append one duration in seconds per line to OUTFILE, and the CPU time
 # (user + system, of CMD and its children) per line to OUTFILE.cpu.
 time_runs() {
-    local out="$1"; shift
+    local out="$1" runs="$2"; shift 2
     : > "$out"
     : > "$out.cpu"
     local i t0 t1
-    for ((i = 1; i <= RUNS; i++)); do
+    for ((i = 1; i <= runs; i++)); do
         t0=$(now)
         if ! /usr/bin/time -f "%U %S" -o "$WORK/cpu.txt" "$@" < "$LOG" > /dev/null 2> "$WORK/stderr.txt"; then
             echo "run.sh: command failed: $*" >&2
@@ -112,13 +119,13 @@ for DBC in "${DBCS[@]}"; do
     fi
     if [ "$ONLY" != carplayctl ]; then
         echo "==> $name: cantools decode ${ct_flags[*]} ($RUNS runs, $FRAMES frames)"
-        time_runs "$WORK/$name.cantools.txt" "$CANTOOLS" decode "${ct_flags[@]}" "$DBC"
+        time_runs "$WORK/$name.cantools.txt" "$RUNS" "$CANTOOLS" decode "${ct_flags[@]}" "$DBC"
         printf '%s\tcantools\t%s\t%s\t%s\n' "$name" "$(paste -sd, "$WORK/$name.cantools.txt")" "$(paste -sd, "$WORK/$name.cantools.txt.cpu")" \
             "cantools decode ${ct_flags[*]} $DBC < LOG" >> "$RESULTS"
     fi
     if [ -n "$CTL" ]; then
-        echo "==> $name: carplayctl dbc decode ($RUNS runs, $FRAMES frames)"
-        time_runs "$WORK/$name.carplayctl.txt" "$CTL" dbc decode "$DBC"
+        echo "==> $name: carplayctl dbc decode ($CTL_RUNS runs, $FRAMES frames)"
+        time_runs "$WORK/$name.carplayctl.txt" "$CTL_RUNS" "$CTL" dbc decode "$DBC"
         printf '%s\tcarplayctl\t%s\t%s\t%s\n' "$name" "$(paste -sd, "$WORK/$name.carplayctl.txt")" "$(paste -sd, "$WORK/$name.carplayctl.txt.cpu")" \
             "carplayctl dbc decode $DBC < LOG" >> "$RESULTS"
     fi
@@ -252,6 +259,11 @@ Last run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}
 - log: {frames:,} frames, `candump -L` format, random payloads of each
   message's length, multiplexers set to valid ids, IDs mixed uniformly
   (`Benchmarks/codec/make_log.py --frames {frames} --seed {seed}`)
+- runs: each figure is the median of its runs (min-max beside it); carplayctl gets three
+  times cantools' runs, because one takes a fraction of a second and this shared VM
+  host has phases in which the very same run needs twice the CPU time (seen: 0.17 s ->
+  0.37 s wall, 0.3 -> 0.65 s user, same binary and input, minutes apart): more short
+  runs keep one such phase from setting the median
 - reproduce: `{cmdline.strip()}`
 - measured commands: {"; ".join(f"`{c}`" for c in sorted(set(cmds.values())))}
 
