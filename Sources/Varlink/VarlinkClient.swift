@@ -45,6 +45,8 @@ public final class VarlinkClient {
             var buffer = [UInt8](repeating: 0, count: 65536)
             let count: Int
             do {
+                // poll first: a blocked read would also wake when the server consumes our call.
+                try socket.waitUntilReadable()
                 count = try buffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try socket.read(into: raw) } }.get()
             } catch {
                 throw .transport("read: \(error)")
