@@ -39,6 +39,30 @@ import Testing
         #expect(throws: UnixSocketError.self) { try UnixSocket.listen(path: path) }
     }
 
+    @Test func waitUntilReadableReturnsOnDataAndOnHangUp() throws {
+        let path = temporaryPath()
+        defer { unlink(path) }
+        let listener = try UnixSocket.listen(path: path)
+        defer { listener.close() }
+        let client = try UnixSocket.connect(path: path)
+        defer { client.close() }
+        let server = try #require(try UnixSocket.accept(listener))
+        // The reply comes from another thread while the client waits in poll.
+        let writer = Thread {
+            usleep(20_000)
+            try? server.writeAll("reply\0")
+        }
+        writer.start()
+        try client.waitUntilReadable()
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let count = try buffer.withUnsafeMutableBytes { raw in try client.read(into: raw) }
+        #expect(Array(buffer[0..<count]) == Array("reply\0".utf8))
+        // A closed peer counts as readable: the read then says end of file.
+        server.close()
+        try client.waitUntilReadable()
+        #expect(try buffer.withUnsafeMutableBytes { raw in try client.read(into: raw) } == 0)
+    }
+
     @Test func eventLoopReportsReadableData() async throws {
         let path = temporaryPath()
         defer { unlink(path) }
