@@ -179,6 +179,20 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         #expect(car.log.last?.kind == .applied)
     }
 
+    @Test func commandForTheCurrentValueIsReportedAtOnceToo() throws {
+        // Event-only status: without a status frame for the command, the head unit would
+        // never see the value confirmed.
+        let profile = try TestVehicle.profile(cycleTime: nil)
+        var car = VehicleSimulation(profile: profile)
+        var head = HeadUnit(profile: profile)
+        _ = car.tick(at: .zero)
+        let current = try #require(car.state[temperature])
+        let contents = head.read(car.receive(try head.command([temperature: current]), at: .milliseconds(10)))
+        #expect(HeadUnit.acks(contents).first?.accepted == true)
+        let status = try #require(HeadUnit.statuses(contents).first, "a status frame for the unchanged value")
+        #expect(status[temperature] == current)
+    }
+
     @Test func outOfRangeRejectsTheWholeFrame() throws {
         let profile = try TestVehicle.profile()
         var car = VehicleSimulation(profile: profile)

@@ -283,10 +283,14 @@ public struct VehicleSimulation: Sendable {
         if let accepted = profile.acknowledgement?.acceptedChoice, let ack = transmitAcknowledgement(command, result: accepted, at: now) {
             out.append(ack)
         }
-        var changed: [PropertyKey] = []
-        for (key, old) in zip(candidates, before) where state[key] != old { changed.append(key) }
-        if changed.count > 1 { changed.sort() }
-        out += transmitChanges(changed, at: now)
+        // The status of every commanded property goes out, changed or not (and of a
+        // frequency the band change retuned): a command that sets the value the car
+        // already has is confirmed at once, not only by the next cyclic frame (or, with
+        // event-only status, never).
+        var reported = Array(targets.keys)
+        for (key, old) in zip(candidates, before) where targets[key] == nil && state[key] != old { reported.append(key) }
+        if reported.count > 1 { reported.sort() }
+        out += transmitChanges(reported, at: now)
         return out
     }
 
