@@ -37,7 +37,7 @@ public enum CommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
             let shown = reported.keys.sorted().map { "\($0) = \(reported[$0]!)" }.joined(separator: ", ")
             return "no confirmation within \(waited)" + (shown.isEmpty ? "" : "; the vehicle reports \(shown)")
         case let .rejected(message, result): return "the vehicle rejected \(message): \(result)"
-        case let .e2eError(message, status): return "status frames of \(message) failed the E2E check (\(status))"
+        case let .e2eError(message, status): return "frames of \(message) failed the E2E check (\(status))"
         case let .bus(error): return error.description
         case .vehicleUnreachable: return "the vehicle sends no status frames"
         case let .unencodable(reason): return reason
@@ -598,7 +598,11 @@ public final class VehicleController: Sendable {
         case let .e2eError(message, status):
             core.e2eErrors += 1
             core.lastUntrusted = "\(message) \(received.frame.id): \(Self.describe(status))"
-            for (id, waiter) in core.waiters where waiter.statusMessages.contains(message) {
+            // A status message a waiter needs, or the acknowledgement message: an untrusted
+            // acknowledgement may have been any waiter's (its command ID cannot be trusted
+            // either), so a wait that then times out reports the E2E error, not a timeout.
+            let isAcknowledgement = message == profile.acknowledgement?.message
+            for (id, waiter) in core.waiters where isAcknowledgement || waiter.statusMessages.contains(message) {
                 core.waiters[id]?.lastE2EError = (message, status)
             }
         case .undecodable, .unrelated:

@@ -241,7 +241,7 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
         Case(name: "wrongValue", rules: [FaultRule(.wrongValue)], reasons: ["timeout"], vehicleEnds: .otherValue),
         Case(name: "badCRC on the status", rules: [FaultRule(.badCRC, message: "SeatStatus")], reasons: ["e2eError"], vehicleEnds: .target),
         Case(name: "badCRC on every status", rules: [FaultRule(.badCRC)], reasons: ["e2eError", "vehicleUnreachable"], vehicleEnds: .target),
-        Case(name: "badCRC on a rejection", rules: [.reject(), FaultRule(.badCRC, message: "CommandAck")], reasons: ["timeout"], vehicleEnds: .unchanged),
+        Case(name: "badCRC on a rejection", rules: [.reject(), FaultRule(.badCRC, message: "CommandAck")], reasons: ["e2eError"], vehicleEnds: .unchanged),
         Case(name: "repeatCounter on the status", rules: [FaultRule(.repeatCounter, message: "SeatStatus")], reasons: ["e2eError"], vehicleEnds: .target),
         Case(name: "silence", rules: [FaultRule(.silence)], reasons: ["timeout", "vehicleUnreachable"], vehicleEnds: .target),
         Case(name: "busOff", rules: [FaultRule(.busOff)], reasons: ["timeout", "vehicleUnreachable"], vehicleEnds: .target),
