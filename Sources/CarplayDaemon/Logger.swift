@@ -38,33 +38,36 @@ public struct Logger: Sendable {
     ) {
         guard level <= .info else { return }
         let milliseconds = Double(latency.components.seconds) * 1000 + Double(latency.components.attoseconds) / 1e15
+        // The line as bytes (one per intent, on the event loop's thread: string
+        // interpolation cost ~5% of an intent).
+        var line: [UInt8] = []
+        line.reserveCapacity(160 + parameters.utf8.count + resolutions.utf8.count + frames.count * 48)
+        line.append(contentsOf: "intent ".utf8)
+        line.append(contentsOf: name.utf8)
+        line.append(0x20)
+        line.append(contentsOf: parameters.utf8)
+        line.append(contentsOf: " [".utf8)
+        line.append(contentsOf: resolutions.utf8)
+        line.append(contentsOf: "] -> ".utf8)
+        line.append(contentsOf: response.utf8)
+        if let reason {
+            line.append(contentsOf: " (".utf8)
+            line.append(contentsOf: reason.utf8)
+            line.append(0x29)
+        }
+        if let detail {
+            line.append(contentsOf: ": ".utf8)
+            line.append(contentsOf: detail.utf8)
+        }
+        line.append(contentsOf: " in ".utf8)
+        line.append(contentsOf: format3(milliseconds).utf8)
+        line.append(contentsOf: " ms, uid ".utf8)
+        line.append(contentsOf: String(peer.uid).utf8)
         guard sink == .journal else {
             // stderr: the line, then the frames (each at debug, or their IDs and data in
-            // one line), written with one system call; built as bytes (one line per
-            // intent, on the event loop's thread: string interpolation cost ~5% of an intent).
-            var text: [UInt8] = []
-            text.reserveCapacity(160 + parameters.utf8.count + resolutions.utf8.count + frames.count * 48)
-            text.append(contentsOf: "carplayd: intent ".utf8)
-            text.append(contentsOf: name.utf8)
-            text.append(0x20)
-            text.append(contentsOf: parameters.utf8)
-            text.append(contentsOf: " [".utf8)
-            text.append(contentsOf: resolutions.utf8)
-            text.append(contentsOf: "] -> ".utf8)
-            text.append(contentsOf: response.utf8)
-            if let reason {
-                text.append(contentsOf: " (".utf8)
-                text.append(contentsOf: reason.utf8)
-                text.append(0x29)
-            }
-            if let detail {
-                text.append(contentsOf: ": ".utf8)
-                text.append(contentsOf: detail.utf8)
-            }
-            text.append(contentsOf: " in ".utf8)
-            text.append(contentsOf: format3(milliseconds).utf8)
-            text.append(contentsOf: " ms, uid ".utf8)
-            text.append(contentsOf: String(peer.uid).utf8)
+            // one line), written with one system call.
+            var text = Array("carplayd: ".utf8)
+            text.append(contentsOf: line)
             text.append(0x0A)
             if level <= .debug {
                 for frame in frames {
@@ -83,10 +86,6 @@ public struct Logger: Sendable {
             try? FileDescriptor.standardError.writeAll(text)
             return
         }
-        var line = "intent \(name) \(parameters) [\(resolutions)] -> \(response)"
-        if let reason { line += " (\(reason))" }
-        if let detail { line += ": \(detail)" }
-        line += " in \(String(format3(milliseconds))) ms, uid \(peer.uid)"
         let lines = frames.map(\.logLine)
         var fields: [(name: String, value: String)] = [
             ("CARPLAYD_INTENT", name),
@@ -100,7 +99,7 @@ public struct Logger: Sendable {
         if let reason { fields.append(("CARPLAYD_REASON", reason)) }
         if let detail { fields.append(("CARPLAYD_DETAIL", detail)) }
         if !lines.isEmpty { fields.append(("CARPLAYD_FRAMES", lines.joined(separator: "\n"))) }
-        write(.info, line, fields: fields)
+        write(.info, String(decoding: line, as: UTF8.self), fields: fields)
     }
 
     /// The distinct CAN IDs of candump log lines ("(t) vcan0 1A0#0011"), in order of appearance.

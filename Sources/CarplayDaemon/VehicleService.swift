@@ -142,36 +142,25 @@ public final class VehicleService: VarlinkService {
         replies.send(serialized: Self.outcomeReply(frames: frames, resolutions: member == "Perform" ? .some(resolutions) : .none, response: response, state: state))
     }
 
-    /// The serialized reply of a Handle/Perform that reached the vehicle:
-    /// `{"parameters":{"frames":[...],("resolutions":{...},)"response":{...},"state":{...}}}`
-    /// and its NUL, keys in the order `JSONValue` sorts them. Written straight into
-    /// bytes (each frame's candump line too): every intent ends here. `resolutions`
+    /// The serialized reply of a Handle/Perform that reached the vehicle: the frames'
+    /// candump lines written straight into JSON bytes and the cached state spliced in
+    /// (`VarlinkReply.serialized(adding:)`): every intent ends here. `resolutions`
     /// `.none` leaves the key out (`nil` would be JSON null: `JSONValue` is nil-literal).
     static func outcomeReply(frames: [ReceivedFrame], resolutions: JSONValue?, response: IntentResponse, state: [UInt8]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(state.count + frames.count * 64 + 256)
-        bytes.append(contentsOf: #"{"parameters":{"frames":["#.utf8)
+        var lines: [UInt8] = [UInt8(ascii: "[")]
+        lines.reserveCapacity(frames.count * 64 + 2)
         var line: [UInt8] = []
         line.reserveCapacity(64)
         for (index, frame) in frames.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if index > 0 { lines.append(UInt8(ascii: ",")) }
             line.removeAll(keepingCapacity: true)
             CandumpWriter.appendLogLine(CandumpRecord(timestamp: frame.timestamp, interface: frame.interface, frame: frame.frame), to: &line)
-            line.withUnsafeBufferPointer { JSONValue.writeString(utf8: $0, to: &bytes) }
+            line.withUnsafeBufferPointer { JSONValue.writeString(utf8: $0, to: &lines) }
         }
-        bytes.append(contentsOf: "],".utf8)
-        if let resolutions {
-            bytes.append(contentsOf: #""resolutions":"#.utf8)
-            resolutions.write(to: &bytes, sortedKeys: true)
-            bytes.append(UInt8(ascii: ","))
-        }
-        bytes.append(contentsOf: #""response":"#.utf8)
-        response.jsonValue.write(to: &bytes, sortedKeys: true)
-        bytes.append(contentsOf: #","state":"#.utf8)
-        bytes.append(contentsOf: state)
-        bytes.append(contentsOf: "}}".utf8)
-        bytes.append(0)
-        return bytes
+        lines.append(UInt8(ascii: "]"))
+        var parameters: [String: JSONValue] = ["response": response.jsonValue]
+        if let resolutions { parameters["resolutions"] = resolutions }
+        return VarlinkReply(parameters: parameters).serialized(adding: ["frames": lines, "state": state])
     }
 
     // MARK: - Helpers
@@ -198,14 +187,12 @@ public final class VehicleService: VarlinkService {
             replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string("intent"), "reason": .string("expected the intent's name as a string")]))
             return nil
         }
-        var object: [String: JSONValue] = ["intent": .string(name)]
-        switch call.parameters["parameters"] {
-        case nil, .null?: object["parameters"] = .object([:])
-        case let .object(value)?: object["parameters"] = .object(value)
-        default:
+        let parameters = givenParameters(call)
+        guard case .object = parameters else {
             replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string("parameters"), "reason": .string("expected an object")]))
             return nil
         }
+        let object: [String: JSONValue] = ["intent": .string(name), "parameters": parameters]
         do {
             return try Intent(json: .object(object))
         } catch {

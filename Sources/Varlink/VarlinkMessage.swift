@@ -109,8 +109,14 @@ public struct VarlinkReply: Sendable, Hashable {
     /// already serialized JSON text (`raw`): the same bytes as with the parsed value,
     /// without building and serializing it again (a cached state, say).
     public func serialized(adding name: String, raw: [UInt8]) -> [UInt8] {
+        serialized(adding: [name: raw])
+    }
+
+    /// `serialized()` with more parameters given as serialized JSON text, by name (a
+    /// name also in `parameters` takes the raw value).
+    public func serialized(adding raw: [String: [UInt8]]) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(raw.count + 256)
+        bytes.reserveCapacity(raw.values.reduce(256) { $0 + $1.count })
         // Keys in UTF-8 order, as `JSONValue` writes them: continues, error, parameters.
         bytes.append(UInt8(ascii: "{"))
         if continues { bytes.append(contentsOf: #""continues":true,"#.utf8) }
@@ -120,14 +126,14 @@ public struct VarlinkReply: Sendable, Hashable {
             bytes.append(UInt8(ascii: ","))
         }
         bytes.append(contentsOf: #""parameters":{"#.utf8)
-        var keys = Array(parameters.keys.filter { $0 != name })
-        keys.append(name)
+        var keys = Array(parameters.keys.filter { raw[$0] == nil })
+        keys.append(contentsOf: raw.keys)
         keys.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         for (index, key) in keys.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             JSONValue.string(key).write(to: &bytes)
             bytes.append(UInt8(ascii: ":"))
-            if key == name { bytes.append(contentsOf: raw) } else { parameters[key]!.write(to: &bytes, sortedKeys: true) }
+            if let text = raw[key] { bytes.append(contentsOf: text) } else { parameters[key]!.write(to: &bytes, sortedKeys: true) }
         }
         bytes.append(contentsOf: "}}".utf8)
         bytes.append(0)

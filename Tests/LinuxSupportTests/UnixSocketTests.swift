@@ -9,6 +9,20 @@ import Testing
         NSTemporaryDirectory() + "carplayd-test-\(UUID().uuidString.prefix(8)).sock"
     }
 
+    /// Both ends of one connection (the listener and its path are gone already).
+    func connectedPair() throws -> (client: FileDescriptor, server: FileDescriptor) {
+        let path = temporaryPath()
+        defer { unlink(path) }
+        let listener = try UnixSocket.listen(path: path)
+        defer { listener.close() }
+        let client = try UnixSocket.connect(path: path)
+        guard let server = try UnixSocket.accept(listener) else {
+            client.close()
+            throw Errno(EAGAIN)
+        }
+        return (client, server)
+    }
+
     @Test func listenConnectAcceptWithPeerCredentialsAndMode() throws {
         let path = temporaryPath()
         defer { unlink(path) }
@@ -40,13 +54,8 @@ import Testing
     }
 
     @Test func waitUntilReadableReturnsOnDataAndOnHangUp() throws {
-        let path = temporaryPath()
-        defer { unlink(path) }
-        let listener = try UnixSocket.listen(path: path)
-        defer { listener.close() }
-        let client = try UnixSocket.connect(path: path)
+        let (client, server) = try connectedPair()
         defer { client.close() }
-        let server = try #require(try UnixSocket.accept(listener))
         // The reply comes from another thread while the client waits in poll.
         let writer = Thread {
             usleep(20_000)
@@ -64,13 +73,8 @@ import Testing
     }
 
     @Test func eventLoopReportsReadableData() async throws {
-        let path = temporaryPath()
-        defer { unlink(path) }
-        let listener = try UnixSocket.listen(path: path)
-        defer { listener.close() }
-        let client = try UnixSocket.connect(path: path)
+        let (client, server) = try connectedPair()
         defer { client.close() }
-        let server = try #require(try UnixSocket.accept(listener))
         defer { server.close() }
         let loop = try EventLoop()
         defer { loop.shutdown() }

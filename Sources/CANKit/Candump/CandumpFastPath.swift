@@ -84,11 +84,7 @@ extension CandumpReader {
         }
         let dataLength = end - position
         guard dataLength & 1 == 0, dataLength <= maxLength else { return nil }
-        if maxLength == 128 {
-            // The CAN FD lengths: 0-8, 12, 16, 20, 24, 32, 48, 64 bytes.
-            let bytes = dataLength >> 1
-            guard bytes <= 8 || (bytes <= 24 && bytes & 3 == 0) || bytes == 32 || bytes == 48 || bytes == 64 else { return nil }
-        }
+        if maxLength == 128, !CANFrame.fdLengths.contains(dataLength >> 1) { return nil }
         var count = 0
         while position < end {
             let high = table[Int(base[position])]
