@@ -257,7 +257,8 @@ func corrupted(_ frame: CANFrame, _ protection: E2EProtection) throws -> CANFram
         context[.radioBand] = .enumeration("FM")
         let commanded: [Double] = observer.frames(id: profile.canID("AudioCommand")).compactMap { frame in
             var checkers: [String: E2EChecker] = [:]
-            guard case let .command(command) = vehicleFrames.decodeFromHeadUnit(frame, context: context, checkers: &checkers) else { return nil }
+            var latches: [String: [Int128]] = [:]
+            guard case let .command(command) = vehicleFrames.decodeFromHeadUnit(frame, context: context, checkers: &checkers, latches: &latches) else { return nil }
             return command.changes[.radioFrequency]?.doubleValue
         }
         #expect(commanded.count == values.count, "one command frame per client")

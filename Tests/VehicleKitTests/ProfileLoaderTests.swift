@@ -95,8 +95,12 @@ struct ProfileFixture {
         #expect(messages.allSatisfy { !$0.isExtended && !$0.isFD && $0.length == 8 })
         #expect(messages.flatMap(\.signals).allSatisfy { $0.byteOrder == .littleEndian })
         #expect(profile.e2e["ClimateCommand"]?.protection == (try E2EProtection(dataID: 4096, crcOffset: 0, counterOffset: 1, counterNibble: .low)))
-        #expect(profile.bindings[.seat(.frontLeft, .heating)]?.idleRawValue == 15)
-        #expect(profile.bindings[.locked]?.values == ["false": "Unlocked", "true": "Locked"])
+        guard case let .setpoint(seatHeating)? = profile.bindings[.seat(.frontLeft, .heating)]?.command else {
+            Issue.record("seat heating is not a setpoint")
+            return
+        }
+        #expect(seatHeating.idle == 15)
+        #expect(profile.bindings[.locked]?.statusValues.values == ["false": [.choice("Unlocked")], "true": [.choice("Locked")]])
 
         let summary = ProfileSummary(profile).description
         for fragment in [
@@ -129,7 +133,11 @@ struct ProfileFixture {
         #expect(profile.power == PowerCapabilities(fuel: false, battery: true))
         #expect(profile.bindings[.fuelPercent] == nil)
         #expect(profile.bindings[.minutesToFull]?.command == nil)
-        #expect(profile.bindings[.temperature(zone: "thirdRow")]?.idleRawValue == 255, "idle given as a raw number")
+        guard case let .setpoint(thirdRow)? = profile.bindings[.temperature(zone: "thirdRow")]?.command else {
+            Issue.record("the third row's temperature is not a setpoint")
+            return
+        }
+        #expect(thirdRow.idle == 255, "idle given as a raw number")
 
         let messages = profile.database.messages
         #expect(messages.allSatisfy { $0.isExtended })

@@ -266,3 +266,19 @@ public struct DBCDiagnostic: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(file):\(line):\(column): warning: \(message)" }
 }
+
+extension DBCDatabase {
+    /// Gives a signal the value table the file lacks (a vehicle profile's `choices`),
+    /// in memory only; the message's codec is compiled again. False when there is no
+    /// such message or signal.
+    public mutating func addChoices(_ choices: [DBCChoice], message messageName: String, signal signalName: String) -> Bool {
+        guard let messageIndex = messages.firstIndex(where: { $0.name == messageName }) else { return false }
+        var message = messages[messageIndex]
+        let matching = message.signals.indices.filter { message.signals[$0].name == signalName }
+        guard !matching.isEmpty else { return false }
+        for index in matching { message.signals[index].choices = choices }
+        message.codec = MessageCodec(messageName: message.name, length: message.length, signals: message.signals)
+        messages[messageIndex] = message
+        return true
+    }
+}

@@ -11,51 +11,36 @@ import CANKit
 public struct VehicleFrames: Sendable {
     public let profile: VehicleProfile
 
-    /// A message that carries command signals.
-    struct CommandMessage: Sendable {
-        var message: DBCMessage
-        /// Property -> command signal, for the properties this message sets.
-        var properties: [PropertyKey: String]
-    }
-
     /// A message that reports state.
     public struct StatusMessage: Sendable {
         public var message: DBCMessage
         /// Property -> status signal.
         public var properties: [PropertyKey: String]
-        /// `GenMsgCycleTime`; nil when the DBC gives none (sent on change only).
+        /// The profile's `cycleTimeMs`, else `GenMsgCycleTime`; nil: sent on change only.
         public var cycleTime: Duration?
     }
 
-    let commands: [String: CommandMessage]
     public let statusMessages: [String: StatusMessage]
+    /// The names of the messages that carry commands.
+    public let commandMessages: Set<String>
     let plan: FramePlan
 
     public init(profile: VehicleProfile) {
         self.profile = profile
-        var commandProperties: [String: [PropertyKey: String]] = [:]
         var statusProperties: [String: [PropertyKey: String]] = [:]
+        var commandMessages = Set<String>()
         for (key, binding) in profile.bindings {
-            if let command = binding.command {
-                commandProperties[command.message, default: [:]][key] = command.signal
-            }
+            if let command = binding.command, profile.database.message(named: command.message) != nil { commandMessages.insert(command.message) }
             statusProperties[binding.status.message, default: [:]][key] = binding.status.signal
-        }
-        var commands: [String: CommandMessage] = [:]
-        for (name, properties) in commandProperties {
-            guard let message = profile.database.message(named: name) else { continue }
-            commands[name] = CommandMessage(message: message, properties: properties)
         }
         var status: [String: StatusMessage] = [:]
         for (name, properties) in statusProperties {
             guard let message = profile.database.message(named: name) else { continue }
-            status[name] = StatusMessage(
-                message: message, properties: properties,
-                cycleTime: message.cycleTime.map { Duration.milliseconds($0) })
+            status[name] = StatusMessage(message: message, properties: properties, cycleTime: profile.cycleTime(of: message))
         }
-        self.commands = commands
         self.statusMessages = status
-        self.plan = FramePlan(profile: profile, commands: commands, statusMessages: status)
+        self.commandMessages = commandMessages
+        self.plan = FramePlan(profile: profile)
     }
 
     // MARK: - Values <-> signals
@@ -67,54 +52,25 @@ public struct VehicleFrames: Sendable {
         return profile.radio?.band(type)
     }
 
-    /// The signal input that carries `value` for `key`. `band` supplies what the
-    /// mapping depends on: the radio band of a frequency whose signal has its own unit
-    /// (read only for such a frequency).
-    private func input(for value: PropertyValue, key: FramePlan.Key, band bandValue: @autoclosure () -> PropertyValue?) -> SignalInput? {
+    /// The signal input that carries `value` for `key` through `codec` (a setpoint's or
+    /// the status signal's mapping). `band` supplies what the mapping depends on: the
+    /// radio band of a frequency whose signal has its own unit (read only for such a frequency).
+    private func input(for value: PropertyValue, key: FramePlan.Key, codec: ValueCodec?, band bandValue: @autoclosure () -> PropertyValue?) -> SignalInput? {
         if key.unitFrequency, let number = value.doubleValue, let band = band(bandValue()) {
             return .float(key.binding.signalValue(frequency: number, band: band))
         }
-        switch value {
-        case let .bool(flag):
-            if let choice = flag ? key.trueChoice : key.falseChoice { return .choice(choice) }
-            return .integer(flag ? 1 : 0)
-        case let .enumeration(name):
-            return key.binding.values[name].map { .choice($0) }
-        case let .integer(number):
-            return .integer(Int128(number))
-        case let .number(number):
-            return .float(number)
-        }
+        return codec?.input(value)
     }
 
-    /// The property value a decoded signal value stands for; nil for values that are
-    /// no state (a "NoRequest" / "Invalid" choice, an unmapped choice). `band`: as for
-    /// `input(for:key:band:)`.
-    private func propertyValue(_ value: SignalValue, key: FramePlan.Key, band bandValue: @autoclosure () -> PropertyValue?) -> PropertyValue? {
-        guard let kind = key.kind else { return nil }
+    /// The property value a decoded status signal value stands for; nil for values that
+    /// are no state. `band`: as for `input(for:key:codec:band:)`.
+    private func propertyValue(_ value: SignalValue, key: FramePlan.Key, codec: ValueCodec?, band bandValue: @autoclosure () -> PropertyValue?) -> PropertyValue? {
         if key.unitFrequency {
             if case .choice = value { return nil }
             guard let band = band(bandValue()) else { return nil }
             return .number(key.binding.frequency(signalValue: value.doubleValue, band: band))
         }
-        switch kind {
-        case .bool:
-            if case let .choice(name, _) = value {
-                if key.trueChoice == name { return .bool(true) }
-                if key.falseChoice == name { return .bool(false) }
-                return nil
-            }
-            return .bool(value.doubleValue != 0)
-        case .enumeration:
-            guard case let .choice(name, _) = value else { return nil }
-            return key.caseByChoice[name].map { .enumeration($0) }
-        case .integer:
-            if case .choice = value { return nil }
-            return .integer(Int(value.doubleValue.rounded()))
-        case .number:
-            if case .choice = value { return nil }
-            return .number(value.doubleValue)
-        }
+        return codec?.value(value)
     }
 
     /// What the status signal of `key` will report once the vehicle holds `value`:
@@ -122,43 +78,115 @@ public struct VehicleFrames: Sendable {
     public func reportedValue(_ value: PropertyValue, for key: PropertyKey, context: VehicleState = VehicleState()) -> PropertyValue? {
         guard let index = plan.keyIndex[key] else { return nil }
         let key = plan.keys[index]
-        guard let input = input(for: value, key: key, band: context[.radioBand]),
+        guard let input = input(for: value, key: key, codec: key.status, band: context[.radioBand]),
               let codec = key.statusCodec, let signal = key.statusSignal,
               let carried = codec.roundTrip(input, signalAt: signal)
         else { return nil }
-        return propertyValue(carried, key: key, band: context[.radioBand])
+        return propertyValue(carried, key: key, codec: key.status, band: context[.radioBand])
     }
 
     // MARK: - Head unit side
 
-    /// One command frame per command message involved, each carrying the targets it
-    /// binds and "no request" everywhere else, E2E-protected with the next alive counter.
-    /// `context` is the vehicle's current state (for a frequency without a band in `targets`).
+    /// How `key` is commanded: "setpoint", "momentary", "toggle", "step"; nil when it is not.
+    public func commandKind(of key: PropertyKey) -> String? {
+        plan.keyIndex[key].flatMap { plan.keys[$0].binding.command?.kindName }
+    }
+
+    /// The step command of `key`, when it is commanded by up/down presses.
+    public func stepCommand(of key: PropertyKey) -> StepCommand? {
+        guard let index = plan.keyIndex[key], case let .step(command)? = plan.keys[index].binding.command else { return nil }
+        return command
+    }
+
+    /// The command frames that set `targets` (except stepped properties: `stepFrames`):
+    /// per command message involved, the frame carrying the targets it binds, the
+    /// "no request" value everywhere else (a setpoint without idle value: the current
+    /// value from `context`), protected with the next counter. A frame with a momentary
+    /// or toggle request is held for its `holdFrames` and followed by one released frame.
+    /// A toggle whose property already shows the target in `context` is not pressed.
     public func commandFrames(for targets: [PropertyKey: PropertyValue], context: VehicleState = VehicleState(), counters: inout [String: UInt8]) throws(VehicleFramesError) -> [CANFrame] {
-        // The command messages involved, by name, with their inputs so far (nil: the
-        // profile's DBC lacks the message, an error once every target is mapped).
-        var byMessage: [(name: String, inputs: SignalInputs?)] = []
+        // The command messages involved, by plan index, with their inputs so far.
+        var byMessage: [(plan: Int, inputs: SignalInputs, hold: Int, pressed: Bool)] = []
+        func entry(_ command: FramePlan.Command) throws(VehicleFramesError) -> Int {
+            guard let plan = command.plan else { throw .unknownMessage(command.message) }
+            if let position = byMessage.firstIndex(where: { $0.plan == plan }) { return position }
+            byMessage.append((plan, self.plan.commands[plan].idle, 1, false))
+            return byMessage.count - 1
+        }
         for (key, value) in targets {
             guard let index = plan.keyIndex[key], let command = plan.keys[index].command else { throw .notCommandable(key) }
-            // The band of the same command, else the current one.
-            guard let input = input(for: value, key: plan.keys[index], band: targets[.radioBand] ?? context[.radioBand]) else {
-                throw .unmappedValue(key, value)
+            let planKey = plan.keys[index]
+            switch command.kind {
+            case let .setpoint(signals, _, values):
+                // The band of the same command, else the current one.
+                guard let input = input(for: value, key: planKey, codec: values, band: targets[.radioBand] ?? context[.radioBand]) else {
+                    throw .unmappedValue(key, value)
+                }
+                let position = try entry(command)
+                for signal in signals { byMessage[position].inputs[signal] = input }
+            case let .momentary(requests):
+                guard let request = requests[value] else { throw .unmappedValue(key, value) }
+                let position = try entry(command)
+                for signal in request.signals { byMessage[position].inputs[signal] = request.input }
+                byMessage[position].hold = max(byMessage[position].hold, command.holdFrames)
+                byMessage[position].pressed = true
+            case let .toggle(request):
+                guard case .bool = value else { throw .unmappedValue(key, value) }
+                if let current = context[key], current == value { continue }
+                let position = try entry(command)
+                for signal in request.signals { byMessage[position].inputs[signal] = request.input }
+                byMessage[position].hold = max(byMessage[position].hold, command.holdFrames)
+                byMessage[position].pressed = true
+            case .step:
+                throw .stepped(key)
             }
-            var position = byMessage.firstIndex { $0.name == command.message }
-            if position == nil {
-                byMessage.append((command.message, command.plan.map { plan.commands[$0].idle }))
-                position = byMessage.count - 1
-            }
-            for signal in command.signals { byMessage[position!].inputs?[signal] = input }
         }
-        if byMessage.count > 1 { byMessage.sort { $0.name < $1.name } }
+        if byMessage.count > 1 { byMessage.sort { plan.commands[$0.plan].name < plan.commands[$1.plan].name } }
+        var after = context
+        for (key, value) in targets { after[key] = value }
         var frames: [CANFrame] = []
         frames.reserveCapacity(byMessage.count)
-        for (name, inputs) in byMessage {
-            guard let inputs, let message = plan.commandByName[name].map({ plan.commands[$0] }) else { throw .unknownMessage(name) }
-            frames.append(try frame(for: message, inputs: inputs, counters: &counters))
+        for item in byMessage {
+            let message = plan.commands[item.plan]
+            var inputs = item.inputs
+            carry(message, into: &inputs, state: after, except: targets)
+            for _ in 0..<item.hold { frames.append(try frame(for: message, inputs: inputs, counters: &counters)) }
+            if item.pressed { frames.append(try releasedFrame(message, state: after, counters: &counters)) }
         }
         return frames
+    }
+
+    /// One press of a stepped property, up or down: held for its `holdFrames`, then released.
+    public func stepFrames(for key: PropertyKey, up: Bool, context: VehicleState = VehicleState(), counters: inout [String: UInt8]) throws(VehicleFramesError) -> [CANFrame] {
+        guard let index = plan.keyIndex[key], let command = plan.keys[index].command else { throw .notCommandable(key) }
+        guard case let .step(upRequest, downRequest) = command.kind else { throw .notCommandable(key) }
+        guard let position = command.plan else { throw .unknownMessage(command.message) }
+        let message = plan.commands[position]
+        var inputs = message.idle
+        carry(message, into: &inputs, state: context, except: [:])
+        let request = up ? upRequest : downRequest
+        for signal in request.signals { inputs[signal] = request.input }
+        var frames: [CANFrame] = []
+        for _ in 0..<max(1, command.holdFrames) { frames.append(try frame(for: message, inputs: inputs, counters: &counters)) }
+        frames.append(try releasedFrame(message, state: context, counters: &counters))
+        return frames
+    }
+
+    /// The frame of `message` that requests nothing (setpoints without idle carry `state`).
+    private func releasedFrame(_ message: FramePlan.Message, state: VehicleState, counters: inout [String: UInt8]) throws(VehicleFramesError) -> CANFrame {
+        var inputs = message.idle
+        carry(message, into: &inputs, state: state, except: [:])
+        return try frame(for: message, inputs: inputs, counters: &counters)
+    }
+
+    /// Setpoints without an idle value that the frame does not set carry their value in `state`.
+    private func carry(_ message: FramePlan.Message, into inputs: inout SignalInputs, state: VehicleState, except targets: [PropertyKey: PropertyValue]) {
+        for (position, signals) in message.carried {
+            let key = plan.keys[position]
+            guard targets[key.key] == nil, let value = state[key.key],
+                  let input = input(for: value, key: key, codec: key.setpointValues, band: state[.radioBand]) else { continue }
+            for signal in signals { inputs[signal] = input }
+        }
     }
 
     /// Reads a frame the vehicle sent: status values, an acknowledgement, or why it
@@ -189,38 +217,38 @@ public struct VehicleFrames: Sendable {
         guard let index = plan.statusByID[frame.id] else { return .unrelated }
         let status = plan.statuses[index]
         if let failure = check(frame, message: status, checkers: &checkers) { return failure }
-        guard let read = read(frame, status, context: context) else { return .undecodable(status.name) }
+        guard let read = readStatus(frame, status, context: context) else { return .undecodable(status.name) }
         return .status(message: status.name, values: read.values)
     }
 
-    /// The property values the signals of `message` in `frame` carry (those `keep`
-    /// accepts), and the properties whose signal carries no state value. A frequency is
-    /// read in the band of the same frame, else of `context`. Nil when the frame does not
-    /// decode.
-    private func read(
-        _ frame: CANFrame, _ message: FramePlan.Message, context: VehicleState,
-        keep: (FramePlan.Key, SignalValue) -> Bool = { _, _ in true }
-    ) -> (values: [PropertyKey: PropertyValue], unreadable: [PropertyKey])? {
+    /// The property values the signals of status message `message` in `frame` carry,
+    /// and the properties whose signal carries no state value. A frequency is read in the
+    /// band of the same frame, else of `context`. Nil when the frame does not decode.
+    private func readStatus(_ frame: CANFrame, _ message: FramePlan.Message, context: VehicleState) -> (values: [PropertyKey: PropertyValue], unreadable: [PropertyKey])? {
         // (`reserveCapacity` is not specialized: it looks the storage's type up each time.)
         var values = [PropertyKey: PropertyValue](minimumCapacity: message.propertyCount)
         var unreadable: [PropertyKey] = []
         var deferred: [(FramePlan.Key, SignalValue)] = []
+        let shared = !message.sharedKeys.isEmpty
         do {
             try frame.data.withUnsafeBufferPointer { (data) throws(DBCDecodeError) in
                 try message.codec.decode(data, choices: true) { index, value in
                     let position = message.keyBySignal[index]
                     guard position >= 0 else { return }
-                    let key = plan.keys[position]
-                    guard keep(key, value) else { return }
-                    if key.isRadioFrequency { deferred.append((key, value)); return }
-                    if let property = propertyValue(value, key: key, band: nil) { values[key.key] = property } else { unreadable.append(key.key) }
+                    var positions = [position]
+                    if shared, let more = message.sharedKeys[index] { positions += more }
+                    for position in positions {
+                        let key = plan.keys[position]
+                        if key.isRadioFrequency { deferred.append((key, value)); continue }
+                        if let property = propertyValue(value, key: key, codec: key.status, band: nil) { values[key.key] = property } else { unreadable.append(key.key) }
+                    }
                 }
             }
         } catch {
             return nil
         }
         for (key, value) in deferred {
-            if let property = propertyValue(value, key: key, band: values[.radioBand] ?? context[.radioBand]) {
+            if let property = propertyValue(value, key: key, codec: key.status, band: values[.radioBand] ?? context[.radioBand]) {
                 values[key.key] = property
             } else {
                 unreadable.append(key.key)
@@ -232,42 +260,87 @@ public struct VehicleFrames: Sendable {
 
     // MARK: - Vehicle side
 
-    /// Reads a frame the head unit sent: the properties it asks to change (signals at
-    /// their "no request" value are left out).
-    /// `context` is the vehicle's state (for a frequency whose band the command does not change).
-    public func decodeFromHeadUnit(_ frame: CANFrame, context: VehicleState = VehicleState(), checkers: inout [String: E2EChecker]) -> HeadUnitFrameContent {
+    /// Reads a frame the head unit sent: the properties it asks to change. A setpoint at
+    /// its idle value asks for nothing (without idle value: one equal to `context` asks
+    /// for nothing); a request signal is a press only when it goes to its request value
+    /// (`latches` keeps each request signal's previous raw value, per message).
+    /// `context` is the vehicle's state (for a frequency whose band the command does not
+    /// change, and for toggles and steps).
+    public func decodeFromHeadUnit(
+        _ frame: CANFrame, context: VehicleState = VehicleState(), checkers: inout [String: E2EChecker], latches: inout [String: [Int128]]
+    ) -> HeadUnitFrameContent {
         guard let index = plan.commandByID[frame.id] else { return .unrelated }
         let command = plan.commands[index]
         if let failure = check(frame, message: command, checkers: &checkers) {
             if case let .e2eError(message, status) = failure { return .e2eError(message: message, status: status) }
             return .undecodable(command.name)
         }
-        // Signals at their "no request" raw value ask for nothing. A choice carries its raw
-        // value; an integer without a choice is compared as decoded (see `plainIdle`).
-        var namedRaw: [String: Int128]?
-        let read = read(frame, command, context: context) { key, value in
-            guard let idle = key.commandIdleRaw else { return true }
-            if case let .choice(_, rawValue) = value { return rawValue != idle }
-            if command.plainIdle {
-                if case let .integer(number) = value { return number != idle }
-                return true
+        var changes: [PropertyKey: PropertyValue] = [:]
+        var unreadable: [PropertyKey] = []
+        var steps: [PropertyKey: Int] = [:]
+        var toggles: [PropertyKey] = []
+        var deferred: [(FramePlan.Key, SignalValue)] = []
+        var raws: [Int: Int128] = [:]
+        let hasPresses = !command.presses.isEmpty
+        do {
+            try frame.data.withUnsafeBufferPointer { (data) throws(DBCDecodeError) in
+                try command.codec.decode(data, choices: true) { signal, value in
+                    if hasPresses, command.presses[signal] != nil {
+                        let field = command.message.signals[signal]
+                        raws[signal] = ValueCodec.raw(of: value, scale: field.scale.doubleValue, offset: field.offset.doubleValue)
+                    }
+                    let position = command.keyBySignal[signal]
+                    guard position >= 0 else { return }
+                    var positions = [position]
+                    if let more = command.sharedKeys[signal] { positions += more }
+                    for position in positions {
+                        let key = plan.keys[position]
+                        guard case let .setpoint(_, idle, values)? = key.command?.kind else { continue }
+                        if let idle {
+                            // Raw against raw: a scaled signal (0.5 °C) idling at raw 0 decodes as 0.0.
+                            if values.raw(of: value) == idle { continue }
+                        }
+                        if key.isRadioFrequency { deferred.append((key, value)); continue }
+                        guard let property = propertyValue(value, key: key, codec: values, band: nil) else { unreadable.append(key.key); continue }
+                        if idle == nil, context[key.key] == property { continue }
+                        changes[key.key] = property
+                    }
+                }
             }
-            if namedRaw == nil { namedRaw = plainValues(frame, command) }
-            return namedRaw?[key.commandSignalName] != idle
+        } catch {
+            return .undecodable(command.name)
         }
-        guard let (changes, unreadable) = read else { return .undecodable(command.name) }
+        for (key, value) in deferred {
+            guard case let .setpoint(_, idle, values)? = key.command?.kind else { continue }
+            if let property = propertyValue(value, key: key, codec: values, band: changes[.radioBand] ?? context[.radioBand]) {
+                if idle == nil, context[key.key] == property { continue }
+                changes[key.key] = property
+            } else {
+                unreadable.append(key.key)
+            }
+        }
+        if hasPresses {
+            var previous = latches[command.name] ?? command.latchIdle
+            for (slot, signal) in command.latchSignals.enumerated() {
+                guard let raw = raws[signal] else { continue }
+                defer { previous[slot] = raw }
+                guard raw != previous[slot] else { continue }
+                for (position, role, pressRaw) in command.presses[signal]! where pressRaw == raw {
+                    let key = plan.keys[position].key
+                    switch role {
+                    case let .set(value): changes[key] = value
+                    case .toggle: toggles.append(key)
+                    case .up: steps[key, default: 0] += 1
+                    case .down: steps[key, default: 0] -= 1
+                    }
+                }
+            }
+            latches[command.name] = previous
+        }
+        if unreadable.count > 1 { unreadable.sort() }
         let counter = command.e2e.map { $0.counter(in: frame.data) }
-        return .command(HeadUnitCommand(message: command.name, id: frame.id, counter: counter, changes: changes, unreadable: unreadable))
-    }
-
-    /// The integer values of `frame` decoded without choices, by signal name (the last
-    /// signal of a name wins): what a signal without a choice for its value reads as.
-    private func plainValues(_ frame: CANFrame, _ message: FramePlan.Message) -> [String: Int128] {
-        var values: [String: Int128] = [:]
-        for (name, plain) in (try? message.codec.decode(frame.data, choices: false)) ?? [] {
-            if case let .integer(number) = plain { values[name] = number }
-        }
-        return values
+        return .command(HeadUnitCommand(
+            message: command.name, id: frame.id, counter: counter, changes: changes, unreadable: unreadable, steps: steps, toggles: toggles.sorted()))
     }
 
     /// The status frame `name` reporting `state` (properties the state lacks are sent
@@ -278,7 +351,7 @@ public struct VehicleFrames: Sendable {
         var inputs = status.idle
         for slot in status.slots {
             let key = plan.keys[slot.key]
-            if let value = state[key.key], let input = input(for: value, key: key, band: state[.radioBand]) {
+            if let value = state[key.key], let input = input(for: value, key: key, codec: key.status, band: state[.radioBand]) {
                 for signal in slot.signals { inputs[signal] = input }
             }
         }
@@ -343,257 +416,6 @@ public struct VehicleFrames: Sendable {
     }
 }
 
-/// What `VehicleFrames` resolves from the profile once: the messages it builds and
-/// reads with their signals by index, and each bound property's mappings. Immutable,
-/// shared by every copy of the `VehicleFrames`.
-final class FramePlan: Sendable {
-    /// A bound property. A class: the frame path passes it around without copying its
-    /// strings and tables.
-    final class Key: Sendable {
-        let key: PropertyKey
-        let kind: PropertyKind?
-        let binding: PropertyBinding
-        /// The DBC choices of true and false (`binding.values["true"]`, `["false"]`).
-        let trueChoice: String?
-        let falseChoice: String?
-        /// DBC choice -> SiriKit case: of the cases mapped to one choice, the first in
-        /// `binding.values`' order.
-        let caseByChoice: [String: String]
-        /// `radio.frequency` carried in a unit of its own (`binding.signalUnit`).
-        let unitFrequency: Bool
-        /// The command: its message's name, its index in `commands` (nil when the DBC
-        /// lacks the message), the indices of the signals of that name.
-        let command: (message: String, plan: Int?, signals: [Int])?
-        /// The name of the command signal ("" for none).
-        let commandSignalName: String
-        /// The command signal's "no request" raw value (`PropertyBinding.idleRawValue` of
-        /// the bindings on that signal).
-        let commandIdleRaw: Int128?
-        /// `key == .radioFrequency`.
-        let isRadioFrequency: Bool
-        /// The status message's codec and the status signal's index, as
-        /// `MessageCodec.roundTrip(_:signal:)` finds it; nil when the DBC lacks them.
-        let statusCodec: MessageCodec?
-        let statusSignal: Int?
-
-        init(
-            key: PropertyKey, kind: PropertyKind?, binding: PropertyBinding, trueChoice: String?, falseChoice: String?,
-            caseByChoice: [String: String], unitFrequency: Bool, command: (message: String, plan: Int?, signals: [Int])?,
-            commandSignalName: String, commandIdleRaw: Int128?, statusCodec: MessageCodec?, statusSignal: Int?
-        ) {
-            self.key = key
-            self.kind = kind
-            self.binding = binding
-            self.trueChoice = trueChoice
-            self.falseChoice = falseChoice
-            self.caseByChoice = caseByChoice
-            self.unitFrequency = unitFrequency
-            self.command = command
-            self.commandSignalName = commandSignalName
-            self.commandIdleRaw = commandIdleRaw
-            self.isRadioFrequency = key == .radioFrequency
-            self.statusCodec = statusCodec
-            self.statusSignal = statusSignal
-        }
-    }
-
-    /// A message built or read, with what each of its frames needs (a class, as `Key`).
-    final class Message: Sendable {
-        let message: DBCMessage
-        let name: String
-        let id: CANID
-        let length: Int
-        let codec: MessageCodec
-        let e2e: E2EProtection?
-        /// The inputs of a frame that requests (reports) nothing: E2E signals 0, then per
-        /// signal its binding's idle value, its "NoRequest" (status: or "Invalid")
-        /// choice, its start value, or 0.
-        let idle: SignalInputs
-        /// By signal index: the property (index in `keys`) it carries, -1 for none.
-        let keyBySignal: [Int]
-        /// How many signals carry a property.
-        let propertyCount: Int
-        /// True when a signal's decoded integer is the value its idle raw is compared
-        /// with: no multiplexer, no two signals of one name.
-        let plainIdle: Bool
-        /// Status messages: each property (index in `keys`) and the signals carrying it,
-        /// in the order of `StatusMessage.properties`.
-        let slots: [(key: Int, signals: [Int])]
-
-        init(
-            message: DBCMessage, name: String, e2e: E2EProtection?, idle: SignalInputs, keyBySignal: [Int],
-            plainIdle: Bool, slots: [(key: Int, signals: [Int])]
-        ) {
-            self.message = message
-            self.name = name
-            self.id = message.canID
-            self.length = message.length
-            self.codec = message.codec
-            self.e2e = e2e
-            self.idle = idle
-            self.keyBySignal = keyBySignal
-            self.propertyCount = keyBySignal.filter { $0 >= 0 }.count
-            self.plainIdle = plainIdle
-            self.slots = slots
-        }
-    }
-
-    /// The acknowledgement message and the signals it answers with.
-    final class Acknowledgement: Sendable {
-        static let commandID: UInt8 = 1
-        static let counter: UInt8 = 2
-        static let result: UInt8 = 4
-
-        let binding: AcknowledgementBinding
-        let message: Message
-        let id: CANID
-        /// By signal index: which of the three values it carries (bits above).
-        let roles: [UInt8]
-        let commandIDSignals: [Int]
-        let counterSignals: [Int]
-        let resultSignals: [Int]
-
-        init(binding: AcknowledgementBinding, message: Message, roles: [UInt8], commandIDSignals: [Int], counterSignals: [Int], resultSignals: [Int]) {
-            self.binding = binding
-            self.message = message
-            self.id = message.id
-            self.roles = roles
-            self.commandIDSignals = commandIDSignals
-            self.counterSignals = counterSignals
-            self.resultSignals = resultSignals
-        }
-    }
-
-    let keys: [Key]
-    let keyIndex: [PropertyKey: Int]
-    let commands: [Message]
-    let commandByID: [CANID: Int]
-    let commandByName: [String: Int]
-    let statuses: [Message]
-    let statusByID: [CANID: Int]
-    let statusByName: [String: Int]
-    let acknowledgement: Acknowledgement?
-
-    init(profile: VehicleProfile, commands: [String: VehicleFrames.CommandMessage], statusMessages: [String: VehicleFrames.StatusMessage]) {
-        // Properties first (messages refer to them by index), in a fixed order.
-        let keyOrder = profile.bindings.keys.sorted()
-        var keyIndex: [PropertyKey: Int] = [:]
-        for (index, key) in keyOrder.enumerated() { keyIndex[key] = index }
-
-        func indices(of name: String, in message: DBCMessage) -> [Int] {
-            message.signals.indices.filter { message.signals[$0].name == name }
-        }
-        func build(_ name: String, _ message: DBCMessage, properties: [PropertyKey: String], idleInputs: [String: SignalInput]) -> Message {
-            var idle = SignalInputs(codec: message.codec)
-            for (index, signal) in message.signals.enumerated() { idle[index] = idleInputs[signal.name] }
-            var keyBySignal = [Int](repeating: -1, count: message.signals.count)
-            var slots: [(key: Int, signals: [Int])] = []
-            // Several properties on one signal: the first in `properties`' order reads it.
-            var taken = Set<String>()
-            for (key, signal) in properties {
-                guard let keyPosition = keyIndex[key] else { continue }
-                let signals = indices(of: signal, in: message)
-                slots.append((keyPosition, signals))
-                if taken.insert(signal).inserted { for index in signals { keyBySignal[index] = keyPosition } }
-            }
-            let uniqueNames = Set(message.signals.map(\.name)).count == message.signals.count
-            return Message(
-                message: message, name: name, e2e: profile.e2e[name]?.protection, idle: idle, keyBySignal: keyBySignal,
-                plainIdle: uniqueNames && !message.isMultiplexed, slots: slots)
-        }
-
-        var idleRaw: [String: [String: Int128]] = [:]
-        for binding in profile.bindings.values {
-            if let command = binding.command, let idle = binding.idleRawValue { idleRaw[command.message, default: [:]][command.signal] = idle }
-        }
-        var commandPlans: [Message] = []
-        var commandByID: [CANID: Int] = [:]
-        var commandByName: [String: Int] = [:]
-        for name in commands.keys.sorted() {
-            let command = commands[name]!
-            let message = command.message
-            let e2e = profile.e2e[name]
-            var inputs: [String: SignalInput] = [:]
-            for signal in message.signals {
-                if signal.name == e2e?.crcSignal || signal.name == e2e?.counterSignal {
-                    inputs[signal.name] = message.codec.input(forRaw: 0, signal: signal.name)
-                } else if let raw = idleRaw[name]?[signal.name] {
-                    inputs[signal.name] = message.codec.input(forRaw: raw, signal: signal.name)
-                } else {
-                    // A signal no binding uses: its "NoRequest" choice, its start value, or 0.
-                    let raw = signal.choiceValue(named: "NoRequest") ?? signal.initialRawValue?.integralValue ?? 0
-                    inputs[signal.name] = message.codec.input(forRaw: raw, signal: signal.name)
-                }
-            }
-            commandByID[message.canID] = commandPlans.count
-            commandByName[name] = commandPlans.count
-            commandPlans.append(build(name, message, properties: command.properties, idleInputs: inputs))
-        }
-        var statusPlans: [Message] = []
-        var statusByID: [CANID: Int] = [:]
-        var statusByName: [String: Int] = [:]
-        for name in statusMessages.keys.sorted() {
-            let status = statusMessages[name]!
-            let message = status.message
-            var inputs: [String: SignalInput] = [:]
-            for signal in message.signals {
-                let raw = signal.choiceValue(named: "NoRequest") ?? signal.choiceValue(named: "Invalid") ?? signal.initialRawValue?.integralValue ?? 0
-                inputs[signal.name] = message.codec.input(forRaw: raw, signal: signal.name)
-            }
-            statusByID[message.canID] = statusPlans.count
-            statusByName[name] = statusPlans.count
-            statusPlans.append(build(name, message, properties: status.properties, idleInputs: inputs))
-        }
-
-        var keys: [Key] = []
-        for key in keyOrder {
-            let binding = profile.bindings[key]!
-            var caseByChoice: [String: String] = [:]
-            for (name, choice) in binding.values where caseByChoice[choice] == nil { caseByChoice[choice] = name }
-            let command = binding.command.map { reference in
-                let plan = commandByName[reference.message]
-                let signals = plan.map { indices(of: reference.signal, in: commandPlans[$0].message) } ?? []
-                return (message: reference.message, plan: plan, signals: signals)
-            }
-            let statusMessage = profile.database.message(named: binding.status.message)
-            keys.append(Key(
-                key: key, kind: key.kind, binding: binding,
-                trueChoice: binding.values["true"], falseChoice: binding.values["false"], caseByChoice: caseByChoice,
-                unitFrequency: key == .radioFrequency && binding.signalUnit != nil,
-                command: command, commandSignalName: binding.command?.signal ?? "",
-                commandIdleRaw: binding.command.flatMap { idleRaw[$0.message]?[$0.signal] },
-                statusCodec: statusMessage?.codec, statusSignal: statusMessage?.codec.index(ofSignal: binding.status.signal)))
-        }
-
-        var acknowledgement: Acknowledgement?
-        if let binding = profile.acknowledgement, let message = profile.database.message(named: binding.message) {
-            var inputs: [String: SignalInput] = [:]
-            for signal in message.signals { inputs[signal.name] = message.codec.input(forRaw: 0, signal: signal.name) }
-            let plan = build(binding.message, message, properties: [:], idleInputs: inputs)
-            var roles = [UInt8](repeating: 0, count: message.signals.count)
-            let commandIDSignals = indices(of: binding.commandIDSignal, in: message)
-            let counterSignals = indices(of: binding.counterSignal, in: message)
-            let resultSignals = indices(of: binding.resultSignal, in: message)
-            for index in commandIDSignals { roles[index] |= Acknowledgement.commandID }
-            for index in counterSignals { roles[index] |= Acknowledgement.counter }
-            for index in resultSignals { roles[index] |= Acknowledgement.result }
-            acknowledgement = Acknowledgement(
-                binding: binding, message: plan, roles: roles,
-                commandIDSignals: commandIDSignals, counterSignals: counterSignals, resultSignals: resultSignals)
-        }
-
-        self.keys = keys
-        self.keyIndex = keyIndex
-        self.commands = commandPlans
-        self.commandByID = commandByID
-        self.commandByName = commandByName
-        self.statuses = statusPlans
-        self.statusByID = statusByID
-        self.statusByName = statusByName
-        self.acknowledgement = acknowledgement
-    }
-}
-
 /// What a frame from the vehicle says.
 public enum VehicleFrameContent: Sendable, Hashable {
     /// Reported values of a status message.
@@ -623,6 +445,26 @@ public struct HeadUnitCommand: Sendable, Hashable {
     public var changes: [PropertyKey: PropertyValue]
     /// Properties whose signal carried a value that maps to no state (an unmapped choice).
     public var unreadable: [PropertyKey]
+    /// Stepped properties pressed: +1 per press up, -1 per press down.
+    public var steps: [PropertyKey: Int]
+    /// Toggled properties pressed (each flips once).
+    public var toggles: [PropertyKey]
+
+    public init(
+        message: String, id: CANID, counter: UInt8?, changes: [PropertyKey: PropertyValue], unreadable: [PropertyKey],
+        steps: [PropertyKey: Int] = [:], toggles: [PropertyKey] = []
+    ) {
+        self.message = message
+        self.id = id
+        self.counter = counter
+        self.changes = changes
+        self.unreadable = unreadable
+        self.steps = steps
+        self.toggles = toggles
+    }
+
+    /// True when the frame asks for nothing (a released request, an idle frame).
+    public var isEmpty: Bool { changes.isEmpty && unreadable.isEmpty && steps.isEmpty && toggles.isEmpty }
 }
 
 /// What a frame from the head unit says.
@@ -637,6 +479,8 @@ public enum VehicleFramesError: Error, Sendable, CustomStringConvertible {
     case notCommandable(PropertyKey)
     case unmappedValue(PropertyKey, PropertyValue)
     case unknownMessage(String)
+    /// Stepped properties are commanded press by press (`stepFrames`).
+    case stepped(PropertyKey)
     case encoding(String, DBCEncodeError)
     case protection(String, String)
 
@@ -645,6 +489,7 @@ public enum VehicleFramesError: Error, Sendable, CustomStringConvertible {
         case let .notCommandable(key): "\(key) has no command signal in this vehicle"
         case let .unmappedValue(key, value): "\(key) = \(value) has no DBC value in this vehicle"
         case let .unknownMessage(name): "no message \(name)"
+        case let .stepped(key): "\(key) is commanded by up/down steps, one press at a time"
         case let .encoding(name, error): "cannot encode \(name): \(error)"
         case let .protection(name, reason): "cannot build frame \(name): \(reason)"
         }

@@ -30,6 +30,8 @@ public struct VehicleProfile: Sendable {
     /// E2E protection of command and status messages, by message name.
     public var e2e: [String: E2EBinding]
     public var acknowledgement: AcknowledgementBinding?
+    /// What the profile adds to the DBC per message (cycle times, defaults), by name.
+    public var messages: [String: MessageSettings]
     public var policies: Policies
 
     public init(
@@ -37,7 +39,7 @@ public struct VehicleProfile: Sendable {
         climate: ClimateCapabilities?, defrosters: [CarDefroster], seats: [SeatCapabilities], radio: RadioCapabilities?,
         audioSources: [CarAudioSource], profileSlots: Int, hasLock: Bool, carSignals: [CarSignal], power: PowerCapabilities,
         bindings: [PropertyKey: PropertyBinding], e2e: [String: E2EBinding], acknowledgement: AcknowledgementBinding?,
-        policies: Policies
+        messages: [String: MessageSettings] = [:], policies: Policies
     ) {
         self.identifier = identifier
         self.displayName = displayName
@@ -56,10 +58,25 @@ public struct VehicleProfile: Sendable {
         self.bindings = bindings
         self.e2e = e2e
         self.acknowledgement = acknowledgement
+        self.messages = messages
         self.policies = policies
     }
 
     public func seat(_ seat: CarSeat) -> SeatCapabilities? { seats.first { $0.seat == seat } }
+
+    /// The period of a message: the profile's, else the DBC's GenMsgCycleTime.
+    public func cycleTime(of message: DBCMessage) -> Duration? {
+        messages[message.name]?.cycleTime ?? message.cycleTime.map { .milliseconds($0) }
+    }
+
+    /// The raw value a command signal carries when nothing requests anything: the
+    /// profile's default, its "NoRequest" choice, the DBC's GenSigStartValue, or 0.
+    public func defaultRaw(of signal: DBCSignal, in message: String) -> Int128 {
+        messages[message]?.defaults[signal.name] ?? signal.choiceValue(named: "NoRequest") ?? signal.initialRawValue?.integralValue ?? 0
+    }
+
+    /// Whether intents can change `key` on this car (bound with a command).
+    public func isCommandable(_ key: PropertyKey) -> Bool { bindings[key]?.command != nil }
 }
 
 /// A numeric range with the step the car accepts.
@@ -247,45 +264,6 @@ public struct SignalReference: Sendable, Hashable {
     public init(message: String, signal: String) {
         self.message = message
         self.signal = signal
-    }
-}
-
-/// How one state property travels over the bus.
-public struct PropertyBinding: Sendable, Hashable {
-    /// The command signal that sets the property; nil for status-only properties.
-    public var command: SignalReference?
-    /// What the command signal carries when a command frame does not change this
-    /// property (several properties share a command message): a raw value, typically
-    /// the signal's "NoRequest" choice.
-    public var idleRawValue: Int128?
-    /// The status signal that reports the property.
-    public var status: SignalReference
-    /// For enumerations and booleans: SiriKit case name (or "true"/"false") to the DBC
-    /// choice name. Empty: booleans are 0/1 and numbers are physical values as they are.
-    public var values: [String: String]
-    /// `radio.frequency` only: the unit of the signals' physical value ("kHz" or "MHz")
-    /// when one signal carries every band; nil when the signal carries the property
-    /// value as it is (kHz for AM, MHz otherwise). See `signalValue(frequency:band:)`.
-    public var signalUnit: String?
-
-    public init(command: SignalReference?, idleRawValue: Int128?, status: SignalReference, values: [String: String], signalUnit: String? = nil) {
-        self.command = command
-        self.idleRawValue = idleRawValue
-        self.status = status
-        self.values = values
-        self.signalUnit = signalUnit
-    }
-
-    /// `radio.frequency`: the signal value for a frequency of `band` (in the band's unit).
-    public func signalValue(frequency: Double, band: RadioBand) -> Double {
-        frequency * FrequencyUnit.factor(from: band.unit, to: signalUnit ?? band.unit)
-    }
-
-    /// `radio.frequency`: the frequency (in `band`'s unit) that a signal value means.
-    public func frequency(signalValue: Double, band: RadioBand) -> Double {
-        let factor = FrequencyUnit.factor(from: band.unit, to: signalUnit ?? band.unit)
-        // Round away binary noise (101100 kHz / 1000 stays 101.1 MHz).
-        return (signalValue / factor * 1e9).rounded() / 1e9
     }
 }
 

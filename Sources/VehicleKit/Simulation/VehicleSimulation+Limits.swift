@@ -144,7 +144,7 @@ extension VehicleSimulation {
             default:
                 if case let .enumeration(all)? = key.kind { cases = all } else { cases = [name] }
             }
-            if let mapped = profile.bindings[key]?.values, !mapped.isEmpty { cases = cases.filter { mapped[$0] != nil } }
+            if let mapped = profile.bindings[key]?.statusValues.values, !mapped.isEmpty { cases = cases.filter { mapped[$0] != nil } }
             guard let index = cases.firstIndex(of: name), cases.count > 1 else { return value }
             return .enumeration(cases[(index + 1) % cases.count])
         case let .integer(number):
@@ -158,6 +158,30 @@ extension VehicleSimulation {
             if range.contains(number - range.step) { return .number(range.snap(number - range.step)) }
             return value
         }
+    }
+
+    /// The command with its presses made absolute against the current state: a toggle
+    /// flips the property, each step moves it by the profile's step, within the car's range.
+    func applyingPresses(_ command: HeadUnitCommand) -> HeadUnitCommand {
+        guard !command.toggles.isEmpty || !command.steps.isEmpty else { return command }
+        var resolved = command
+        for key in command.toggles {
+            let current = (resolved.changes[key] ?? state[key]) == .bool(true)
+            resolved.changes[key] = .bool(!current)
+        }
+        for (key, count) in command.steps.sorted(by: { $0.key < $1.key }) {
+            guard let step = frames.stepCommand(of: key)?.step, let current = (resolved.changes[key] ?? state[key])?.doubleValue else { continue }
+            let moved = current + Double(count) * step
+            if case .integer? = key.kind {
+                let range = integerRange(for: key)
+                resolved.changes[key] = .integer(min(max(Int(moved.rounded()), range.lowerBound), range.upperBound))
+            } else {
+                resolved.changes[key] = .number(numberRange(for: key).snap(moved))
+            }
+        }
+        resolved.toggles = []
+        resolved.steps = [:]
+        return resolved
     }
 
     private func integerRange(for key: PropertyKey) -> ClosedRange<Int> {

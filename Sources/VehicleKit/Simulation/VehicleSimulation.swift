@@ -49,6 +49,9 @@ public struct VehicleSimulation: Sendable {
     public var logLimit = 1000
 
     private var commandCheckers: [String: E2EChecker] = [:]
+    /// The previous raw value of each request signal, per command message: a press is
+    /// the change to the request value, not the request held.
+    private var commandLatches: [String: [Int128]] = [:]
     private var statusCounters: [String: UInt8] = [:]
     /// The alive counter of the last frame sent, per message.
     private var lastCounters: [String: UInt8] = [:]
@@ -84,7 +87,7 @@ public struct VehicleSimulation: Sendable {
         self.dynamics = dynamics
         self.state = state ?? Self.defaultState(for: profile)
         self.faults = faults
-        for (name, binding) in profile.e2e where frames.commands[name] != nil {
+        for (name, binding) in profile.e2e where frames.commandMessages.contains(name) {
             commandCheckers[name] = E2EChecker(protection: binding.protection, maxDeltaCounter: dynamics.commandMaxDeltaCounter)
         }
         var byKey: [PropertyKey: [String]] = [:]
@@ -107,7 +110,7 @@ public struct VehicleSimulation: Sendable {
     public mutating func receive(_ frame: CANFrame, at now: Duration) -> [CANFrame] {
         let now = advanceTime(now)
         var out = releaseDue(at: now)
-        switch frames.decodeFromHeadUnit(frame, context: state, checkers: &commandCheckers) {
+        switch frames.decodeFromHeadUnit(frame, context: state, checkers: &commandCheckers, latches: &commandLatches) {
         case .unrelated:
             break
         case let .undecodable(name):
@@ -162,8 +165,6 @@ public struct VehicleSimulation: Sendable {
     /// Replaces the fault plan (count-limited rules start afresh).
     public mutating func setFaults(_ plan: FaultPlan) { faults = plan }
 
-    public mutating func addFault(_ rule: FaultRule) { faults.rules.append(rule) }
-
     /// Hands out the log entries and clears the log.
     public mutating func drainLog() -> [SimulationLogEntry] {
         defer { log.removeAll() }
@@ -184,7 +185,7 @@ public struct VehicleSimulation: Sendable {
 
     private mutating func handle(_ command: HeadUnitCommand, at now: Duration) -> [CANFrame] {
         // The keys only matter to fault rules.
-        let keys = faults.rules.isEmpty ? [] : Array(command.changes.keys) + command.unreadable
+        let keys = faults.rules.isEmpty ? [] : Array(command.changes.keys) + command.unreadable + Array(command.steps.keys) + command.toggles
         let matched = takeFaults(at: now, message: command.message, keys: keys) { $0.isCommandFault }
         if let drop = matched.first(where: { $0.kind == .drop }) {
             statistics.commandsDropped += 1
@@ -224,6 +225,7 @@ public struct VehicleSimulation: Sendable {
     /// Validates and applies one command frame (all or nothing), acknowledges it and
     /// reports the changes.
     private mutating func process(_ command: HeadUnitCommand, rejection forced: RejectionReason?, wrongValue: [FaultRule], at now: Duration) -> [CANFrame] {
+        let command = applyingPresses(command)
         var targets: [PropertyKey: PropertyValue] = [:]
         var refusal: (reason: RejectionReason, detail: String)?
         if let forced {

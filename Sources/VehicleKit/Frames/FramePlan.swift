@@ -1,0 +1,344 @@
+import CANKit
+
+/// What `VehicleFrames` resolves from the profile once: the messages it builds and
+/// reads with their signals by index, and each bound property's mappings and command.
+/// Immutable, shared by every copy of the `VehicleFrames`.
+final class FramePlan: Sendable {
+    /// A request value on some signals (a momentary request, a toggle's or a step's press).
+    struct Request: Sendable {
+        let signals: [Int]
+        let raw: Int128
+        let input: SignalInput
+    }
+
+    /// How the head unit commands a property, resolved.
+    enum CommandKind: Sendable {
+        case setpoint(signals: [Int], idle: Int128?, values: ValueCodec)
+        /// Property value -> its request.
+        case momentary([PropertyValue: Request])
+        case toggle(Request)
+        case step(up: Request, down: Request)
+    }
+
+    struct Command: Sendable {
+        /// The command message's name and its index in `commands` (nil when the DBC lacks it).
+        let message: String
+        let plan: Int?
+        let kind: CommandKind
+        let holdFrames: Int
+    }
+
+    /// A bound property. A class: the frame path passes it around without copying its
+    /// strings and tables.
+    final class Key: Sendable {
+        let key: PropertyKey
+        let kind: PropertyKind?
+        let binding: PropertyBinding
+        /// The status signal's value mapping; nil when the DBC lacks the signal.
+        let status: ValueCodec?
+        /// `radio.frequency` carried in a unit of its own (`binding.signalUnit`).
+        let unitFrequency: Bool
+        /// `key == .radioFrequency`.
+        let isRadioFrequency: Bool
+        let command: Command?
+        /// The status message's codec and the status signal's index, as
+        /// `MessageCodec.roundTrip(_:signal:)` finds it; nil when the DBC lacks them.
+        let statusCodec: MessageCodec?
+        let statusSignal: Int?
+
+        init(
+            key: PropertyKey, kind: PropertyKind?, binding: PropertyBinding, status: ValueCodec?, command: Command?,
+            statusCodec: MessageCodec?, statusSignal: Int?
+        ) {
+            self.key = key
+            self.kind = kind
+            self.binding = binding
+            self.status = status
+            self.unitFrequency = key == .radioFrequency && binding.signalUnit != nil
+            self.isRadioFrequency = key == .radioFrequency
+            self.command = command
+            self.statusCodec = statusCodec
+            self.statusSignal = statusSignal
+        }
+
+        /// The setpoint command's mapping, if the property is commanded by setpoint.
+        var setpointValues: ValueCodec? {
+            if case let .setpoint(_, _, values)? = command?.kind { return values }
+            return nil
+        }
+    }
+
+    /// What a press on a command signal means to the vehicle.
+    enum PressRole: Sendable {
+        case set(PropertyValue)
+        case toggle
+        case up
+        case down
+    }
+
+    /// A message built or read, with what each of its frames needs (a class, as `Key`).
+    final class Message: Sendable {
+        let message: DBCMessage
+        let name: String
+        let id: CANID
+        let length: Int
+        let codec: MessageCodec
+        let e2e: E2EProtection?
+        /// The inputs of a frame that requests (reports) nothing: protection signals 0,
+        /// then per signal its setpoint idle, the profile's default, its "NoRequest"
+        /// (status: or "Invalid") choice, its start value, or 0.
+        let idle: SignalInputs
+        /// By signal index: the property (index in `keys`) it carries, -1 for none
+        /// (command messages: setpoint properties only).
+        let keyBySignal: [Int]
+        /// Signals that carry more than one property (zones sharing one setpoint, fan on
+        /// and fan level in one blower signal): the others, by signal index.
+        let sharedKeys: [Int: [Int]]
+        /// How many signals carry a property.
+        let propertyCount: Int
+        /// Status messages: each property (index in `keys`) and the signals carrying it;
+        /// properties read through `otherwise` come last, so that their explicit values
+        /// (fan off = blower 0) win over the level they share a signal with.
+        let slots: [(key: Int, signals: [Int])]
+        /// Command messages: by signal index, the presses it can carry.
+        let presses: [Int: [(key: Int, role: PressRole, raw: Int128)]]
+        /// Command messages: the signals whose previous raw value a receiver keeps to tell
+        /// a press from a held request, in a fixed order (`latches` index).
+        let latchSignals: [Int]
+        /// The idle raw value of each of `latchSignals`: what they held before any frame.
+        let latchIdle: [Int128]
+        /// Command messages: setpoints without an idle value: a frame carries the
+        /// property's current value when it does not change it.
+        let carried: [(key: Int, signals: [Int])]
+
+        init(
+            message: DBCMessage, name: String, e2e: E2EProtection?, idle: SignalInputs, keyBySignal: [Int], sharedKeys: [Int: [Int]],
+            slots: [(key: Int, signals: [Int])], presses: [Int: [(key: Int, role: PressRole, raw: Int128)]] = [:],
+            carried: [(key: Int, signals: [Int])] = [], idleRaws: [Int: Int128] = [:]
+        ) {
+            self.message = message
+            self.name = name
+            self.id = message.canID
+            self.length = message.length
+            self.codec = message.codec
+            self.e2e = e2e
+            self.idle = idle
+            self.keyBySignal = keyBySignal
+            self.sharedKeys = sharedKeys
+            self.propertyCount = keyBySignal.filter { $0 >= 0 }.count
+            self.slots = slots
+            self.presses = presses
+            self.latchSignals = presses.keys.sorted()
+            self.latchIdle = latchSignals.map { idleRaws[$0] ?? 0 }
+            self.carried = carried
+        }
+    }
+
+    /// The acknowledgement message and the signals it answers with.
+    final class Acknowledgement: Sendable {
+        static let commandID: UInt8 = 1
+        static let counter: UInt8 = 2
+        static let result: UInt8 = 4
+
+        let binding: AcknowledgementBinding
+        let message: Message
+        let id: CANID
+        /// By signal index: which of the three values it carries (bits above).
+        let roles: [UInt8]
+        let commandIDSignals: [Int]
+        let counterSignals: [Int]
+        let resultSignals: [Int]
+
+        init(binding: AcknowledgementBinding, message: Message, roles: [UInt8], commandIDSignals: [Int], counterSignals: [Int], resultSignals: [Int]) {
+            self.binding = binding
+            self.message = message
+            self.id = message.id
+            self.roles = roles
+            self.commandIDSignals = commandIDSignals
+            self.counterSignals = counterSignals
+            self.resultSignals = resultSignals
+        }
+    }
+
+    let keys: [Key]
+    let keyIndex: [PropertyKey: Int]
+    let commands: [Message]
+    let commandByID: [CANID: Int]
+    let commandByName: [String: Int]
+    let statuses: [Message]
+    let statusByID: [CANID: Int]
+    let statusByName: [String: Int]
+    let acknowledgement: Acknowledgement?
+
+    init(profile: VehicleProfile) {
+        let database = profile.database
+        // Properties first (messages refer to them by index), in a fixed order.
+        let keyOrder = profile.bindings.keys.sorted()
+        var keyIndex: [PropertyKey: Int] = [:]
+        for (index, key) in keyOrder.enumerated() { keyIndex[key] = index }
+
+        func indices(of name: String, in message: DBCMessage) -> [Int] {
+            message.signals.indices.filter { message.signals[$0].name == name }
+        }
+
+        // Status messages: properties by status signal.
+        var statusProperties: [String: [(key: PropertyKey, signal: String)]] = [:]
+        var commandNames = Set<String>()
+        for key in keyOrder {
+            let binding = profile.bindings[key]!
+            statusProperties[binding.status.message, default: []].append((key, binding.status.signal))
+            if let command = binding.command { commandNames.insert(command.message) }
+        }
+
+        var statusPlans: [Message] = []
+        var statusByID: [CANID: Int] = [:]
+        var statusByName: [String: Int] = [:]
+        for name in statusProperties.keys.sorted() {
+            guard let message = database.message(named: name) else { continue }
+            var idle = SignalInputs(codec: message.codec)
+            for (index, signal) in message.signals.enumerated() {
+                let raw = signal.choiceValue(named: "NoRequest") ?? signal.choiceValue(named: "Invalid") ?? signal.initialRawValue?.integralValue ?? 0
+                idle[index] = message.codec.input(forRaw: raw, signalAt: index)
+            }
+            var keyBySignal = [Int](repeating: -1, count: message.signals.count)
+            var shared: [Int: [Int]] = [:]
+            var slots: [(key: Int, signals: [Int])] = []
+            var derived: [(key: Int, signals: [Int])] = []
+            for (key, signalName) in statusProperties[name]! {
+                let position = keyIndex[key]!
+                let signals = indices(of: signalName, in: message)
+                if profile.bindings[key]!.statusValues.otherwise != nil { derived.append((position, signals)) } else { slots.append((position, signals)) }
+                for index in signals {
+                    if keyBySignal[index] < 0 { keyBySignal[index] = position } else { shared[index, default: []].append(position) }
+                }
+            }
+            statusByID[message.canID] = statusPlans.count
+            statusByName[name] = statusPlans.count
+            statusPlans.append(Message(
+                message: message, name: name, e2e: profile.e2e[name]?.protection, idle: idle,
+                keyBySignal: keyBySignal, sharedKeys: shared, slots: slots + derived))
+        }
+
+        // Keys (their commands refer to command plans by index, so these are numbered first).
+        let commandOrder = commandNames.sorted().filter { database.message(named: $0) != nil }
+        var commandByName: [String: Int] = [:]
+        for (index, name) in commandOrder.enumerated() { commandByName[name] = index }
+
+        var keys: [Key] = []
+        for key in keyOrder {
+            let binding = profile.bindings[key]!
+            let kind = key.kind
+            let statusMessage = database.message(named: binding.status.message)
+            let statusSignal = statusMessage?.signal(named: binding.status.signal)
+            let status = zip2(kind, statusSignal).map { ValueCodec(kind: $0, mapping: binding.statusValues, signal: $1, codec: statusMessage!.codec) }
+            var command: Command?
+            if let reference = binding.command, let message = database.message(named: reference.message), let kind {
+                func request(_ request: SignalRequest) -> Request? {
+                    guard let signal = message.signal(named: request.signal.signal), let raw = ValueCodec.raw(request.value, signal: signal),
+                          let input = message.codec.input(forRaw: raw, signal: signal.name) else { return nil }
+                    return Request(signals: indices(of: signal.name, in: message), raw: raw, input: input)
+                }
+                let resolved: CommandKind?
+                switch reference {
+                case let .setpoint(setpoint):
+                    resolved = message.signal(named: setpoint.signal.signal).map { signal in
+                        .setpoint(
+                            signals: indices(of: signal.name, in: message), idle: setpoint.idle,
+                            values: ValueCodec(kind: kind, mapping: setpoint.values, signal: signal, codec: message.codec))
+                    }
+                case let .momentary(momentary):
+                    var requests: [PropertyValue: Request] = [:]
+                    for (text, entry) in momentary.requests {
+                        if let value = ValueCodec.value(text, kind: kind), let resolved = request(entry) { requests[value] = resolved }
+                    }
+                    resolved = .momentary(requests)
+                case let .toggle(toggle):
+                    resolved = request(toggle.press).map { .toggle($0) }
+                case let .step(step):
+                    resolved = zip2(request(step.up), request(step.down)).map { .step(up: $0, down: $1) }
+                }
+                command = resolved.map { Command(message: reference.message, plan: commandByName[reference.message], kind: $0, holdFrames: reference.holdFrames) }
+            }
+            keys.append(Key(
+                key: key, kind: kind, binding: binding, status: status, command: command,
+                statusCodec: statusMessage?.codec, statusSignal: statusMessage?.codec.index(ofSignal: binding.status.signal)))
+        }
+
+        // Command messages.
+        var commandPlans: [Message] = []
+        var commandByID: [CANID: Int] = [:]
+        for name in commandOrder {
+            let message = database.message(named: name)!
+            let e2e = profile.e2e[name]
+            var idle = SignalInputs(codec: message.codec)
+            var idleRaws: [Int: Int128] = [:]
+            for (index, signal) in message.signals.enumerated() {
+                let raw = signal.name == e2e?.crcSignal || signal.name == e2e?.counterSignal ? 0 : profile.defaultRaw(of: signal, in: name)
+                idle[index] = message.codec.input(forRaw: raw, signalAt: index)
+                idleRaws[index] = raw
+            }
+            var keyBySignal = [Int](repeating: -1, count: message.signals.count)
+            var shared: [Int: [Int]] = [:]
+            var presses: [Int: [(key: Int, role: PressRole, raw: Int128)]] = [:]
+            var carried: [(key: Int, signals: [Int])] = []
+            for (position, key) in keys.enumerated() {
+                guard let command = key.command, command.message == name else { continue }
+                func press(_ request: Request, _ role: PressRole) {
+                    for index in request.signals { presses[index, default: []].append((position, role, request.raw)) }
+                }
+                switch command.kind {
+                case let .setpoint(signals, idleRaw, _):
+                    for index in signals {
+                        if let idleRaw { idle[index] = message.codec.input(forRaw: idleRaw, signalAt: index) }
+                        if keyBySignal[index] < 0 { keyBySignal[index] = position } else { shared[index, default: []].append(position) }
+                    }
+                    if idleRaw == nil { carried.append((position, signals)) }
+                case let .momentary(requests):
+                    for value in requests.keys.sorted(by: { $0.description < $1.description }) { press(requests[value]!, .set(value)) }
+                case let .toggle(request): press(request, .toggle)
+                case let .step(up, down):
+                    press(up, .up)
+                    press(down, .down)
+                }
+            }
+            commandByID[message.canID] = commandPlans.count
+            commandPlans.append(Message(
+                message: message, name: name, e2e: e2e?.protection, idle: idle, keyBySignal: keyBySignal, sharedKeys: shared,
+                slots: [], presses: presses, carried: carried, idleRaws: idleRaws))
+        }
+
+        var acknowledgement: Acknowledgement?
+        if let binding = profile.acknowledgement, let message = database.message(named: binding.message) {
+            var idle = SignalInputs(codec: message.codec)
+            for index in message.signals.indices { idle[index] = message.codec.input(forRaw: 0, signalAt: index) }
+            let plan = Message(
+                message: message, name: binding.message, e2e: profile.e2e[binding.message]?.protection, idle: idle,
+                keyBySignal: [Int](repeating: -1, count: message.signals.count), sharedKeys: [:], slots: [])
+            var roles = [UInt8](repeating: 0, count: message.signals.count)
+            let commandIDSignals = indices(of: binding.commandIDSignal, in: message)
+            let counterSignals = indices(of: binding.counterSignal, in: message)
+            let resultSignals = indices(of: binding.resultSignal, in: message)
+            for index in commandIDSignals { roles[index] |= Acknowledgement.commandID }
+            for index in counterSignals { roles[index] |= Acknowledgement.counter }
+            for index in resultSignals { roles[index] |= Acknowledgement.result }
+            acknowledgement = Acknowledgement(
+                binding: binding, message: plan, roles: roles,
+                commandIDSignals: commandIDSignals, counterSignals: counterSignals, resultSignals: resultSignals)
+        }
+
+        self.keys = keys
+        self.keyIndex = keyIndex
+        self.commands = commandPlans
+        self.commandByID = commandByID
+        self.commandByName = commandByName
+        self.statuses = statusPlans
+        self.statusByID = statusByID
+        self.statusByName = statusByName
+        self.acknowledgement = acknowledgement
+    }
+}
+
+private func zip2<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
+}

@@ -1,0 +1,118 @@
+import CANKit
+
+/// One side (command or status) of a property's `ValueMapping`, resolved against its
+/// signal: property value <-> the signal's decoded value or encoder input.
+struct ValueCodec: Sendable {
+    let kind: PropertyKind
+    /// Raw value -> property value, from the mapping's table.
+    let valueByRaw: [Int128: PropertyValue]
+    /// What a raw value outside the table reads as; nil: no state.
+    let otherwise: PropertyValue?
+    /// Raw values that are no state.
+    let invalid: Set<Int128>
+    /// Property value -> encoder input (the first raw value of its entry).
+    let inputByValue: [PropertyValue: SignalInput]
+    /// The inputs of `true` and `false` (booleans: looked up without hashing).
+    let trueInput: SignalInput?
+    let falseInput: SignalInput?
+    let linear: LinearTransform?
+    /// The signal's scale and offset: a decoded physical value's raw value.
+    let scale: Double
+    let offset: Double
+    /// True when the mapping has a table (or `otherwise`): values are read by raw value.
+    let isTabled: Bool
+
+    init(kind: PropertyKind, mapping: ValueMapping, signal: DBCSignal, codec: MessageCodec) {
+        self.kind = kind
+        var valueByRaw: [Int128: PropertyValue] = [:]
+        var inputByValue: [PropertyValue: SignalInput] = [:]
+        // Sorted: of two values naming one raw value, the same one reads it every time.
+        for text in mapping.values.keys.sorted() {
+            guard let value = Self.value(text, kind: kind) else { continue }
+            for (position, name) in (mapping.values[text] ?? []).enumerated() {
+                guard let raw = Self.raw(name, signal: signal) else { continue }
+                if valueByRaw[raw] == nil { valueByRaw[raw] = value }
+                if position == 0, let input = codec.input(forRaw: raw, signal: signal.name) { inputByValue[value] = input }
+            }
+        }
+        self.valueByRaw = valueByRaw
+        self.inputByValue = inputByValue
+        self.trueInput = inputByValue[.bool(true)]
+        self.falseInput = inputByValue[.bool(false)]
+        self.otherwise = mapping.otherwise.flatMap { Self.value($0, kind: kind) }
+        self.invalid = Set(mapping.invalid.compactMap { Self.raw($0, signal: signal) })
+        self.linear = mapping.linear
+        self.scale = signal.scale.doubleValue
+        self.offset = signal.offset.doubleValue
+        self.isTabled = !valueByRaw.isEmpty || otherwise != nil
+    }
+
+    /// A property value written as text in a profile ("true", "recirculateAir", "2").
+    static func value(_ text: String, kind: PropertyKind) -> PropertyValue? {
+        switch kind {
+        case .bool: text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
+        case let .enumeration(cases): cases.contains(text) ? .enumeration(text) : nil
+        case .integer: Int(text).map { .integer($0) }
+        case .number: Double(text).map { .number($0) }
+        }
+    }
+
+    /// The raw value a profile's name stands for in `signal`; nil for an unknown choice.
+    static func raw(_ name: RawValueName, signal: DBCSignal) -> Int128? {
+        switch name {
+        case let .choice(choice): signal.choiceValue(named: choice)
+        case let .raw(raw): raw
+        }
+    }
+
+    /// The raw value behind a decoded value: a choice's, else (physical - offset) / scale.
+    static func raw(of value: SignalValue, scale: Double, offset: Double) -> Int128? {
+        switch value {
+        case let .choice(_, raw): return raw
+        case let .integer(number) where scale == 1 && offset == 0: return number
+        default:
+            let raw = ((value.doubleValue - offset) / scale).rounded()
+            guard raw.isFinite, abs(raw) < 1e30 else { return nil }
+            return Int128(raw)
+        }
+    }
+
+    func raw(of value: SignalValue) -> Int128? { Self.raw(of: value, scale: scale, offset: offset) }
+
+    /// The property value a decoded signal value stands for; nil for values that are no
+    /// state (a "NoRequest" / "Invalid" choice, a raw value the table does not map).
+    func value(_ decoded: SignalValue) -> PropertyValue? {
+        if !invalid.isEmpty, let raw = raw(of: decoded), invalid.contains(raw) { return nil }
+        if isTabled {
+            guard let raw = raw(of: decoded) else { return otherwise }
+            return valueByRaw[raw] ?? otherwise
+        }
+        if case .choice = decoded { return nil }
+        switch kind {
+        case .bool: return .bool(decoded.doubleValue != 0)
+        case .enumeration: return nil
+        case .integer:
+            let number = linear?.property(fromSignal: decoded.doubleValue) ?? decoded.doubleValue
+            guard number.isFinite, abs(number) < 1e15 else { return nil }
+            return .integer(Int(number.rounded()))
+        case .number: return .number(linear?.property(fromSignal: decoded.doubleValue) ?? decoded.doubleValue)
+        }
+    }
+
+    /// The encoder input that carries `value`; nil when the mapping has no raw value for it.
+    func input(_ value: PropertyValue) -> SignalInput? {
+        switch value {
+        case let .bool(flag):
+            if let input = flag ? trueInput : falseInput { return input }
+            return isTabled ? nil : .integer(flag ? 1 : 0)
+        case .enumeration:
+            return inputByValue.isEmpty ? nil : inputByValue[value]
+        case let .integer(number):
+            if !inputByValue.isEmpty, let input = inputByValue[value] { return input }
+            if let linear { return .float(linear.signal(fromProperty: Double(number))) }
+            return .integer(Int128(number))
+        case let .number(number):
+            return .float(linear?.signal(fromProperty: number) ?? number)
+        }
+    }
+}

@@ -1,0 +1,284 @@
+import CANKit
+
+/// `bindings`: each property's status signal and value mapping, and its command
+/// (parsed by kind in `ProfileLoader+Commands`).
+extension ProfileReader {
+    /// The keys of a value mapping (on `status` and on a setpoint command).
+    static let mappingKeys = ["values", "otherwise", "invalid", "unit", "linear"]
+
+    func resolveBindings(_ node: JSONNode, profile: VehicleProfile) throws(ProfileError) -> [PropertyKey: ResolvedBinding] {
+        var resolved: [PropertyKey: ResolvedBinding] = [:]
+        // "message.signal" -> the path that binds it, and whether as a setpoint (schema 2
+        // shares setpoint and status signals, never a setpoint with a request).
+        var owners: [String: (path: String, setpoint: Bool)] = [:]
+        // "message.signal=raw" -> the request that uses that value.
+        var requests: [String: String] = [:]
+        for (rawKey, bindingNode) in try node.map() {
+            let key = PropertyKey(rawKey)
+            guard let kind = key.kind else {
+                throw bindingNode.error("unknown property key \"\(rawKey)\" (not in the vocabulary of VehicleProfiles/README.md)")
+            }
+            let capability = capability(of: key, in: profile)
+            guard capability.enabled else {
+                throw bindingNode.error("the car has no such capability: \(rawKey) needs \(capability.needs)")
+            }
+            let object = try bindingNode.object(known: schema == 1 ? ["command", "status", "values", "signalUnit"] : ["command", "status", "signalUnit"])
+            let statusNode = try object.required("status")
+            let status = try resolveSignal(statusNode, known: ["message", "signal"] + (schema == 1 ? [] : Self.mappingKeys), database: profile.database)
+
+            var command: PropertyCommand?
+            var commandSignals: [ResolvedSignal] = []
+            var statusValues = ValueMapping()
+            if let commandNode = object.optional("command"), key.isStatusOnly {
+                throw commandNode.error("\(rawKey) is status only: the vehicle reports it and nothing sets it, so it cannot have a command")
+            }
+            if schema == 1 {
+                (command, commandSignals, statusValues) = try schema1Binding(object, key: key, kind: kind, status: status, database: profile.database)
+            } else {
+                statusValues = try parseMapping(statusNode.object(known: ["message", "signal"] + Self.mappingKeys), key: key, kind: kind, signal: status, isStatus: true)
+                if let commandNode = object.optional("command") {
+                    (command, commandSignals) = try parseCommand(commandNode, key: key, kind: kind, profile: profile)
+                }
+            }
+
+            // Who binds which signal.
+            if schema == 1 {
+                for reference in commandSignals + [status] {
+                    let id = "\(reference.message.name).\(reference.signal.name)"
+                    if let owner = owners[id] {
+                        throw fail(reference.path + ".signal", "signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\" is already bound by \(owner.path)")
+                    }
+                    owners[id] = (reference.path, true)
+                }
+            } else if let command {
+                let isSetpoint = if case .setpoint = command { true } else { false }
+                for reference in commandSignals {
+                    let id = "\(reference.message.name).\(reference.signal.name)"
+                    if let owner = owners[id], owner.setpoint != isSetpoint {
+                        throw fail(reference.path + ".signal",
+                            "signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\" is already \(owner.setpoint ? "the setpoint" : "a request signal") of \(owner.path); one signal is either a setpoint or carries requests")
+                    }
+                    owners[id] = (reference.path, isSetpoint)
+                }
+                for request in Self.requests(of: command) {
+                    let id = "\(request.signal.message).\(request.signal.signal)=\(request.value)"
+                    if let other = requests[id] {
+                        throw fail(bindingNode.childPath("command", quoted: false),
+                            "\(request.value) on signal \"\(request.signal.signal)\" is already the request of \(other): the vehicle could not tell the two apart")
+                    }
+                    requests[id] = "bindings[\"\(rawKey)\"]"
+                }
+            }
+
+            // An enumeration maps every case the car has, and no other.
+            if case .enumeration = kind {
+                let needed: [String] = switch key {
+                case .audioSource: profile.audioSources.map(\.rawValue)
+                case .radioBand: profile.radio?.bands.map(\.type.rawValue) ?? []
+                default: AirCirculationMode.allCases.map(\.rawValue)
+                }
+                var sides: [(path: String, names: Set<String>, exact: Bool)] = [(schema == 1 ? object.path("values") : statusNode.childPath("values", quoted: false), Set(statusValues.values.keys), true)]
+                switch command {
+                case let .setpoint(setpoint)?: sides.append((bindingNode.childPath("command", quoted: false) + ".values", Set(setpoint.values.values.keys), schema == 2))
+                case let .momentary(momentary)?: sides.append((bindingNode.childPath("command", quoted: false) + ".requests", Set(momentary.requests.keys), false))
+                default: break
+                }
+                for side in sides {
+                    for name in needed where !side.names.contains(name) {
+                        throw fail("\(side.path)[\"\(name)\"]", "missing: the car has \(name), so \(rawKey) maps it to a value of the DBC signal")
+                    }
+                    for name in side.names.sorted() where !needed.contains(name) && side.exact {
+                        throw fail("\(side.path)[\"\(name)\"]", "the car has no \(name) (\(key == .audioSource ? "audioSources" : key == .radioBand ? "radio.bands" : "climate.recirculation") does not list it)")
+                    }
+                }
+            }
+            if kind == .bool, case let .momentary(momentary)? = command {
+                for name in ["false", "true"] where momentary.requests[name] == nil {
+                    throw fail(bindingNode.childPath("command", quoted: false) + ".requests[\"\(name)\"]",
+                        "missing: a momentary boolean needs a request for true and one for false (a single button that flips it is a toggle)")
+                }
+            }
+
+            var signalUnit: String?
+            if let unitNode = object.optional("signalUnit") {
+                guard key == .radioFrequency else { throw unitNode.error("signalUnit is only for radio.frequency (other units: \"unit\" on status or a setpoint command)") }
+                let unit = try unitNode.string()
+                guard FrequencyUnit.kilohertz(unit) != nil else { throw unitNode.error("signalUnit is \"kHz\" or \"MHz\", not \"\(unit)\"") }
+                for reference in commandSignals + [status] {
+                    if let dbcUnit = reference.signal.unit, !dbcUnit.isEmpty, dbcUnit != unit {
+                        throw unitNode.error("signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\" is in \"\(dbcUnit)\" according to \(dbcName), not \"\(unit)\"")
+                    }
+                }
+                signalUnit = unit
+            }
+
+            let binding = PropertyBinding(command: command, status: status.reference, statusValues: statusValues, signalUnit: signalUnit)
+            resolved[key] = ResolvedBinding(key: key, path: bindingNode.path, commandSignals: commandSignals, status: status, binding: binding)
+        }
+        for key in requiredKeys(for: profile) where resolved[key] == nil {
+            throw fail(node.childPath(key.rawValue, quoted: true), "missing binding: the car has \(capability(of: key, in: profile).needs), so \(key.rawValue) must be bound")
+        }
+        return resolved
+    }
+
+    /// The requests a command sends (momentary, toggle and step presses).
+    static func requests(of command: PropertyCommand) -> [SignalRequest] {
+        switch command {
+        case .setpoint: []
+        case let .momentary(momentary): momentary.requests.keys.sorted().compactMap { momentary.requests[$0] }
+        case let .toggle(toggle): [toggle.press]
+        case let .step(step): [step.up, step.down]
+        }
+    }
+
+    /// Schema 1: `command` {message, signal, idle} and `values` (case -> choice name),
+    /// the same on both signals.
+    func schema1Binding(
+        _ object: JSONObject, key: PropertyKey, kind: PropertyKind, status: ResolvedSignal, database: DBCDatabase
+    ) throws(ProfileError) -> (PropertyCommand?, [ResolvedSignal], ValueMapping) {
+        var command: ResolvedSignal?
+        var idle: Int128?
+        if let commandNode = object.optional("command") {
+            let resolvedCommand = try resolveSignal(commandNode, known: ["message", "signal", "idle"], database: database)
+            let commandObject = try commandNode.object(known: ["message", "signal", "idle"])
+            guard let idleNode = commandObject.optional("idle") else {
+                throw fail(commandObject.path("idle"),
+                    "missing idle: the value signal \"\(resolvedCommand.signal.name)\" carries when a command frame does not change \(key.rawValue) (a choice name such as \"NoRequest\", or a raw number)")
+            }
+            idle = try rawValue(idleNode, signal: resolvedCommand.signal, message: resolvedCommand.message).raw
+            command = resolvedCommand
+        } else if !key.isStatusOnly {
+            throw fail(object.path("command"), "missing command: \(key.rawValue) is set by intents, so it needs a command signal (message, signal, idle)")
+        }
+        var mapping = ValueMapping()
+        if let valuesNode = object.optional("values") {
+            let allowed: [String]
+            switch kind {
+            case .bool: allowed = ["false", "true"]
+            case let .enumeration(cases): allowed = cases
+            case .integer, .number: throw valuesNode.error("values map booleans and enumerations; \(key.rawValue) is a number")
+            }
+            var bySignalChoice: [String: String] = [:]
+            for (name, entry) in try valuesNode.map() {
+                guard allowed.contains(name) else {
+                    throw entry.error("\"\(name)\" is not a value of \(key.rawValue); expected \(allowed.joined(separator: ", "))")
+                }
+                let choice = try entry.string()
+                for reference in [command, status].compactMap({ $0 }) {
+                    guard let raw = reference.signal.choiceValue(named: choice) else {
+                        throw entry.error("no choice \"\(choice)\" in signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\"\(choiceList(reference.signal))")
+                    }
+                    if reference.path == command?.path, raw == idle {
+                        throw entry.error("choice \"\(choice)\" is the idle value of signal \"\(reference.signal.name)\"")
+                    }
+                }
+                if let other = bySignalChoice[choice] { throw entry.error("choice \"\(choice)\" is already the value of \"\(other)\"") }
+                bySignalChoice[choice] = name
+                mapping.values[name] = [.choice(choice)]
+            }
+            if kind == .bool, mapping.values.count != 2 {
+                throw valuesNode.error("a boolean maps both \"false\" and \"true\"")
+            }
+        }
+        let setpoint = command.map { PropertyCommand.setpoint(SetpointCommand(signal: $0.reference, idle: idle, values: mapping)) }
+        return (setpoint, command.map { [$0] } ?? [], mapping)
+    }
+
+    func resolveSignal(_ node: JSONNode, known: [String], database: DBCDatabase) throws(ProfileError) -> ResolvedSignal {
+        let object = try node.object(known: known)
+        let message = try resolveMessage(object.required("message"), database: database)
+        return try resolveSignal(object.required("signal"), in: message, path: node.path)
+    }
+
+    func resolveMessage(_ messageNode: JSONNode, database: DBCDatabase) throws(ProfileError) -> DBCMessage {
+        let messageName = try messageNode.string()
+        guard let message = database.message(named: messageName) else {
+            throw messageNode.error("no message \"\(messageName)\" in \(dbcName)")
+        }
+        guard !message.isMultiplexed else {
+            throw messageNode.error("message \"\(messageName)\" of \(dbcName) is multiplexed; bindings use plain messages (multiplexed pages are not supported yet)")
+        }
+        return message
+    }
+
+    func resolveSignal(_ signalNode: JSONNode, in message: DBCMessage, path: String) throws(ProfileError) -> ResolvedSignal {
+        let signalName = try signalNode.string()
+        guard let signal = message.signal(named: signalName) else {
+            throw signalNode.error("no signal \"\(signalName)\" in message \"\(message.name)\" of \(dbcName)")
+        }
+        return ResolvedSignal(message: message, signal: signal, path: path)
+    }
+
+    /// A value mapping on a status signal or a setpoint command's signal.
+    func parseMapping(_ object: JSONObject, key: PropertyKey, kind: PropertyKind, signal: ResolvedSignal, isStatus: Bool) throws(ProfileError) -> ValueMapping {
+        var mapping = ValueMapping()
+        if let valuesNode = object.optional("values") {
+            var owner: [Int128: String] = [:]
+            for (text, entry) in try valuesNode.map() {
+                switch kind {
+                case .bool:
+                    guard text == "true" || text == "false" else { throw entry.error("\"\(text)\" is not a value of \(key.rawValue); expected false, true") }
+                case let .enumeration(cases):
+                    guard cases.contains(text) else { throw entry.error("\"\(text)\" is not a value of \(key.rawValue); expected \(cases.joined(separator: ", "))") }
+                case .integer:
+                    guard Int(text) != nil else { throw entry.error("\"\(text)\" is not a level of \(key.rawValue): values of an integer property are \"0\", \"1\", ...") }
+                case .number:
+                    throw valuesNode.error("values map booleans, enumerations and integer levels; \(key.rawValue) is a number (use unit or linear)")
+                }
+                let items: [JSONNode] = if case .array = entry.value { try entry.array() } else { [entry] }
+                guard !items.isEmpty else { throw entry.error("an empty list maps nothing") }
+                var names: [RawValueName] = []
+                for item in items {
+                    let (name, raw) = try rawValue(item, signal: signal.signal, message: signal.message)
+                    if let other = owner[raw] { throw item.error("raw value \(raw) is already the value \"\(other)\"") }
+                    owner[raw] = text
+                    names.append(name)
+                }
+                mapping.values[text] = names
+            }
+            if kind == .bool, !isStatus, mapping.values.count != 2 {
+                throw valuesNode.error("a boolean command maps both \"false\" and \"true\"")
+            }
+        }
+        if let otherwiseNode = object.optional("otherwise") {
+            guard isStatus else { throw otherwiseNode.error("otherwise is for status signals: a command sends one value per property value") }
+            let text: String
+            switch otherwiseNode.value {
+            case let .bool(flag): text = String(flag)
+            case let .string(name): text = name
+            case .number: text = String(try otherwiseNode.integer())
+            default: throw otherwiseNode.error("expected a value of \(key.rawValue), found \(otherwiseNode.value.typeName)")
+            }
+            guard ValueCodec.value(text, kind: kind) != nil else { throw otherwiseNode.error("\"\(text)\" is not a value of \(key.rawValue)") }
+            mapping.otherwise = text
+        }
+        if let invalidNode = object.optional("invalid") {
+            for item in try invalidNode.array() { mapping.invalid.append(try rawValue(item, signal: signal.signal, message: signal.message).name) }
+        }
+        if let unitNode = object.optional("unit") {
+            let unit = try unitNode.string()
+            let temperature = key.rawValue.hasPrefix("climate.temperature.") || key == .cabinTemperature
+            let allowed = temperature ? ["celsius", "fahrenheit"] : key == .distanceRemaining ? ["km", "mi"] : []
+            guard !allowed.isEmpty else {
+                throw unitNode.error("unit is for temperatures (celsius, fahrenheit) and distances (km, mi)\(key == .radioFrequency ? "; a frequency signal's unit is the binding's signalUnit" : ""); use linear for \(key.rawValue)")
+            }
+            guard allowed.contains(unit), let transform = LinearTransform.converting(from: unit) else {
+                throw unitNode.error("\(key.rawValue) takes unit \(allowed.joined(separator: " or ")), not \"\(unit)\"")
+            }
+            mapping.linear = transform
+        }
+        if let linearNode = object.optional("linear") {
+            if object.has("unit") { throw linearNode.error("give unit or linear, not both") }
+            switch kind {
+            case .integer, .number: break
+            default: throw linearNode.error("linear converts numbers; \(key.rawValue) is not a number")
+            }
+            let linear = try linearNode.object(known: ["factor", "offset"])
+            let factorNode = try linear.required("factor")
+            let factor = try factorNode.number()
+            guard factor != 0, factor.isFinite else { throw factorNode.error("the factor must be a non-zero number") }
+            mapping.linear = LinearTransform(factor: factor, offset: try linear.optional("offset")?.number() ?? 0)
+        }
+        return mapping
+    }
+}

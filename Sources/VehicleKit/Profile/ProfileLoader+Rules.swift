@@ -1,0 +1,246 @@
+import CANKit
+
+/// Which bindings the capabilities need, what the messages must have, and whether the
+/// signals can carry the capabilities' ranges.
+extension ProfileReader {
+    /// Whether the car has the capability behind `key`, whether that capability needs
+    /// the binding, and what the capability is called (for messages).
+    func capability(of key: PropertyKey, in profile: VehicleProfile) -> (enabled: Bool, required: Bool, needs: String) {
+        let parts = key.rawValue.split(separator: ".").map(String.init)
+        let climate = profile.climate
+        switch key.rawValue {
+        case "climate.fan": return (climate != nil, (climate?.fanSpeedLevels ?? 0) > 0, "climate control")
+        case "climate.fanSpeed": return ((climate?.fanSpeedLevels ?? 0) > 0, (climate?.fanSpeedLevels ?? 0) > 0, "climate.fanSpeedLevels > 0")
+        case "climate.airConditioner": return (climate?.airConditioner == true, climate?.airConditioner == true, "climate.airConditioner: true")
+        case "climate.autoMode": return (climate?.autoMode == true, climate?.autoMode == true, "climate.autoMode: true")
+        case "climate.climateControl": return (climate?.climateControl == true, climate?.climateControl == true, "climate.climateControl: true")
+        case "climate.airCirculation": return (climate?.recirculation == true, climate?.recirculation == true, "climate.recirculation: true")
+        case "climate.cabinTemperature": return (climate != nil, false, "climate control")
+        case "defroster.front", "defroster.rear":
+            let has = profile.defrosters.contains { $0.rawValue == parts[1] }
+            return (has, has, "\"\(parts[1])\" in defrosters")
+        case "audio.source": return (!profile.audioSources.isEmpty, !profile.audioSources.isEmpty, "audioSources")
+        case "radio.band": return (profile.radio != nil, profile.radio != nil, "a radio")
+        case "radio.frequency":
+            let has = profile.radio?.bands.contains { !$0.tunesByChannel } ?? false
+            return (has, has, "an AM, FM or HD radio band")
+        case "radio.channel":
+            let has = profile.radio?.bands.contains { $0.tunesByChannel } ?? false
+            return (has, has, "a satellite or DAB radio band")
+        case "profile.active": return (profile.profileSlots > 0, profile.profileSlots > 0, "profileSlots > 0")
+        case "lock.locked": return (profile.hasLock, profile.hasLock, "lock: true")
+        case "signal.audible", "signal.visible":
+            let has = profile.carSignals.contains { $0.rawValue == parts[1] }
+            return (has, has, "\"\(parts[1])\" in carSignals")
+        case "power.fuelPercent": return (profile.power.fuel, profile.power.fuel, "power.fuel: true")
+        case "power.chargePercent": return (profile.power.battery, profile.power.battery, "power.battery: true")
+        case "power.charging", "power.minutesToFull": return (profile.power.battery, false, "power.battery: true")
+        case "power.distanceRemaining": return (true, false, "")
+        default: break
+        }
+        if parts.count == 3, parts[0] == "climate", parts[1] == "temperature" {
+            let has = climate?.zones.contains { $0.id == parts[2] } ?? false
+            return (has, has, "a climate zone \"\(parts[2])\"")
+        }
+        if parts.count == 3, parts[0] == "seat", let seat = CarSeat(rawValue: parts[1]), let feature = SeatFeature(rawValue: parts[2]) {
+            let level = profile.seat(seat)?.maximum(feature) ?? 0
+            return (level > 0, level > 0, "a seats entry for \(seat.rawValue) with \(feature.rawValue) > 0")
+        }
+        return (false, false, "")
+    }
+
+    /// Every key the profile's capabilities need, in a stable order.
+    func requiredKeys(for profile: VehicleProfile) -> [PropertyKey] {
+        var candidates: [PropertyKey] = (profile.climate?.zones ?? []).map { PropertyKey.temperature(zone: $0.id) }
+        candidates += [
+            .fan, .fanSpeed, .airConditioner, .autoMode, .climateControl, .airCirculation, "defroster.front", "defroster.rear",
+        ]
+        for seat in CarSeat.physical { for feature in SeatFeature.allCases { candidates.append(.seat(seat, feature)) } }
+        candidates += [
+            .audioSource, .radioBand, .radioFrequency, .radioChannel, .activeProfile, .locked, "signal.audible", "signal.visible",
+            .fuelPercent, .chargePercent,
+        ]
+        return candidates.filter { capability(of: $0, in: profile).required }
+    }
+
+
+
+    /// Every status message has a cycle time (reachability counts cycles); protection
+    /// signals carry no property. Schema 1 also asks what its DBCs were written for:
+    /// every bound message E2E-protected, every command signal bound, an acknowledgement.
+    func checkCoverage(profile: VehicleProfile, bindings: [PropertyKey: ResolvedBinding], acknowledgementPath: String) throws(ProfileError) {
+        let sorted = bindings.values.sorted { $0.key < $1.key }
+        var used: [(message: DBCMessage, by: String)] = []
+        for binding in sorted {
+            if let command = binding.commandSignals.first { used.append((command.message, command.path)) }
+            used.append((binding.status.message, binding.status.path))
+        }
+        if let acknowledgement = profile.acknowledgement, let message = profile.database.message(named: acknowledgement.message) {
+            used.append((message, acknowledgementPath))
+        }
+        let references = sorted.flatMap { $0.commandSignals + [$0.status] }
+        for (message, by) in used {
+            guard let protection = profile.e2e[message.name] else {
+                if schema == 1 {
+                    throw fail("e2e[\"\(message.name)\"]", "missing: message \"\(message.name)\" is used by \(by), and every command and status message is E2E-protected")
+                }
+                continue
+            }
+            for reference in references where reference.message.name == message.name {
+                if reference.signal.name == protection.crcSignal || reference.signal.name == protection.counterSignal {
+                    throw fail(reference.path + ".signal", "signal \"\(reference.signal.name)\" is the protection checksum or counter of \"\(message.name)\"")
+                }
+            }
+        }
+        for binding in sorted where profile.cycleTime(of: binding.status.message) == nil {
+            if schema == 1 {
+                throw fail(binding.status.path + ".message",
+                    "status message \"\(binding.status.message.name)\" has no GenMsgCycleTime in \(dbcName); reachability (unreachableAfterCycles) needs it")
+            }
+            throw fail("messages[\"\(binding.status.message.name)\"].cycleTimeMs",
+                "missing: status message \"\(binding.status.message.name)\" (\(binding.status.path)) has no GenMsgCycleTime in \(dbcName), so the profile gives its period; reachability (unreachableAfterCycles) needs it")
+        }
+        guard schema == 1 else { return }
+        let commandMessages = Set(sorted.compactMap { $0.commandMessage?.name })
+        for name in commandMessages.sorted() {
+            guard let message = profile.database.message(named: name) else { continue }
+            let protection = profile.e2e[name]
+            for signal in message.signals where signal.name != protection?.crcSignal && signal.name != protection?.counterSignal {
+                let bound = sorted.contains { $0.commandSignals.contains { $0.message.name == name && $0.signal.name == signal.name } }
+                if !bound {
+                    throw fail("bindings",
+                        "signal \"\(signal.name)\" of command message \"\(name)\" is not bound to a property, so a command frame could not say what it carries")
+                }
+            }
+        }
+        if !commandMessages.isEmpty, profile.acknowledgement == nil {
+            throw fail(acknowledgementPath, "missing: the profile has commands, so it needs the vehicle's acknowledgement message")
+        }
+    }
+
+    // MARK: - Ranges
+
+    func checkRanges(profile: VehicleProfile, bindings: [PropertyKey: ResolvedBinding], root: JSONObject) throws(ProfileError) {
+        if let climate = profile.climate {
+            let celsius = climate.celsius
+            for zone in climate.zones {
+                try expect(bindings[.temperature(zone: zone.id)], [celsius.min, celsius.min + celsius.step, celsius.max],
+                    path: "climate.temperature.celsius", describe: { "\(format($0)) °C" })
+            }
+            if climate.fanSpeedLevels > 0 {
+                try expect(bindings[.fanSpeed], [1, Double(climate.fanSpeedLevels)], path: "climate.fanSpeedLevels", describe: { "fan level \(format($0))" })
+            }
+        }
+        for (index, seat) in profile.seats.enumerated() {
+            for feature in SeatFeature.allCases where seat.maximum(feature) > 0 {
+                try expect(bindings[.seat(seat.seat, feature)], [0, Double(seat.maximum(feature))],
+                    path: "seats[\(index)].\(feature.rawValue)", describe: { "\(feature.rawValue) level \(format($0))" })
+            }
+        }
+        if let radio = profile.radio {
+            for (index, band) in radio.bands.enumerated() {
+                let range = band.range
+                let samples = [range.min, range.min + range.step, range.max]
+                if band.tunesByChannel {
+                    try expect(bindings[.radioChannel], samples, path: "radio.bands[\(index)]", describe: { "\(band.type.rawValue) channel \(format($0))" })
+                } else {
+                    let binding = bindings[.radioFrequency]?.binding
+                    if let binding, binding.signalUnit == nil,
+                        let other = radio.bands.first(where: { !$0.tunesByChannel && $0.unit != band.unit }) {
+                        throw fail("bindings[\"radio.frequency\"].signalUnit",
+                            "missing: the \(band.type.rawValue) band is in \(band.unit) and the \(other.type.rawValue) band in \(other.unit), so one signal needs its unit (\"kHz\" or \"MHz\")")
+                    }
+                    try expect(bindings[.radioFrequency], samples, path: "radio.bands[\(index)]", describe: { "\(band.type.rawValue) \(format($0)) \(band.unit)" },
+                        signalValue: { binding?.signalValue(frequency: $0, band: band) ?? $0 })
+                }
+            }
+        }
+        if profile.profileSlots > 0 {
+            try expect(bindings[.activeProfile], [0, Double(profile.profileSlots)], path: "profileSlots", describe: { "profile slot \(format($0))" })
+        }
+        for key in [PropertyKey.fuelPercent, .chargePercent] {
+            try expect(bindings[key], [0, 100], path: "bindings[\"\(key.rawValue)\"]", describe: { "\(format($0)) %" })
+        }
+        for binding in bindings.values.sorted(by: { $0.key < $1.key }) where binding.key.kind == .bool && binding.binding.statusValues.values.isEmpty {
+            try expect(binding, [0, 1], path: binding.path, describe: { $0 == 0 ? "false (0)" : "true (1)" })
+        }
+    }
+
+    /// Each value (through `signalValue`) must encode into the setpoint command and the
+    /// status signals and read back as itself: within the DBC minimum/maximum, the bits,
+    /// and the scale. A value that a table maps is carried by its raw value; one that a
+    /// linear mapping converts need only fit (the signal's grid may be coarser). A
+    /// setpoint value must not encode as the command's idle value: the vehicle could not
+    /// tell it from no request.
+    func expect(
+        _ binding: ResolvedBinding?, _ values: [Double], path: String, describe: (Double) -> String, signalValue: (Double) -> Double = { $0 }
+    ) throws(ProfileError) {
+        guard let binding else { return }
+        var sides: [(reference: ResolvedSignal, mapping: ValueMapping, idle: Int128?)] = [(binding.status, binding.binding.statusValues, nil)]
+        if case let .setpoint(setpoint)? = binding.binding.command, let signal = binding.commandSignals.first {
+            sides.insert((signal, setpoint.values, setpoint.idle), at: 0)
+        }
+        for side in sides {
+            for value in values {
+                if side.mapping.values[format(value)] != nil { continue }
+                var carried = signalValue(value)
+                if let linear = side.mapping.linear { carried = linear.signal(fromProperty: carried) }
+                if let problem = Self.roundTrip(carried, side.reference, exact: side.mapping.linear == nil) {
+                    throw fail(path,
+                        "\(describe(value)) cannot be carried by signal \"\(side.reference.signal.name)\" of message \"\(side.reference.message.name)\" (\(side.reference.path)): \(problem)")
+                }
+                let signal = side.reference.signal
+                if let idle = side.idle, ((carried - signal.offset.doubleValue) / signal.scale.doubleValue).rounded() == Double(idle) {
+                    throw fail(side.reference.path + ".idle",
+                        "\(describe(value)) is sent as raw value \(idle), the idle value of signal \"\(signal.name)\": the vehicle could not tell it from no request (map it to another raw value, or use a momentary or toggle command)")
+                }
+            }
+        }
+    }
+
+    /// Encodes `value` into the signal (the message's other signals at a neutral value)
+    /// and decodes it again; nil when it reads back unchanged, else the problem.
+    static func roundTrip(_ value: Double, _ reference: ResolvedSignal, exact: Bool = true) -> String? {
+        let message = reference.message, target = reference.signal.name
+        var inputs: [String: SignalInput] = [:]
+        for signal in message.signals where signal.name != target {
+            if let choice = signal.choices.first {
+                inputs[signal.name] = .choice(choice.name)
+            } else {
+                var neutral = signal.offset.doubleValue
+                if let low = signal.minimum?.doubleValue, let high = signal.maximum?.doubleValue, !(low...high).contains(neutral) { neutral = low }
+                inputs[signal.name] = .float(neutral)
+            }
+        }
+        let input: SignalInput = value.rounded() == value && abs(value) < 1e15 ? .integer(Int128(value)) : .float(value)
+        inputs[target] = input
+        let payload: [UInt8]
+        let decoded: [(name: String, value: SignalValue)]
+        do {
+            payload = try message.codec.encode(inputs)
+        } catch {
+            return error.description
+        }
+        do {
+            decoded = try message.codec.decode(payload)
+        } catch {
+            return error.description
+        }
+        guard let result = decoded.first(where: { $0.name == target })?.value else { return "it is not decoded" }
+        if case let .choice(name, raw) = result {
+            return "it encodes as raw value \(raw), which is the choice \"\(name)\""
+        }
+        if exact, abs(result.doubleValue - value) > 1e-6 * max(1, abs(value)) {
+            return "the signal's scale \(reference.signal.scale) cannot represent it (it reads back as \(result))"
+        }
+        return nil
+    }
+}
+/// A number without a needless ".0"; at most `digits` decimals.
+func format(_ value: Double, digits: Int = 6) -> String {
+    if value.rounded() == value, abs(value) < 1e15 { return String(Int(value)) }
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let rounded = (value * scale).rounded() / scale
+    return rounded.rounded() == rounded && abs(rounded) < 1e15 ? String(Int(rounded)) : "\(rounded)"
+}
