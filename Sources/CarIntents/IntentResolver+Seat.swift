@@ -393,6 +393,10 @@ extension IntentResolver {
             context.results["signals"] = .unsupported(reason: "\(context.car) cannot \(what) (no \(missing.rawValue) signal)")
             return
         }
+        if let readOnly = signals.first(where: { !context.profile.isCommandable(.signal($0)) }) {
+            context.results["signals"] = .unsupported(reason: "\(context.car) reports signal.\(readOnly.rawValue) but takes no command for it on its bus")
+            return
+        }
         var unique: [CarSignal] = []
         for signal in signals where !unique.contains(signal) { unique.append(signal) }
         context.results["signals"] = .success(.array(unique.map { .string($0.rawValue) }))

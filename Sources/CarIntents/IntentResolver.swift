@@ -29,6 +29,7 @@ public enum IntentResolver {
         case let .activateCarSignal(p): resolveSignals(p, &context)
         case let .getCarPowerLevelStatus(p): resolvePowerLevel(p, &context)
         }
+        refuseReadOnlyTargets(&context)
         let parameters = Intent.parameterNames(of: intent.name).map { name in
             (name: name, result: context.results[name] ?? .notRequired)
         }
@@ -36,6 +37,42 @@ public enum IntentResolver {
         var action = context.action
         if action == nil, !context.targets.isEmpty { action = .set(context.targets) }
         return IntentResolution(intent: intent, parameters: parameters, action: resolved ? action : nil)
+    }
+
+    /// A property the car reports but takes no command for on its bus (a read-only
+    /// binding: the Hyundai's seat warmers are shown by the climate unit, not set by the
+    /// head unit): the parameters that would set it are `unsupported`.
+    static func refuseReadOnlyTargets(_ context: inout ResolutionContext) {
+        let readOnly = context.targets.keys.filter { !context.profile.isCommandable($0) }.sorted()
+        guard !readOnly.isEmpty else { return }
+        for key in readOnly {
+            let reason = "\(context.car) reports \(key.rawValue) but takes no command for it on its bus"
+            let candidates = parameters(setting: key)
+            let given = candidates.filter { if case .success? = context.results[$0] { true } else { false } }
+            for name in given.isEmpty ? Array(candidates.prefix(1)) : given { context.results[name] = .unsupported(reason: reason) }
+            context.targets[key] = nil
+        }
+    }
+
+    /// The intent parameters that can set `key`.
+    static func parameters(setting key: PropertyKey) -> [String] {
+        if key.rawValue.hasPrefix("climate.temperature.") { return ["temperature", "relativeTemperatureSetting"] }
+        if key.rawValue.hasPrefix("defroster.") { return ["defroster", "enable"] }
+        if key.rawValue.hasPrefix("seat.") { return ["level", "relativeLevelSetting", "enableHeating", "enableCooling", "enableMassage"] }
+        if key.rawValue.hasPrefix("signal.") { return ["signals"] }
+        return switch key {
+        case .fan: ["enableFan"]
+        case .fanSpeed: ["fanSpeedIndex", "fanSpeedPercentage", "relativeFanSpeedSetting", "enableFan"]
+        case .airConditioner: ["enableAirConditioner"]
+        case .autoMode: ["enableAutoMode"]
+        case .climateControl: ["enableClimateControl"]
+        case .airCirculation: ["airCirculationMode"]
+        case .audioSource: ["audioSource", "relativeAudioSourceReference"]
+        case .radioBand, .radioFrequency, .radioChannel: ["frequency", "channel", "stationName", "presetNumber", "radioType"]
+        case .activeProfile: ["profileNumber", "profileName"]
+        case .locked: ["locked"]
+        default: []
+        }
     }
 
     /// The `carName` rule.

@@ -75,6 +75,12 @@ public final class VehicleController: Sendable {
     /// How long after the last trusted frame the vehicle still counts as reachable: the
     /// fastest cyclic status message times `unreachableAfterCycles`.
     private let reachabilityWindow: Duration
+    /// Command messages with a period: consecutive frames of one (a request held) go
+    /// out that far apart.
+    private let pacing: [CANID: Duration]
+    /// Whether any property is commanded by steps / by toggle (asked per command).
+    private let hasSteps: Bool
+    private let hasToggles: Bool
     private let core = Mutex(Core())
     /// The alive counters of the command messages: encoding takes them, outside `core`,
     /// so that a status frame is not held up by a command being built.
@@ -170,6 +176,14 @@ public final class VehicleController: Sendable {
         // The fastest cyclic message sets the pace: a live vehicle sends it every cycle.
         let fastest = cycles.min() ?? .milliseconds(100)
         self.reachabilityWindow = fastest * max(1, profile.policies.unreachableAfterCycles)
+        var pacing: [CANID: Duration] = [:]
+        for name in frames.commandMessages {
+            if let message = profile.database.message(named: name), let cycle = profile.cycleTime(of: message) { pacing[message.canID] = cycle }
+        }
+        self.pacing = pacing
+        let frames = frames
+        self.hasSteps = profile.bindings.keys.contains { frames.commandKind(of: $0) == "step" }
+        self.hasToggles = profile.bindings.keys.contains { frames.commandKind(of: $0) == "toggle" }
     }
 
     /// Starts reading the bus.
@@ -387,13 +401,16 @@ public final class VehicleController: Sendable {
 
     /// Sends the commands that set `targets` and waits until status frames show every
     /// target (as the status signals quantize it), the vehicle rejects a command, or
-    /// `timeout` passes.
+    /// `timeout` passes. Stepped properties are pressed one step at a time, each step
+    /// waiting for the status to move (`StepCommand.stepTimeout`), after the others.
     public func apply(_ targets: [PropertyKey: PropertyValue], timeout: Duration) async -> CommandOutcome {
         let first = await applyOnce(targets, timeout: timeout)
         // A vehicle that has never acknowledged us may still hold the alive counters of
         // a previous head unit (this daemon restarted): it drops our first frames as out
         // of sequence and resynchronises. One more try settles it; later timeouts stand.
-        if core.withLock({ $0.acknowledgements == 0 }), case .timeout? = first.failure {
+        // Only setpoints are sent again: a press sent twice is two presses.
+        if profile.acknowledgement != nil, core.withLock({ $0.acknowledgements == 0 }), case .timeout? = first.failure,
+           targets.keys.allSatisfy({ frames.commandKind(of: $0) == "setpoint" }) {
             var second = await applyOnce(targets, timeout: timeout)
             second.frames = first.frames + second.frames
             return second
@@ -407,14 +424,109 @@ public final class VehicleController: Sendable {
         guard reachable else {
             return CommandOutcome(targets: targets, confirmed: [:], failure: .vehicleUnreachable, frames: [])
         }
-        let encoded = encoder.withLock { counters in
-            Result { () throws(VehicleFramesError) in try frames.commandFrames(for: targets, context: context, counters: &counters) }
+        var direct = targets
+        var stepped: [(key: PropertyKey, value: PropertyValue, command: StepCommand)] = []
+        if hasSteps {
+            for (key, value) in targets {
+                guard let command = frames.stepCommand(of: key) else { continue }
+                stepped.append((key, value, command))
+                direct[key] = nil
+            }
+            stepped.sort { $0.key < $1.key }
         }
-        let commandFrames: [CANFrame]
-        switch encoded {
-        case let .success(built): commandFrames = built
-        case let .failure(error): return CommandOutcome(targets: targets, confirmed: [:], failure: .unencodable(error.description), frames: [])
+        var outcome = CommandOutcome(targets: targets, confirmed: [:], failure: nil, frames: [])
+        if !direct.isEmpty {
+            // A toggle pressed without knowing the state could flip it the wrong way.
+            let toggles = hasToggles ? direct.keys.filter { frames.commandKind(of: $0) == "toggle" } : []
+            var context = context
+            if !toggles.isEmpty, toggles.contains(where: { context[$0] == nil }) {
+                guard let known = await state(knowing: toggles, timeout: timeout) else {
+                    return CommandOutcome(targets: targets, confirmed: [:], failure: .timeout(waited: timeout, reported: [:]), frames: [])
+                }
+                context = known
+            }
+            let encoded = encoder.withLock { counters in
+                Result { () throws(VehicleFramesError) in try frames.commandFrames(for: direct, context: context, counters: &counters) }
+            }
+            let commandFrames: [CANFrame]
+            switch encoded {
+            case let .success(built): commandFrames = built
+            case let .failure(error): return CommandOutcome(targets: targets, confirmed: [:], failure: .unencodable(error.description), frames: [])
+            }
+            // A toggle that already shows the target is not pressed: it is confirmed by the state.
+            var shown: [PropertyKey: PropertyValue] = [:]
+            for key in toggles { if let value = context[key], value == direct[key] { shown[key] = value } }
+            let sent = await transmit(commandFrames, expecting: direct, confirmed: shown, context: context, timeout: timeout)
+            outcome.confirmed = sent.confirmed
+            outcome.frames = sent.frames
+            outcome.failure = sent.failure
+            if sent.failure != nil { return outcome }
         }
+        for (key, value, command) in stepped {
+            let result = await step(key, to: value, command: command)
+            outcome.frames += result.frames
+            outcome.confirmed.merge(result.confirmed) { $1 }
+            if let failure = result.failure {
+                outcome.failure = failure
+                return outcome
+            }
+        }
+        return outcome
+    }
+
+    /// Presses `key` up or down until the status shows `target`: each press waits for the
+    /// status to move one step; a press it does not follow ends in `timeout` naming what
+    /// the vehicle reports.
+    private func step(_ key: PropertyKey, to target: PropertyValue, command: StepCommand) async -> CommandOutcome {
+        var outcome = CommandOutcome(targets: [key: target], confirmed: [:], failure: nil, frames: [])
+        let wanted = frames.reportedValue(target, for: key) ?? target
+        var presses = 0
+        while true {
+            var state = core.withLock { $0.state }
+            if state[key] == nil { state = await self.state(knowing: [key], timeout: command.stepTimeout) ?? state }
+            guard let current = state[key], let position = current.doubleValue, let goal = wanted.doubleValue else {
+                outcome.failure = .timeout(waited: command.stepTimeout, reported: [:])
+                return outcome
+            }
+            if Self.matches(current, wanted) {
+                outcome.confirmed[key] = current
+                return outcome
+            }
+            let remaining = (goal - position) / command.step
+            guard abs(remaining) >= 0.5 else {
+                outcome.failure = .unencodable("\(key) = \(target) is not on the car's steps of \(command.step) from the \(current) it reports")
+                return outcome
+            }
+            guard presses < command.maxSteps else {
+                outcome.failure = .timeout(waited: command.stepTimeout, reported: [key: current])
+                return outcome
+            }
+            let up = remaining > 0
+            let moved = position + (up ? command.step : -command.step)
+            let next: PropertyValue = if case .integer = current { .integer(Int(moved.rounded())) } else { .number(moved) }
+            let encoded = encoder.withLock { counters in
+                Result { () throws(VehicleFramesError) in try frames.stepFrames(for: key, up: up, context: state, counters: &counters) }
+            }
+            guard case let .success(press) = encoded else {
+                if case let .failure(error) = encoded { outcome.failure = .unencodable(error.description) }
+                return outcome
+            }
+            let result = await transmit(press, expecting: [key: next], confirmed: [:], context: state, timeout: command.stepTimeout)
+            outcome.frames += result.frames
+            presses += 1
+            if let failure = result.failure {
+                outcome.failure = failure
+                return outcome
+            }
+        }
+    }
+
+    /// Sends `commandFrames` (consecutive frames of a message with a cycle time that
+    /// far apart) and waits until status frames show `targets`, starting from `confirmed`.
+    private func transmit(
+        _ commandFrames: [CANFrame], expecting targets: [PropertyKey: PropertyValue], confirmed shown: [PropertyKey: PropertyValue],
+        context: VehicleState, timeout: Duration
+    ) async -> CommandOutcome {
         var expected: [PropertyKey: PropertyValue] = [:]
         var statusMessages = Set<String>()
         var after = context
@@ -424,6 +536,7 @@ public final class VehicleController: Sendable {
             if let binding = profile.bindings[key] { statusMessages.insert(binding.status.message) }
         }
         var waiter = Waiter(expected: expected, statusMessages: statusMessages)
+        waiter.confirmed = shown
         // Recorded before sending: the acknowledgement may arrive while `send` runs.
         for frame in commandFrames {
             let message = profile.database.message(id: frame.id)?.name ?? ""
@@ -436,7 +549,10 @@ public final class VehicleController: Sendable {
             return id
         }
 
-        for frame in commandFrames {
+        for (index, frame) in commandFrames.enumerated() {
+            if index > 0, let pause = pacing[frame.id], commandFrames[index - 1].id == frame.id {
+                try? await Task.sleep(for: pause)
+            }
             // Where the frame belongs among those the waiter records: an in-process bus
             // delivers the vehicle's answer before `send` returns.
             let position = core.withLock { $0.waiters[id]?.frames.count ?? 0 }

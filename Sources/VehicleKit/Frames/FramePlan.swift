@@ -198,7 +198,7 @@ final class FramePlan: Sendable {
             var idle = SignalInputs(codec: message.codec)
             for (index, signal) in message.signals.enumerated() {
                 let raw = signal.choiceValue(named: "NoRequest") ?? signal.choiceValue(named: "Invalid") ?? signal.initialRawValue?.integralValue ?? 0
-                idle[index] = message.codec.input(forRaw: raw, signalAt: index)
+                idle[index] = message.codec.input(forRaw: Self.withinRange(raw, signal), signalAt: index)
             }
             var keyBySignal = [Int](repeating: -1, count: message.signals.count)
             var shared: [Int: [Int]] = [:]
@@ -273,7 +273,7 @@ final class FramePlan: Sendable {
             var idle = SignalInputs(codec: message.codec)
             var idleRaws: [Int: Int128] = [:]
             for (index, signal) in message.signals.enumerated() {
-                let raw = signal.name == e2e?.crcSignal || signal.name == e2e?.counterSignal ? 0 : profile.defaultRaw(of: signal, in: name)
+                let raw = signal.name == e2e?.crcSignal || signal.name == e2e?.counterSignal ? 0 : Self.withinRange(profile.defaultRaw(of: signal, in: name), signal)
                 idle[index] = message.codec.input(forRaw: raw, signalAt: index)
                 idleRaws[index] = raw
             }
@@ -335,6 +335,21 @@ final class FramePlan: Sendable {
         self.statusByID = statusByID
         self.statusByName = statusByName
         self.acknowledgement = acknowledgement
+    }
+}
+
+extension FramePlan {
+    /// `raw`, or the raw value of the signal's DBC minimum when `raw`'s physical value
+    /// lies outside the DBC range (real DBCs: a °F display offset by 56 with range
+    /// 58...90 cannot be sent as raw 0, and the encoder checks ranges as cantools does).
+    static func withinRange(_ raw: Int128, _ signal: DBCSignal) -> Int128 {
+        guard signal.choiceName(for: raw) == nil, let low = signal.minimum?.doubleValue, let high = signal.maximum?.doubleValue, low <= high else { return raw }
+        let scale = signal.scale.doubleValue, offset = signal.offset.doubleValue
+        let physical = Double(raw) * scale + offset
+        guard physical < low - 1e-9 || physical > high + 1e-9, scale != 0 else { return raw }
+        let candidate = ((low - offset) / scale).rounded(scale > 0 ? .up : .down)
+        guard candidate.isFinite, abs(candidate) < 1e30 else { return raw }
+        return Int128(candidate)
     }
 }
 
