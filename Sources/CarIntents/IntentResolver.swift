@@ -41,7 +41,8 @@ public enum IntentResolver {
 
     /// A property the car reports but takes no command for on its bus (a read-only
     /// binding: the Hyundai's seat warmers are shown by the climate unit, not set by the
-    /// head unit): the parameters that would set it are `unsupported`.
+    /// head unit): the parameters that would set it are `unsupported`. A target no
+    /// parameter asked for (fan on, implied by a fan speed) is left to the car.
     static func refuseReadOnlyTargets(_ context: inout ResolutionContext) {
         let readOnly = context.targets.keys.filter { !context.profile.isCommandable($0) }.sorted()
         guard !readOnly.isEmpty else { return }
@@ -49,7 +50,7 @@ public enum IntentResolver {
             let reason = "\(context.car) reports \(key.rawValue) but takes no command for it on its bus"
             let candidates = parameters(setting: key)
             let given = candidates.filter { if case .success? = context.results[$0] { true } else { false } }
-            for name in given.isEmpty ? Array(candidates.prefix(1)) : given { context.results[name] = .unsupported(reason: reason) }
+            for name in given { context.results[name] = .unsupported(reason: reason) }
             context.targets[key] = nil
         }
     }
@@ -62,7 +63,7 @@ public enum IntentResolver {
         if key.rawValue.hasPrefix("signal.") { return ["signals"] }
         return switch key {
         case .fan: ["enableFan"]
-        case .fanSpeed: ["fanSpeedIndex", "fanSpeedPercentage", "relativeFanSpeedSetting", "enableFan"]
+        case .fanSpeed: ["fanSpeedIndex", "fanSpeedPercentage", "relativeFanSpeedSetting"]
         case .airConditioner: ["enableAirConditioner"]
         case .autoMode: ["enableAutoMode"]
         case .climateControl: ["enableClimateControl"]

@@ -85,8 +85,17 @@ struct ValueCodec: Sendable {
         if !invalid.isEmpty, let raw = raw(of: decoded), invalid.contains(raw) { return nil }
         if isTabled {
             guard let raw = raw(of: decoded) else { return otherwise }
-            return valueByRaw[raw] ?? otherwise
+            if let value = valueByRaw[raw] ?? otherwise { return value }
+            // A level or number the table leaves out reads as itself.
+            switch kind {
+            case .integer, .number: break
+            case .bool, .enumeration: return nil
+            }
         }
+        return plain(decoded)
+    }
+
+    private func plain(_ decoded: SignalValue) -> PropertyValue? {
         if case .choice = decoded { return nil }
         switch kind {
         case .bool: return .bool(decoded.doubleValue != 0)
