@@ -393,7 +393,7 @@ extension IntentResolver {
             context.results["signals"] = .unsupported(reason: "\(context.car) cannot \(what) (no \(missing.rawValue) signal)")
             return
         }
-        if let readOnly = signals.first(where: { !context.profile.isCommandable(.signal($0)) }) {
+        if let readOnly = signals.first(where: { context.profile.isReadOnly(.signal($0)) }) {
             context.results["signals"] = .unsupported(reason: "\(context.car) reports signal.\(readOnly.rawValue) but takes no command for it on its bus")
             return
         }

@@ -44,7 +44,7 @@ public enum IntentResolver {
     /// head unit): the parameters that would set it are `unsupported`. A target no
     /// parameter asked for (fan on, implied by a fan speed) is left to the car.
     static func refuseReadOnlyTargets(_ context: inout ResolutionContext) {
-        let readOnly = context.targets.keys.filter { !context.profile.isCommandable($0) }.sorted()
+        let readOnly = context.targets.keys.filter { context.profile.isReadOnly($0) }.sorted()
         guard !readOnly.isEmpty else { return }
         for key in readOnly {
             let reason = "\(context.car) reports \(key.rawValue) but takes no command for it on its bus"

@@ -273,7 +273,7 @@ struct KindsRig {
         let profile = try KindsCar.load()
         #expect(profile.bindings.count == 9)
         #expect(profile.acknowledgement == nil && profile.e2e.isEmpty)
-        #expect(profile.isCommandable(.fanSpeed) && !profile.isCommandable(.fan))
+        #expect(!profile.isReadOnly(.fanSpeed) && profile.isReadOnly(.fan))
         #expect(profile.cycleTime(of: profile.database.message(named: "ClimateStatus")!) == .milliseconds(100))
         guard case let .step(step)? = profile.bindings[.temperature(zone: "left")]?.command else {
             Issue.record("the left temperature is stepped")

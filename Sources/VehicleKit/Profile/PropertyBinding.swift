@@ -30,9 +30,6 @@ public struct PropertyBinding: Sendable, Hashable {
             status: status, statusValues: mapping, signalUnit: signalUnit)
     }
 
-    /// Whether intents can change the property on this car.
-    public var isCommandable: Bool { command != nil }
-
     /// `radio.frequency`: the signal value for a frequency of `band` (in the band's unit).
     public func signalValue(frequency: Double, band: RadioBand) -> Double {
         frequency * FrequencyUnit.factor(from: band.unit, to: signalUnit ?? band.unit)

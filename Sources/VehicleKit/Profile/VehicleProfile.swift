@@ -75,8 +75,9 @@ public struct VehicleProfile: Sendable {
         messages[message]?.defaults[signal.name] ?? signal.choiceValue(named: "NoRequest") ?? signal.initialRawValue?.integralValue ?? 0
     }
 
-    /// Whether intents can change `key` on this car (bound with a command).
-    public func isCommandable(_ key: PropertyKey) -> Bool { bindings[key]?.command != nil }
+    /// Whether the car reports `key` but takes no command for it (bound without a
+    /// command: a read-only binding). Unbound keys are not read-only: they do not exist.
+    public func isReadOnly(_ key: PropertyKey) -> Bool { bindings[key].map { $0.command == nil } ?? false }
 }
 
 /// A numeric range with the step the car accepts.
