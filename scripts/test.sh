@@ -3,8 +3,10 @@
 #
 #   1. bootstrap (Debian packages, .venv with cantools/python-can/varlink)
 #   2. swift build --build-tests, warnings are errors
-#   3. golden vectors from cantools into .build/golden
-#   4. swift test, with CARPLAYD_GOLDEN_DIR and CARPLAYD_DBC_CORPUS exported
+#   3. golden vectors from cantools into .build/golden, AUTOSAR E2E vectors from
+#      autosar-e2e into .build/protection-vectors.json
+#   4. swift test, with CARPLAYD_GOLDEN_DIR, CARPLAYD_DBC_CORPUS and
+#      CARPLAYD_PROTECTION_VECTORS exported
 #   5. carplayctl dbc decode against cantools on generated candump logs
 #   6. every intent on every profile, frames checked with cantools
 #   7. the fuzz targets, 30 s each (Fuzz/run.sh: DBC, profile, candump, frames, Varlink)
@@ -85,6 +87,17 @@ stage_golden() {
     export CARPLAYD_GOLDEN_DIR="$GOLDEN_DIR"
     echo "CARPLAYD_DBC_CORPUS=$CARPLAYD_DBC_CORPUS"
     echo "CARPLAYD_GOLDEN_DIR=$CARPLAYD_GOLDEN_DIR"
+}
+
+stage_protection_vectors() {
+    # AUTOSAR E2E profiles 1, 2 and 5 protected by the autosar-e2e package, compared
+    # frame by frame by FrameProtectionTests (which fails without the file).
+    local out="$REPO_ROOT/.build/protection-vectors.json"
+    step "protection vectors (autosar-e2e) -> $out"
+    rm -f "$out"
+    "$PY" "$REPO_ROOT/tools/protection/vectors.py" --out "$out"
+    export CARPLAYD_PROTECTION_VECTORS="$out"
+    echo "CARPLAYD_PROTECTION_VECTORS=$CARPLAYD_PROTECTION_VECTORS"
 }
 
 stage_swift_test() {
@@ -177,6 +190,7 @@ main() {
     stage_build
     stage_release_build
     stage_golden
+    stage_protection_vectors
     stage_swift_test
     stage_decode_cli
     stage_intents
