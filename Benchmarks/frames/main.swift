@@ -97,7 +97,7 @@ func run(_ count: Int) -> Int64 {
     var simulation = VehicleSimulation(profile: profile)
     var state = simulation.state
     var counters: [String: UInt8] = [:]
-    var checkers: [String: E2EChecker] = [:]
+    var checkers: [String: FrameChecker] = [:]
     var now = Duration.zero
     var acknowledgements = 0
     let clock = ContinuousClock()

@@ -87,7 +87,7 @@ public final class VehicleController: Sendable {
     private let encoder = Mutex<[String: UInt8]>([:])
     /// The E2E checkers of the status messages: decoding runs outside `core` too (frames
     /// arrive one at a time per sender; only `handle` changes the state they are read in).
-    private let decoder = Mutex<[String: E2EChecker]>([:])
+    private let decoder = Mutex<[String: FrameChecker]>([:])
 
     /// A command waiting for its confirmation.
     private struct Waiter {
@@ -540,7 +540,7 @@ public final class VehicleController: Sendable {
         // Recorded before sending: the acknowledgement may arrive while `send` runs.
         for frame in commandFrames {
             let message = profile.database.message(id: frame.id)?.name ?? ""
-            let counter = profile.e2e[message].map { $0.protection.counter(in: frame.data) }
+            let counter = profile.protection[message]?.protection.counter(in: frame.data)
             waiter.sent.append((frame.id.rawValue, counter, message))
         }
         let id = core.withLock { core in

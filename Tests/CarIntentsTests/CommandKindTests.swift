@@ -272,7 +272,7 @@ struct KindsRig {
     @Test func theFixtureLoads() throws {
         let profile = try KindsCar.load()
         #expect(profile.bindings.count == 9)
-        #expect(profile.acknowledgement == nil && profile.e2e.isEmpty)
+        #expect(profile.acknowledgement == nil && profile.protection.isEmpty)
         #expect(!profile.isReadOnly(.fanSpeed) && profile.isReadOnly(.fan))
         #expect(profile.cycleTime(of: profile.database.message(named: "ClimateStatus")!) == .milliseconds(100))
         guard case let .step(step)? = profile.bindings[.temperature(zone: "left")]?.command else {
@@ -341,7 +341,7 @@ struct KindsRig {
         #expect(try profile.database.message(named: "SeatStatus")!.codec.decode([3, 0, 0, 0, 0, 0, 0, 0]).first?.value == .choice("High", raw: 3))
         // The table's names read as levels, the levels it leaves out as themselves.
         let frames = VehicleFrames(profile: profile)
-        var checkers: [String: E2EChecker] = [:]
+        var checkers: [String: FrameChecker] = [:]
         for (payload, level) in [(UInt8(3), 3), (0, 0), (2, 2)] {
             let frame = try CANFrame(id: profile.database.message(named: "SeatStatus")!.canID, data: [payload, 0, 0, 0, 0, 0, 0, 0])
             guard case let .status(_, values) = frames.decodeFromVehicle(frame, checkers: &checkers) else {

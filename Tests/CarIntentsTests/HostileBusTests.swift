@@ -30,21 +30,21 @@ final class RogueNode: Sendable {
 
 extension VehicleProfile {
     func canID(_ message: String) -> CANID { database.message(named: message)!.canID }
-    func protection(_ message: String) -> E2EProtection { e2e[message]!.protection }
+    func protection(_ message: String) -> FrameProtection { protection[message]!.protection }
 }
 
 /// `frame` with its alive counter set to `counter` and a valid CRC (what a forger who
 /// knows the data ID produces).
-func reprotected(_ frame: CANFrame, _ protection: E2EProtection, counter: UInt8) throws -> CANFrame {
+func reprotected(_ frame: CANFrame, _ protection: FrameProtection, counter: UInt8) throws -> CANFrame {
     var data = frame.data
-    try protection.protect(&data, counter: counter)
+    try protection.protect(&data, frameID: frame.id.rawValue, counter: counter)
     return try CANFrame(id: frame.id, data: data)
 }
 
 /// `frame` with one payload bit flipped outside the CRC byte: the CRC no longer matches.
-func corrupted(_ frame: CANFrame, _ protection: E2EProtection) throws -> CANFrame {
+func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFrame {
     var data = frame.data
-    let index = protection.crcOffset == data.count - 1 ? 0 : data.count - 1
+    let index = protection.checksum?.bytes.contains(data.count - 1) == true ? 0 : data.count - 1
     data[index] ^= 0x01
     return try CANFrame(id: frame.id, data: data)
 }
@@ -98,8 +98,8 @@ func corrupted(_ frame: CANFrame, _ protection: E2EProtection) throws -> CANFram
         let (rig, rogue, history) = try await setUp()
         defer { Task { await rig.stop() } }
         let protection = rig.engine.profile.protection("SeatStatus")
-        let latest = protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data)
-        let forged = try reprotected(try forgedSeatStatus(rig), protection, counter: E2EProtection.nextCounter(after: latest))
+        let latest = try #require(protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data))
+        let forged = try reprotected(try forgedSeatStatus(rig), protection, counter: protection.nextCounter(after: latest))
         let before = await rig.controller.trustFailures
         try await rogue.inject(try corrupted(forged, protection))
         await expectUntrusted(rig, history: history, before: before, status: "wrongCRC")
@@ -110,7 +110,7 @@ func corrupted(_ frame: CANFrame, _ protection: E2EProtection) throws -> CANFram
         defer { Task { await rig.stop() } }
         let protection = rig.engine.profile.protection("SeatStatus")
         // Old content replayed under the counter the vehicle used last: a repetition.
-        let latest = protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data)
+        let latest = try #require(protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data))
         let before = await rig.controller.trustFailures
         try await rogue.inject(try reprotected(try forgedSeatStatus(rig), protection, counter: latest))
         await expectUntrusted(rig, history: history, before: before, status: "repeated", "wrongSequence")
@@ -120,8 +120,8 @@ func corrupted(_ frame: CANFrame, _ protection: E2EProtection) throws -> CANFram
         let (rig, rogue, history) = try await setUp()
         defer { Task { await rig.stop() } }
         let protection = rig.engine.profile.protection("SeatStatus")
-        let latest = protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data)
-        let skipped = E2EProtection.nextCounter(after: E2EProtection.nextCounter(after: E2EProtection.nextCounter(after: latest)))
+        let latest = try #require(protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data))
+        let skipped = protection.nextCounter(after: protection.nextCounter(after: protection.nextCounter(after: latest)))
         let before = await rig.controller.trustFailures
         try await rogue.inject(try reprotected(try forgedSeatStatus(rig), protection, counter: skipped))
         await expectUntrusted(rig, history: history, before: before, status: "wrongSequence")
@@ -198,14 +198,14 @@ func corrupted(_ frame: CANFrame, _ protection: E2EProtection) throws -> CANFram
         let (rig, rogue, captured) = try await setUp()
         defer { Task { await rig.stop() } }
         let protection = rig.engine.profile.protection("SeatCommand")
-        let latest = protection.counter(in: captured.last!.data)
+        let latest = try #require(protection.counter(in: captured.last!.data))
         let before = await rig.vehicle.statistics()
         // The "set 1" frame with the next counter but a broken CRC.
-        let older = try reprotected(captured[captured.count - 2], protection, counter: E2EProtection.nextCounter(after: latest))
+        let older = try reprotected(captured[captured.count - 2], protection, counter: protection.nextCounter(after: latest))
         try await rogue.inject(try corrupted(older, protection))
         await expectRefused(rig, before: before, more: 1)
         // Valid CRC, but the counter skips ahead: out of sequence.
-        let skipped = E2EProtection.nextCounter(after: E2EProtection.nextCounter(after: latest))
+        let skipped = protection.nextCounter(after: protection.nextCounter(after: latest))
         try await rogue.inject(try reprotected(captured[captured.count - 2], protection, counter: skipped))
         await expectRefused(rig, before: before, more: 2)
         // The head unit recovers within two intents.
@@ -256,7 +256,7 @@ func corrupted(_ frame: CANFrame, _ protection: E2EProtection) throws -> CANFram
         var context = VehicleState()
         context[.radioBand] = .enumeration("FM")
         let commanded: [Double] = observer.frames(id: profile.canID("AudioCommand")).compactMap { frame in
-            var checkers: [String: E2EChecker] = [:]
+            var checkers: [String: FrameChecker] = [:]
             var latches: [String: [Int128]] = [:]
             guard case let .command(command) = vehicleFrames.decodeFromHeadUnit(frame, context: context, checkers: &checkers, latches: &latches) else { return nil }
             return command.changes[.radioFrequency]?.doubleValue

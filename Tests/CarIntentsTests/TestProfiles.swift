@@ -35,7 +35,7 @@ enum TestProfiles {
             satelliteSubscribed: true),
         audioSources: [.radio, .bluetooth, .USB, .AUX, .carPlay], profileSlots: 4, hasLock: true,
         carSignals: [.audible, .visible], power: PowerCapabilities(fuel: true, battery: false),
-        bindings: [:], e2e: [:], acknowledgement: nil,
+        bindings: [:], protection: [:], acknowledgement: nil,
         policies: Policies(restrictedWhileLocked: ["SetClimateSettingsInCar", "SetSeatSettingsInCar"], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
 
     /// Right-hand drive, three zones (no third-row zone), five fan levels and no
@@ -68,14 +68,14 @@ enum TestProfiles {
             satelliteSubscribed: false),
         audioSources: [.bluetooth, .USB, .carPlay], profileSlots: 2, hasLock: true,
         carSignals: [.visible], power: PowerCapabilities(fuel: false, battery: true),
-        bindings: [:], e2e: [:], acknowledgement: nil,
+        bindings: [:], protection: [:], acknowledgement: nil,
         policies: Policies(restrictedWhileLocked: ["SetRadioStation"], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
 
     /// No climate, radio, seats, lock, signals, profile slots or power reporting.
     static let bare = VehicleProfile(
         identifier: "bare", displayName: "Bare Car", carNames: ["Bare"], driverSide: .left, database: emptyDatabase(),
         climate: nil, defrosters: [], seats: [], radio: nil, audioSources: [], profileSlots: 0, hasLock: false,
-        carSignals: [], power: PowerCapabilities(fuel: false, battery: false), bindings: [:], e2e: [:], acknowledgement: nil,
+        carSignals: [], power: PowerCapabilities(fuel: false, battery: false), bindings: [:], protection: [:], acknowledgement: nil,
         policies: Policies(restrictedWhileLocked: [], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
 }
 

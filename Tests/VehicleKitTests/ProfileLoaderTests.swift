@@ -94,7 +94,9 @@ struct ProfileFixture {
         let messages = profile.database.messages
         #expect(messages.allSatisfy { !$0.isExtended && !$0.isFD && $0.length == 8 })
         #expect(messages.flatMap(\.signals).allSatisfy { $0.byteOrder == .littleEndian })
-        #expect(profile.e2e["ClimateCommand"]?.protection == (try E2EProtection(dataID: 4096, crcOffset: 0, counterOffset: 1, counterNibble: .low)))
+        #expect(profile.protection["ClimateCommand"]?.protection == (try FrameProtection(
+            scheme: .carplaydE2E(dataID: 4096), checksum: PayloadField(startBit: 0, length: 8, byteOrder: .littleEndian),
+            counter: PayloadField(startBit: 8, length: 4, byteOrder: .littleEndian))))
         guard case let .setpoint(seatHeating)? = profile.bindings[.seat(.frontLeft, .heating)]?.command else {
             Issue.record("seat heating is not a setpoint")
             return
@@ -147,7 +149,8 @@ struct ProfileFixture {
         #expect(status.allSatisfy { $0.isFD && $0.length > 8 && $0.cycleTime != nil })
         #expect(messages.filter { $0.name.hasSuffix("Command") }.allSatisfy { !$0.isFD && $0.length == 8 })
         // Motorola: the counter's start bit 15 is the high nibble of byte 1.
-        #expect(profile.e2e["SeatStatus"]?.protection == (try E2EProtection(dataID: 12320, crcOffset: 0, counterOffset: 1, counterNibble: .high)))
+        #expect(profile.protection["SeatStatus"]?.protection.counter == PayloadField(startBit: 15, length: 4, byteOrder: .bigEndian))
+        #expect(profile.protection["SeatStatus"]?.protection.scheme == .carplaydE2E(dataID: 12320))
 
         let summary = ProfileSummary(profile).description
         for fragment in [
@@ -325,19 +328,19 @@ struct ProfileFixture {
         var fixture = try ProfileFixture("sedan")
         // The first message of sedan.dbc is ClimateCommand.
         try fixture.dbc("SG_ Crc : 0|8@1+", "SG_ Crc : 52|8@1+")
-        fixture.expectError(path: #"e2e["ClimateCommand"].crc"#, #"the CRC signal "Crc" (start bit 52) is not byte-aligned"#)
+        fixture.expectError(path: #"e2e["ClimateCommand"].crc"#, "`crc` must be one whole byte (8 bits starting at a byte boundary), not 8 bits from start bit 52")
     }
 
     @Test func crcOfWrongWidth() throws {
         var fixture = try ProfileFixture("sedan")
         try fixture.json(#""SeatCommand": {"dataID": 4112, "crc": "Crc""#, #""SeatCommand": {"dataID": 4112, "crc": "HeatFrontLeft""#)
-        fixture.expectError(path: #"e2e["SeatCommand"].crc"#, "must be 8 bits, not 4")
+        fixture.expectError(path: #"e2e["SeatCommand"].crc"#, "must be one whole byte (8 bits starting at a byte boundary), not 4 bits")
     }
 
     @Test func counterNotInANibble() throws {
         var fixture = try ProfileFixture("suv")
         try fixture.json(#""BodyCommand": {"dataID": 8256, "crc": "Crc", "counter": "AliveCounter"}"#, #""BodyCommand": {"dataID": 8256, "crc": "Crc", "counter": "DoorLock"}"#)
-        fixture.expectError(path: #"e2e["BodyCommand"].counter"#, #"the alive counter "DoorLock" must be 4 bits"#)
+        fixture.expectError(path: #"e2e["BodyCommand"].counter"#, "`counter` must be one nibble (bits 0...3 or 4...7 of one byte), not 2 bits")
     }
 
     @Test func boundMessageWithoutE2E() throws {

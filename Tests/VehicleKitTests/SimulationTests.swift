@@ -94,13 +94,13 @@ enum TestVehicle {
                 .cabinTemperature: PropertyBinding(
                     command: nil, idleRawValue: nil, status: SignalReference(message: "VehicleStatus", signal: "CabinTemp"), values: [:]),
             ],
-            e2e: [
-                "VehicleCommand": E2EBinding(
-                    message: "VehicleCommand", crcSignal: "Crc", counterSignal: "Counter",
-                    protection: try E2EProtection(dataID: 0x1100, crcOffset: 0, counterOffset: 1, counterNibble: .low)),
-                "VehicleStatus": E2EBinding(
-                    message: "VehicleStatus", crcSignal: "Crc", counterSignal: "Counter",
-                    protection: try E2EProtection(dataID: 0x1110, crcOffset: 0, counterOffset: 1, counterNibble: .low)),
+            protection: [
+                "VehicleCommand": MessageProtection(
+                    message: "VehicleCommand", checksumSignal: "Crc", counterSignal: "Counter",
+                    protection: try FrameProtection(scheme: .carplaydE2E(dataID: 0x1100), checksum: PayloadField(startBit: 0, length: 8, byteOrder: .littleEndian), counter: PayloadField(startBit: 8, length: 4, byteOrder: .littleEndian))),
+                "VehicleStatus": MessageProtection(
+                    message: "VehicleStatus", checksumSignal: "Crc", counterSignal: "Counter",
+                    protection: try FrameProtection(scheme: .carplaydE2E(dataID: 0x1110), checksum: PayloadField(startBit: 0, length: 8, byteOrder: .littleEndian), counter: PayloadField(startBit: 8, length: 4, byteOrder: .littleEndian))),
             ],
             acknowledgement: AcknowledgementBinding(
                 message: "CommandAck", commandIDSignal: "AckCommandId", counterSignal: "AckCounter", resultSignal: "AckResult",
@@ -113,7 +113,7 @@ enum TestVehicle {
 struct HeadUnit {
     let frames: VehicleFrames
     var counters: [String: UInt8] = [:]
-    var checkers: [String: E2EChecker] = [:]
+    var checkers: [String: FrameChecker] = [:]
 
     init(profile: VehicleProfile) { frames = VehicleFrames(profile: profile) }
 
@@ -521,7 +521,7 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         let frames = head.frames
         let confirmed = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                var checkers: [String: E2EChecker] = [:]
+                var checkers: [String: FrameChecker] = [:]
                 var acknowledged = false
                 for await received in headPort.frames {
                     switch frames.decodeFromVehicle(received.frame, checkers: &checkers) {

@@ -83,7 +83,7 @@ final class FramePlan: Sendable {
         let id: CANID
         let length: Int
         let codec: MessageCodec
-        let e2e: E2EProtection?
+        let protection: FrameProtection?
         /// The inputs of a frame that requests (reports) nothing: protection signals 0,
         /// then per signal its setpoint idle, the profile's default, its "NoRequest"
         /// (status: or "Invalid") choice, its start value, or 0.
@@ -112,7 +112,7 @@ final class FramePlan: Sendable {
         let carried: [(key: Int, signals: [Int])]
 
         init(
-            message: DBCMessage, name: String, e2e: E2EProtection?, idle: SignalInputs, keyBySignal: [Int], sharedKeys: [Int: [Int]],
+            message: DBCMessage, name: String, protection: FrameProtection?, idle: SignalInputs, keyBySignal: [Int], sharedKeys: [Int: [Int]],
             slots: [(key: Int, signals: [Int])], presses: [Int: [(key: Int, role: PressRole, raw: Int128)]] = [:],
             carried: [(key: Int, signals: [Int])] = [], idleRaws: [Int: Int128] = [:]
         ) {
@@ -121,7 +121,7 @@ final class FramePlan: Sendable {
             self.id = message.canID
             self.length = message.length
             self.codec = message.codec
-            self.e2e = e2e
+            self.protection = protection
             self.idle = idle
             self.keyBySignal = keyBySignal
             self.sharedKeys = sharedKeys
@@ -215,7 +215,7 @@ final class FramePlan: Sendable {
             statusByID[message.canID] = statusPlans.count
             statusByName[name] = statusPlans.count
             statusPlans.append(Message(
-                message: message, name: name, e2e: profile.e2e[name]?.protection, idle: idle,
+                message: message, name: name, protection: profile.protection[name]?.protection, idle: idle,
                 keyBySignal: keyBySignal, sharedKeys: shared, slots: slots + derived))
         }
 
@@ -269,11 +269,11 @@ final class FramePlan: Sendable {
         var commandByID: [CANID: Int] = [:]
         for name in commandOrder {
             let message = database.message(named: name)!
-            let e2e = profile.e2e[name]
+            let protection = profile.protection[name]
             var idle = SignalInputs(codec: message.codec)
             var idleRaws: [Int: Int128] = [:]
             for (index, signal) in message.signals.enumerated() {
-                let raw = signal.name == e2e?.crcSignal || signal.name == e2e?.counterSignal ? 0 : Self.withinRange(profile.defaultRaw(of: signal, in: name), signal)
+                let raw = protection?.isProtectionSignal(signal.name) == true ? 0 : Self.withinRange(profile.defaultRaw(of: signal, in: name), signal)
                 idle[index] = message.codec.input(forRaw: raw, signalAt: index)
                 idleRaws[index] = raw
             }
@@ -303,7 +303,7 @@ final class FramePlan: Sendable {
             }
             commandByID[message.canID] = commandPlans.count
             commandPlans.append(Message(
-                message: message, name: name, e2e: e2e?.protection, idle: idle, keyBySignal: keyBySignal, sharedKeys: shared,
+                message: message, name: name, protection: protection?.protection, idle: idle, keyBySignal: keyBySignal, sharedKeys: shared,
                 slots: [], presses: presses, carried: carried, idleRaws: idleRaws))
         }
 
@@ -312,7 +312,7 @@ final class FramePlan: Sendable {
             var idle = SignalInputs(codec: message.codec)
             for index in message.signals.indices { idle[index] = message.codec.input(forRaw: 0, signalAt: index) }
             let plan = Message(
-                message: message, name: binding.message, e2e: profile.e2e[binding.message]?.protection, idle: idle,
+                message: message, name: binding.message, protection: profile.protection[binding.message]?.protection, idle: idle,
                 keyBySignal: [Int](repeating: -1, count: message.signals.count), sharedKeys: [:], slots: [])
             var roles = [UInt8](repeating: 0, count: message.signals.count)
             let commandIDSignals = indices(of: binding.commandIDSignal, in: message)

@@ -192,7 +192,7 @@ public struct VehicleFrames: Sendable {
     /// Reads a frame the vehicle sent: status values, an acknowledgement, or why it
     /// is not trusted.
     /// `context` is the last known state (for a frequency whose band is in another frame).
-    public func decodeFromVehicle(_ frame: CANFrame, context: VehicleState = VehicleState(), checkers: inout [String: E2EChecker]) -> VehicleFrameContent {
+    public func decodeFromVehicle(_ frame: CANFrame, context: VehicleState = VehicleState(), checkers: inout [String: FrameChecker]) -> VehicleFrameContent {
         if let ack = plan.acknowledgement, frame.id == ack.id {
             let message = ack.message
             if let failure = check(frame, message: message, checkers: &checkers) { return failure }
@@ -267,7 +267,7 @@ public struct VehicleFrames: Sendable {
     /// `context` is the vehicle's state (for a frequency whose band the command does not
     /// change, and for toggles and steps).
     public func decodeFromHeadUnit(
-        _ frame: CANFrame, context: VehicleState = VehicleState(), checkers: inout [String: E2EChecker], latches: inout [String: [Int128]]
+        _ frame: CANFrame, context: VehicleState = VehicleState(), checkers: inout [String: FrameChecker], latches: inout [String: [Int128]]
     ) -> HeadUnitFrameContent {
         guard let index = plan.commandByID[frame.id] else { return .unrelated }
         let command = plan.commands[index]
@@ -338,7 +338,7 @@ public struct VehicleFrames: Sendable {
             latches[command.name] = previous
         }
         if unreadable.count > 1 { unreadable.sort() }
-        let counter = command.e2e.map { $0.counter(in: frame.data) }
+        let counter = command.protection?.counter(in: frame.data)
         return .command(HeadUnitCommand(
             message: command.name, id: frame.id, counter: counter, changes: changes, unreadable: unreadable, steps: steps, toggles: toggles.sorted()))
     }
@@ -375,15 +375,15 @@ public struct VehicleFrames: Sendable {
     private func frame(for message: FramePlan.Message, inputs: SignalInputs, counters: inout [String: UInt8]) throws(VehicleFramesError) -> CANFrame {
         var payload: [UInt8]
         do { payload = try message.codec.encode(inputs) } catch { throw .encoding(message.name, error) }
-        if let e2e = message.e2e {
+        if let protection = message.protection {
             // One hash of the name: the entry is updated in place.
             let entry = counters.index(forKey: message.name)
             let counter = entry.map { counters.values[$0] } ?? 0
-            do { try e2e.protect(&payload, counter: counter) } catch { throw .protection(message.name, error.description) }
+            do { try protection.protect(&payload, frameID: message.id.rawValue, counter: counter) } catch { throw .protection(message.name, error.description) }
             if let entry {
-                counters.values[entry] = E2EProtection.nextCounter(after: counter)
+                counters.values[entry] = protection.nextCounter(after: counter)
             } else {
-                counters[message.name] = E2EProtection.nextCounter(after: counter)
+                counters[message.name] = protection.nextCounter(after: counter)
             }
         }
         do {
@@ -399,16 +399,16 @@ public struct VehicleFrames: Sendable {
     }
 
     /// The E2E verdict for a received frame of `message`; nil when it is trusted.
-    private func check(_ frame: CANFrame, message: FramePlan.Message, checkers: inout [String: E2EChecker]) -> VehicleFrameContent? {
-        guard let e2e = message.e2e else { return nil }
+    private func check(_ frame: CANFrame, message: FramePlan.Message, checkers: inout [String: FrameChecker]) -> VehicleFrameContent? {
+        guard let protection = message.protection else { return nil }
         let payload = frame.data.count <= message.length ? frame.data : Array(frame.data.prefix(message.length))
         let status: E2EStatus
         // One hash of the name: the checker is updated in place.
         if let entry = checkers.index(forKey: message.name) {
-            status = checkers.values[entry].check(payload)
+            status = checkers.values[entry].check(payload, frameID: message.id.rawValue)
         } else {
-            var checker = E2EChecker(protection: e2e)
-            status = checker.check(payload)
+            var checker = FrameChecker(protection: protection)
+            status = checker.check(payload, frameID: message.id.rawValue)
             checkers[message.name] = checker
         }
         if case .ok = status { return nil }

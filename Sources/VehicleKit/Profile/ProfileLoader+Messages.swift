@@ -4,7 +4,7 @@ import CANKit
 /// `e2e` table, and the acknowledgement message.
 struct DeclaredMessages {
     var settings: [String: MessageSettings] = [:]
-    var protection: [String: E2EBinding] = [:]
+    var protection: [String: MessageProtection] = [:]
 }
 
 extension ProfileReader {

@@ -1,81 +1,113 @@
 import CANKit
 
-/// Frame protection: schema 1's `e2e` table and schema 2's `messages.<name>.protection`.
+/// Frame protection: schema 2's `messages.<name>.protection` and schema 1's `e2e` table.
+/// The layouts a scheme accepts are `FrameProtection`'s rules; this file only reads the
+/// profile's keys and puts the JSON path before its errors.
 extension ProfileReader {
     /// The schemes `protection.scheme` may name.
-    static let protectionSchemes = ["none", "carplayd-e2e"]
+    static let protectionSchemes = ["none", "counter", "carplayd-e2e", "autosar-p1", "autosar-p2", "autosar-p5", "vw-mqb", "honda", "toyota"]
 
     /// Schema 2: one message's `protection`; nil for `none`.
-    func parseProtection(_ node: JSONNode, message: DBCMessage) throws(ProfileError) -> E2EBinding? {
-        let entry = try node.object(known: ["scheme", "dataID", "dataIDs", "checksum", "counter", "dataIDMode"])
+    func parseProtection(_ node: JSONNode, message: DBCMessage) throws(ProfileError) -> MessageProtection? {
+        let entry = try node.object(known: ["scheme", "dataID", "dataIDs", "dataIDMode", "checksum", "counter"])
         let schemeNode = try entry.required("scheme")
-        let scheme = try schemeNode.string()
-        switch scheme {
-        case "none":
-            for key in ["dataID", "dataIDs", "checksum", "counter", "dataIDMode"] where entry.has(key) {
-                throw fail(entry.path(key), "scheme \"none\" protects nothing; remove \(key)")
-            }
-            return nil
-        case "carplayd-e2e":
-            return try carplaydE2E(entry, message: message, checksumKey: "checksum")
+        let name = try schemeNode.string()
+        // Which keys each scheme takes besides `scheme`.
+        let keys: [String]
+        switch name {
+        case "none": keys = []
+        case "counter": keys = ["counter"]
+        case "carplayd-e2e", "autosar-p5": keys = ["dataID", "checksum", "counter"]
+        case "autosar-p1": keys = ["dataID", "dataIDMode", "checksum", "counter"]
+        case "autosar-p2", "vw-mqb": keys = ["dataIDs", "checksum", "counter"]
+        case "honda", "toyota": keys = ["checksum", "counter"]
         default:
-            throw schemeNode.error("unknown protection scheme \"\(scheme)\"; expected one of \(Self.protectionSchemes.joined(separator: ", "))")
+            throw schemeNode.error("unknown protection scheme \"\(name)\"; expected one of \(Self.protectionSchemes.joined(separator: ", "))")
+        }
+        for key in ["dataID", "dataIDs", "dataIDMode", "checksum", "counter"] where entry.has(key) && !keys.contains(key) {
+            throw fail(entry.path(key), "scheme \"\(name)\" has no \(key)")
+        }
+        guard name != "none" else { return nil }
+
+        func dataID() throws(ProfileError) -> UInt16 {
+            let idNode = try entry.required("dataID")
+            let value = try idNode.integer()
+            guard (0...0xFFFF).contains(value) else { throw idNode.error("a data ID is 16 bits (0...65535), not \(value)") }
+            return UInt16(value)
+        }
+        func dataIDs() throws(ProfileError) -> [UInt8] {
+            let listNode = try entry.required("dataIDs")
+            var bytes: [UInt8] = []
+            for item in try listNode.array() {
+                let value = try item.integer()
+                guard (0...0xFF).contains(value) else { throw item.error("a data-ID byte is 0...255, not \(value)") }
+                bytes.append(UInt8(value))
+            }
+            guard bytes.count == 16 else { throw listNode.error("one data-ID byte per counter value: 16 bytes, not \(bytes.count)") }
+            return bytes
+        }
+        let scheme: FrameProtection.Scheme
+        switch name {
+        case "counter": scheme = .counter
+        case "carplayd-e2e": scheme = .carplaydE2E(dataID: try dataID())
+        case "autosar-p1":
+            var mode = AutosarP1DataIDMode.both
+            if let modeNode = entry.optional("dataIDMode") {
+                let text = try modeNode.string()
+                guard let parsed = AutosarP1DataIDMode(rawValue: text) else {
+                    throw modeNode.error("dataIDMode is one of \(AutosarP1DataIDMode.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(text)\"")
+                }
+                mode = parsed
+            }
+            scheme = .autosarP1(dataID: try dataID(), mode: mode)
+        case "autosar-p2": scheme = .autosarP2(dataIDs: try dataIDs())
+        case "autosar-p5": scheme = .autosarP5(dataID: try dataID())
+        case "vw-mqb": scheme = .vwMQB(dataIDs: try dataIDs())
+        case "honda": scheme = .honda
+        default: scheme = .toyota
+        }
+        let checksum = try entry.optional("checksum").map { node throws(ProfileError) in try protectionSignal(node, message: message) }
+        let counter = try entry.optional("counter").map { node throws(ProfileError) in try protectionSignal(node, message: message) }
+        do {
+            let protection = try FrameProtection(scheme: scheme, checksum: checksum.map(PayloadField.init), counter: counter.map(PayloadField.init))
+            return MessageProtection(message: message.name, checksumSignal: checksum?.name, counterSignal: counter?.name, protection: protection)
+        } catch {
+            throw fail(Self.path(of: error, in: entry, checksumKey: "checksum"), error.description)
         }
     }
 
-    /// Schema 1: `e2e`, every entry carplayd's E2E (data IDs unique).
-    func resolveE2E(_ node: JSONNode, database: DBCDatabase) throws(ProfileError) -> [String: E2EBinding] {
-        var result: [String: E2EBinding] = [:]
-        var dataIDs: [UInt16: String] = [:]
+    /// The key a protection error is about (its text names it in backquotes), else the entry.
+    static func path(of error: FrameProtectionError, in entry: JSONObject, checksumKey: String) -> String {
+        let text = error.description
+        for key in ["checksum", "counter", "dataIDs", "dataID"] where text.contains("`\(key)`") {
+            return entry.path(key == "checksum" ? checksumKey : key)
+        }
+        return entry.path
+    }
+
+    /// Schema 1: `e2e`, every entry carplayd's E2E with `crc`, `counter` and a data ID
+    /// used once.
+    func resolveE2E(_ node: JSONNode, database: DBCDatabase) throws(ProfileError) -> [String: MessageProtection] {
+        var result: [String: MessageProtection] = [:]
+        var dataIDs: [Int: String] = [:]
         for (name, entryNode) in try node.map() {
             let entry = try entryNode.object(known: ["dataID", "crc", "counter"])
             guard let message = database.message(named: name) else { throw entryNode.error("no message \"\(name)\" in \(dbcName)") }
-            let binding = try carplaydE2E(entry, message: message, checksumKey: "crc")
-            if let other = dataIDs[binding.protection.dataID] {
-                throw fail(entry.path("dataID"), "data ID \(binding.protection.dataID) is also used by \(other)")
+            let idNode = try entry.required("dataID")
+            let dataID = try idNode.integer()
+            guard (0...0xFFFF).contains(dataID) else { throw idNode.error("a data ID is 16 bits (0...65535), not \(dataID)") }
+            if let other = dataIDs[dataID] { throw idNode.error("data ID \(dataID) is also used by \(other)") }
+            dataIDs[dataID] = name
+            let crc = try protectionSignal(entry.required("crc"), message: message)
+            let counter = try protectionSignal(entry.required("counter"), message: message)
+            do {
+                let protection = try FrameProtection(scheme: .carplaydE2E(dataID: UInt16(dataID)), checksum: PayloadField(crc), counter: PayloadField(counter))
+                result[name] = MessageProtection(message: name, checksumSignal: crc.name, counterSignal: counter.name, protection: protection)
+            } catch {
+                throw fail(Self.path(of: error, in: entry, checksumKey: "crc"), error.description.replacingOccurrences(of: "`checksum`", with: "`crc`"))
             }
-            dataIDs[binding.protection.dataID] = name
-            result[name] = binding
         }
         return result
-    }
-
-    /// carplayd's E2E: an 8-bit CRC filling one byte, a 4-bit counter in one nibble of
-    /// another byte, a 16-bit data ID.
-    func carplaydE2E(_ entry: JSONObject, message: DBCMessage, checksumKey: String) throws(ProfileError) -> E2EBinding {
-        let idNode = try entry.required("dataID")
-        let dataID = try idNode.integer()
-        guard (0...0xFFFF).contains(dataID) else { throw idNode.error("a data ID is 16 bits (0...65535), not \(dataID)") }
-
-        let crcNode = try entry.required(checksumKey)
-        let crc = try protectionSignal(crcNode, message: message)
-        guard crc.length == 8 else { throw crcNode.error("the CRC signal \"\(crc.name)\" must be 8 bits, not \(crc.length)") }
-        let crcBit = crc.byteOrder == .littleEndian ? crc.startBit % 8 : 7 - crc.startBit % 8
-        guard crcBit == 0 else {
-            throw crcNode.error("the CRC signal \"\(crc.name)\" (start bit \(crc.startBit)) is not byte-aligned: it must fill one byte")
-        }
-        let crcOffset = crc.startBit / 8
-
-        let counterNode = try entry.required("counter")
-        let counter = try protectionSignal(counterNode, message: message)
-        guard counter.length == 4 else { throw counterNode.error("the alive counter \"\(counter.name)\" must be 4 bits, not \(counter.length)") }
-        let nibble: E2ENibble
-        switch (counter.byteOrder, counter.startBit % 8) {
-        case (.littleEndian, 0), (.bigEndian, 3): nibble = .low
-        case (.littleEndian, 4), (.bigEndian, 7): nibble = .high
-        default:
-            throw counterNode.error("the alive counter \"\(counter.name)\" (start bit \(counter.startBit)) is not one nibble of a byte")
-        }
-        let counterOffset = counter.startBit / 8
-        guard counterOffset != crcOffset else {
-            throw counterNode.error("the alive counter \"\(counter.name)\" is in the CRC's byte \(crcOffset); it must be in another byte")
-        }
-        do {
-            let protection = try E2EProtection(dataID: UInt16(dataID), crcOffset: crcOffset, counterOffset: counterOffset, counterNibble: nibble)
-            return E2EBinding(message: message.name, crcSignal: crc.name, counterSignal: counter.name, protection: protection)
-        } catch {
-            throw entry.node.error(error.description)
-        }
     }
 
     func protectionSignal(_ node: JSONNode, message: DBCMessage) throws(ProfileError) -> DBCSignal {

@@ -80,14 +80,14 @@ extension ProfileReader {
         }
         let references = sorted.flatMap { $0.commandSignals + [$0.status] }
         for (message, by) in used {
-            guard let protection = profile.e2e[message.name] else {
+            guard let protection = profile.protection[message.name] else {
                 if schema == 1 {
                     throw fail("e2e[\"\(message.name)\"]", "missing: message \"\(message.name)\" is used by \(by), and every command and status message is E2E-protected")
                 }
                 continue
             }
             for reference in references where reference.message.name == message.name {
-                if reference.signal.name == protection.crcSignal || reference.signal.name == protection.counterSignal {
+                if protection.isProtectionSignal(reference.signal.name) {
                     throw fail(reference.path + ".signal", "signal \"\(reference.signal.name)\" is the protection checksum or counter of \"\(message.name)\"")
                 }
             }
@@ -104,8 +104,8 @@ extension ProfileReader {
         let commandMessages = Set(sorted.compactMap { $0.commandMessage?.name })
         for name in commandMessages.sorted() {
             guard let message = profile.database.message(named: name) else { continue }
-            let protection = profile.e2e[name]
-            for signal in message.signals where signal.name != protection?.crcSignal && signal.name != protection?.counterSignal {
+            let protection = profile.protection[name]
+            for signal in message.signals where protection?.isProtectionSignal(signal.name) != true {
                 let bound = sorted.contains { $0.commandSignals.contains { $0.message.name == name && $0.signal.name == signal.name } }
                 if !bound {
                     throw fail("bindings",

@@ -153,9 +153,9 @@ struct ProfileReader {
             identifier: Self.identifier(of: directory), displayName: displayName, carNames: carNames, driverSide: driverSide,
             database: database, climate: climate, defrosters: defrosters, seats: seats, radio: radio,
             audioSources: audioSources, profileSlots: profileSlots, hasLock: hasLock, carSignals: carSignals, power: power,
-            bindings: [:], e2e: [:], acknowledgement: nil, messages: declared.settings, policies: policies)
+            bindings: [:], protection: [:], acknowledgement: nil, messages: declared.settings, policies: policies)
 
-        profile.e2e = schema == 1 ? try resolveE2E(root.required("e2e"), database: database) : declared.protection
+        profile.protection = schema == 1 ? try resolveE2E(root.required("e2e"), database: database) : declared.protection
         let resolved = try resolveBindings(try root.required("bindings"), profile: profile)
         profile.bindings = resolved.mapValues { $0.binding }
         profile.acknowledgement = try resolveAcknowledgement(root.optional("acknowledgement"), database: database, bindings: resolved)

@@ -20,7 +20,7 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
             var facts = ["0x\(String(message.frameID, radix: 16, uppercase: true))\(message.isExtended ? " (extended)" : "")", "\(message.length) bytes"]
             if message.isFD { facts.append("CAN FD") }
             if let cycle = message.cycleTime { facts.append("every \(cycle) ms") }
-            if profile.e2e[message.name] != nil { facts.append("E2E") }
+            if let protection = profile.protection[message.name] { facts.append(protection.protection.scheme.name) }
             let carried = profile.bindings.filter { $0.value.command?.message == message.name || $0.value.status.message == message.name }.keys.sorted()
             let role = profile.acknowledgement?.message == message.name ? "; acknowledgement" : carried.isEmpty ? "" : "; \(carried.map(\.rawValue).joined(separator: ", "))"
             lines.append("  \(message.name): \(facts.joined(separator: ", "))\(role)")
@@ -67,7 +67,7 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
         let milliseconds = timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000
         lines.append("policies: restricted while locked: \(policies.restrictedWhileLocked.isEmpty ? "nothing" : policies.restrictedWhileLocked.sorted().joined(separator: ", "))")
         lines.append("  confirmation timeout \(milliseconds) ms, unreachable after \(policies.unreachableAfterCycles) cycles")
-        lines.append("E2E: \(profile.e2e.count) messages; acknowledgement: \(profile.acknowledgement?.message ?? "none")")
+        lines.append("protected: \(profile.protection.count) messages; acknowledgement: \(profile.acknowledgement?.message ?? "none")")
         self.lines = lines
     }
 

@@ -27,8 +27,9 @@ public struct VehicleProfile: Sendable {
     public var power: PowerCapabilities
 
     public var bindings: [PropertyKey: PropertyBinding]
-    /// E2E protection of command and status messages, by message name.
-    public var e2e: [String: E2EBinding]
+    /// How each protected message is protected (checksum, counter), by message name;
+    /// messages not listed carry neither.
+    public var protection: [String: MessageProtection]
     public var acknowledgement: AcknowledgementBinding?
     /// What the profile adds to the DBC per message (cycle times, defaults), by name.
     public var messages: [String: MessageSettings]
@@ -38,7 +39,7 @@ public struct VehicleProfile: Sendable {
         identifier: String, displayName: String, carNames: [String], driverSide: DriverSide, database: DBCDatabase,
         climate: ClimateCapabilities?, defrosters: [CarDefroster], seats: [SeatCapabilities], radio: RadioCapabilities?,
         audioSources: [CarAudioSource], profileSlots: Int, hasLock: Bool, carSignals: [CarSignal], power: PowerCapabilities,
-        bindings: [PropertyKey: PropertyBinding], e2e: [String: E2EBinding], acknowledgement: AcknowledgementBinding?,
+        bindings: [PropertyKey: PropertyBinding], protection: [String: MessageProtection], acknowledgement: AcknowledgementBinding?,
         messages: [String: MessageSettings] = [:], policies: Policies
     ) {
         self.identifier = identifier
@@ -56,7 +57,7 @@ public struct VehicleProfile: Sendable {
         self.carSignals = carSignals
         self.power = power
         self.bindings = bindings
-        self.e2e = e2e
+        self.protection = protection
         self.acknowledgement = acknowledgement
         self.messages = messages
         self.policies = policies
@@ -268,19 +269,23 @@ public struct SignalReference: Sendable, Hashable {
     }
 }
 
-/// E2E protection of one message: where its CRC and alive counter live, and its data ID.
-public struct E2EBinding: Sendable, Hashable {
+/// The protection of one message: the scheme, and the signals its checksum and
+/// counter are (nil: the scheme has none).
+public struct MessageProtection: Sendable, Hashable {
     public var message: String
-    public var crcSignal: String
-    public var counterSignal: String
-    public var protection: E2EProtection
+    public var checksumSignal: String?
+    public var counterSignal: String?
+    public var protection: FrameProtection
 
-    public init(message: String, crcSignal: String, counterSignal: String, protection: E2EProtection) {
+    public init(message: String, checksumSignal: String?, counterSignal: String?, protection: FrameProtection) {
         self.message = message
-        self.crcSignal = crcSignal
+        self.checksumSignal = checksumSignal
         self.counterSignal = counterSignal
         self.protection = protection
     }
+
+    /// Whether `signal` is the checksum or the counter.
+    public func isProtectionSignal(_ signal: String) -> Bool { signal == checksumSignal || signal == counterSignal }
 }
 
 /// The vehicle's answer to each command frame: which command (by frame ID), which

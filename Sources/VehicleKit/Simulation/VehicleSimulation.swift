@@ -48,7 +48,7 @@ public struct VehicleSimulation: Sendable {
     /// 0 keeps no log at all (and builds no entry texts).
     public var logLimit = 1000
 
-    private var commandCheckers: [String: E2EChecker] = [:]
+    private var commandCheckers: [String: FrameChecker] = [:]
     /// The previous raw value of each request signal, per command message: a press is
     /// the change to the request value, not the request held.
     private var commandLatches: [String: [Int128]] = [:]
@@ -87,8 +87,8 @@ public struct VehicleSimulation: Sendable {
         self.dynamics = dynamics
         self.state = state ?? Self.defaultState(for: profile)
         self.faults = faults
-        for (name, binding) in profile.e2e where frames.commandMessages.contains(name) {
-            commandCheckers[name] = E2EChecker(protection: binding.protection, maxDeltaCounter: dynamics.commandMaxDeltaCounter)
+        for (name, binding) in profile.protection where frames.commandMessages.contains(name) {
+            commandCheckers[name] = FrameChecker(protection: binding.protection, maxDeltaCounter: dynamics.commandMaxDeltaCounter)
         }
         var byKey: [PropertyKey: [String]] = [:]
         for (name, status) in frames.statusMessages {
@@ -370,7 +370,7 @@ public struct VehicleSimulation: Sendable {
             statistics.framesSuppressed += 1
             return nil
         }
-        let protection = profile.e2e[name]?.protection
+        let protection = profile.protection[name]?.protection
         var corrupted = false
         if protection != nil, !faults.rules.isEmpty, let previous = lastCounters[name],
            !takeFaults(at: now, message: name, keys: keys, explicitOnly: explicitOnly, where: { $0 == .repeatCounter }).isEmpty {
@@ -387,9 +387,11 @@ public struct VehicleSimulation: Sendable {
         }
         guard var frame else { return nil }
         if protection != nil { lastCounters[name] = counter }
-        if let protection, protection.crcOffset < frame.data.count,
+        if let checksum = protection?.checksum, checksum.bytes.upperBound < frame.data.count,
            !takeFaults(at: now, message: name, keys: keys, explicitOnly: explicitOnly, where: { $0 == .badCRC }).isEmpty {
-            frame.data[protection.crcOffset] ^= 0xFF
+            // Every bit of the checksum inverted, the rest of the frame as it was.
+            let mask: UInt64 = checksum.length >= 64 ? .max : (1 << UInt64(checksum.length)) - 1
+            checksum.write(checksum.read(frame.data) ^ mask, into: &frame.data)
             corrupted = true
         }
         if corrupted { statistics.framesCorrupted += 1 }
