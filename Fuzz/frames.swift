@@ -42,9 +42,10 @@ let databases: [DBCDatabase] = FuzzFixtures.databases.map { (name, dbc) in
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     var input = FuzzInput(fuzzBytes(start, count))
-    var checkers: [[String: E2EChecker]] = Array(repeating: [:], count: vehicles.count)
+    var checkers: [[String: FrameChecker]] = Array(repeating: [:], count: vehicles.count)
+    var latches: [[String: [Int128]]] = Array(repeating: [:], count: vehicles.count)
     var state = VehicleState()
-    var rawCheckers: [E2EChecker] = []
+    var rawCheckers: [FrameChecker] = []
     var frameCount = 0
     while !input.isAtEnd, frameCount < 256 {
         frameCount += 1
@@ -72,7 +73,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             default:
                 break
             }
-            _ = vehicle.frames.decodeFromHeadUnit(frame, context: state, checkers: &checkers[target])
+            _ = vehicle.frames.decodeFromHeadUnit(frame, context: state, checkers: &checkers[target], latches: &latches[target])
         } else if target < vehicles.count + databases.count {
             let database = databases[target - vehicles.count]
             guard !database.messages.isEmpty else { continue }
@@ -90,26 +91,44 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                 require(Set(names).count == names.count, "\(message.name): a signal decoded twice: \(names)")
             }
         } else {
-            // The E2E checker on its own: the layout from the ID bytes.
-            let crcOffset = Int(rawID & 0x3F)
-            let counterOffset = Int((rawID >> 8) & 0x3F)
-            guard let protection = try? E2EProtection(
-                dataID: UInt16(truncatingIfNeeded: rawID >> 16), crcOffset: crcOffset, counterOffset: counterOffset,
-                counterNibble: selector & 0x80 != 0 ? .high : .low) else { continue }
+            // A protection scheme on its own: the scheme and its fields from the ID bytes.
+            guard let protection = fuzzProtection(rawID, selector) else { continue }
             if rawCheckers.isEmpty || rawCheckers[0].protection != protection {
-                rawCheckers = [E2EChecker(protection: protection, maxDeltaCounter: selector & 0x0F)]
+                rawCheckers = [FrameChecker(protection: protection, maxDeltaCounter: selector & 0x0F)]
             }
-            let status = rawCheckers[0].check(payload)
+            let status = rawCheckers[0].check(payload, frameID: rawID)
             if status == .ok {
-                require(payload.count >= protection.minimumLength && payload[crcOffset] == protection.crc(of: payload),
-                        "E2E accepted a payload with a wrong CRC")
+                require(payload.count >= protection.minimumLength && protection.checksumMatches(payload, frameID: rawID),
+                        "\(protection.scheme.name) accepted a payload with a wrong checksum")
             }
             var copy = payload
-            if (try? protection.protect(&copy, counter: selector & 0x0F)) != nil {
-                require(protection.crc(of: copy) == copy[crcOffset], "a protected payload fails its own CRC")
-                require(protection.counter(in: copy) == selector & 0x0F, "a protected payload lost its counter")
+            let counter = UInt8(Int(selector & 0x0F) % protection.counterModulus)
+            if (try? protection.protect(&copy, frameID: rawID, counter: counter)) != nil {
+                require(protection.checksumMatches(copy, frameID: rawID), "\(protection.scheme.name): a protected payload fails its own checksum")
+                if protection.counter != nil {
+                    require(protection.counter(in: copy) == counter, "\(protection.scheme.name): a protected payload lost its counter")
+                }
             }
         }
     }
     return 0
+}
+
+/// A protection of any scheme, its checksum and counter fields placed by the ID's bytes
+/// (nil when `FrameProtection` refuses the layout).
+func fuzzProtection(_ rawID: UInt32, _ selector: UInt8) -> FrameProtection? {
+    let dataIDs = (0..<16).map { UInt8(truncatingIfNeeded: rawID >> (($0 % 4) * 8)) &+ UInt8($0) }
+    let dataID = UInt16(truncatingIfNeeded: rawID >> 16)
+    let schemes: [FrameProtection.Scheme] = [
+        .counter, .carplaydE2E(dataID: dataID), .autosarP1(dataID: dataID & 0x0FFF, mode: AutosarP1DataIDMode.allCases[Int(selector & 3)]),
+        .autosarP2(dataIDs: dataIDs), .autosarP5(dataID: dataID), .vwMQB(dataIDs: dataIDs), .honda, .toyota,
+    ]
+    let scheme = schemes[Int(rawID >> 29)]
+    let order: DBCByteOrder = selector & 0x20 != 0 ? .bigEndian : .littleEndian
+    let checksumLength = [8, 4, 16, 8][Int(selector >> 6)]
+    let counterLength = [4, 2, 8, 4][Int((selector >> 4) & 3)]
+    let checksumStart = Int(rawID & 0x3F), counterStart = Int((rawID >> 8) & 0x3F)
+    let checksum: PayloadField? = if case .counter = scheme { nil } else { PayloadField(startBit: checksumStart, length: checksumLength, byteOrder: order) }
+    let counter: PayloadField? = if case .toyota = scheme, selector & 1 == 0 { nil } else { PayloadField(startBit: counterStart, length: counterLength, byteOrder: order) }
+    return try? FrameProtection(scheme: scheme, checksum: checksum, counter: counter)
 }

@@ -36,11 +36,12 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     _ = ProfileSummary(profile).description
     let frames = VehicleFrames(profile: profile)
     var counters: [String: UInt8] = [:]
-    var checkers: [String: E2EChecker] = [:]
+    var checkers: [String: FrameChecker] = [:]
+    var latches: [String: [Int128]] = [:]
     for name in frames.statusMessages.keys.sorted() {
         guard let frame = try? frames.statusFrame(name, state: VehicleState(), counters: &counters) else { continue }
         _ = frames.decodeFromVehicle(frame, checkers: &checkers)
-        _ = frames.decodeFromHeadUnit(frame, checkers: &checkers)
+        _ = frames.decodeFromHeadUnit(frame, checkers: &checkers, latches: &latches)
     }
     return 0
 }
