@@ -41,13 +41,16 @@ public enum IntentResolver {
 
     /// A property the car reports but takes no command for on its bus (a read-only
     /// binding: the Hyundai's seat warmers are shown by the climate unit, not set by the
-    /// head unit): the parameters that would set it are `unsupported`. A target no
+    /// head unit), or a value no request of the car sets (the Ford's auto mode has an "on"
+    /// request and no "off"): the parameters that would set it are `unsupported`. A target no
     /// parameter asked for (fan on, implied by a fan speed) is left to the car.
     static func refuseReadOnlyTargets(_ context: inout ResolutionContext) {
-        let readOnly = context.targets.keys.filter { context.profile.isReadOnly($0) }.sorted()
-        guard !readOnly.isEmpty else { return }
-        for key in readOnly {
-            let reason = "\(context.car) reports \(key.rawValue) but takes no command for it on its bus"
+        let refused = context.targets.filter { !context.profile.accepts($0.key, $0.value) }.keys.sorted()
+        guard !refused.isEmpty else { return }
+        for key in refused {
+            let reason = context.profile.isReadOnly(key)
+                ? "\(context.car) reports \(key.rawValue) but takes no command for it on its bus"
+                : "\(context.car) takes no request to set \(key.rawValue) to \(context.targets[key]!)"
             let candidates = parameters(setting: key)
             let given = candidates.filter { if case .success? = context.results[$0] { true } else { false } }
             for name in given { context.results[name] = .unsupported(reason: reason) }

@@ -273,6 +273,16 @@ import Testing
         #expect(database.messages[0].comment == "Preis € grän")
     }
 
+    /// The five bytes cp1252 leaves undefined read as U+FFFD, as cantools reads them
+    /// (found in real cars' choice names).
+    @Test func cp1252UndefinedBytesAreReplacementCharacters() throws {
+        let bytes = Array("BO_ 1 M: 1 A\n SG_ S : 0|8@1+ (1,0) [0|0] \"\" A\nVAL_ 1 S 1 \"x".utf8)
+            + [0x81, 0x8D, 0x8F, 0x90, 0x9D] + Array("y\" 2 \"a\u{7F}".utf8) + [0x80] + Array("\" ;\n".utf8)
+        let database = try DBCDatabase(parsing: bytes)
+        let choices = database.messages[0].signals[0].choices.map(\.name)
+        #expect(choices == ["x\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}y", "a\u{7F}€"])
+    }
+
     @Test func utf8BOMIsAccepted() throws {
         let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("VERSION \"2.1\"\nBO_ 100 M: 8 X\n".utf8)
         let database = try DBCDatabase(parsing: bytes)

@@ -92,12 +92,6 @@ extension ProfileReader {
                     }
                 }
             }
-            if kind == .bool, case let .momentary(momentary)? = command {
-                for name in ["false", "true"] where momentary.requests[name] == nil {
-                    throw fail(bindingNode.childPath("command", quoted: false) + ".requests[\"\(name)\"]",
-                        "missing: a momentary boolean needs a request for true and one for false (a single button that flips it is a toggle)")
-                }
-            }
 
             var signalUnit: String?
             if let unitNode = object.optional("signalUnit") {

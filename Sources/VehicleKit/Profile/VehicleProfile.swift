@@ -79,6 +79,16 @@ public struct VehicleProfile: Sendable {
     /// Whether the car reports `key` but takes no command for it (bound without a
     /// command: a read-only binding). Unbound keys are not read-only: they do not exist.
     public func isReadOnly(_ key: PropertyKey) -> Bool { bindings[key].map { $0.command == nil } ?? false }
+
+    /// Whether the car takes a command that sets `key` to `value`: false when it is
+    /// read-only, or commanded by momentary requests none of which sets that value (a
+    /// car with an "auto on" request and no "auto off"). Unbound keys: true.
+    public func accepts(_ key: PropertyKey, _ value: PropertyValue) -> Bool {
+        guard let binding = bindings[key] else { return true }
+        guard let command = binding.command else { return false }
+        if case let .momentary(momentary) = command { return momentary.requests[value.description] != nil }
+        return true
+    }
 }
 
 /// A numeric range with the step the car accepts.
