@@ -189,6 +189,7 @@ final class FramePlan: Sendable {
             statusProperties[binding.status.message, default: []].append((key, binding.status.signal))
             if let command = binding.command { commandNames.insert(command.message) }
         }
+        for name in VehicleFrames.watchedMessages(profile, commands: commandNames) where statusProperties[name] == nil { statusProperties[name] = [] }
 
         var statusPlans: [Message] = []
         var statusByID: [CANID: Int] = [:]

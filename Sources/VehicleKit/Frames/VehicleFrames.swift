@@ -33,6 +33,9 @@ public struct VehicleFrames: Sendable {
             if let command = binding.command, profile.database.message(named: command.message) != nil { commandMessages.insert(command.message) }
             statusProperties[binding.status.message, default: [:]][key] = binding.status.signal
         }
+        // A protected message the vehicle sends that no binding reads is still checked (and
+        // the simulated vehicle sends it): its frames count as trusted or untrusted.
+        for name in Self.watchedMessages(profile, commands: commandMessages) where statusProperties[name] == nil { statusProperties[name] = [:] }
         var status: [String: StatusMessage] = [:]
         for (name, properties) in statusProperties {
             guard let message = profile.database.message(named: name) else { continue }
@@ -41,6 +44,11 @@ public struct VehicleFrames: Sendable {
         self.statusMessages = status
         self.commandMessages = commandMessages
         self.plan = FramePlan(profile: profile)
+    }
+
+    /// Messages with a declared protection that are neither commands nor the acknowledgement.
+    static func watchedMessages(_ profile: VehicleProfile, commands: Set<String>) -> [String] {
+        profile.protection.keys.filter { !commands.contains($0) && $0 != profile.acknowledgement?.message }.sorted()
     }
 
     // MARK: - Values <-> signals
