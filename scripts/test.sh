@@ -8,7 +8,7 @@
 #   4. swift test, with CARPLAYD_GOLDEN_DIR, CARPLAYD_DBC_CORPUS and
 #      CARPLAYD_PROTECTION_VECTORS exported
 #   5. carplayctl dbc decode against cantools on generated candump logs
-#   6. every intent on every profile, frames checked with cantools
+#   6. the real-car DBCs unchanged; every intent on every profile, frames checked with cantools
 #   7. the fuzz targets, 30 s each (Fuzz/run.sh: DBC, profile, candump, frames, Varlink)
 #   8. the real carplayd end to end over its Varlink socket (tests/daemon, pytest)
 #   9. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (tools/soak)
@@ -124,6 +124,24 @@ stage_decode_cli() {
     done
 }
 
+stage_real_dbcs() {
+    # The production cars' DBCs are used as published (commaai/opendbc), never edited:
+    # each copy must keep the SHA-256 recorded from shared/real-dbc/README.md.
+    step "real-car DBCs unchanged (VehicleProfiles/SHA256SUMS)"
+    local count
+    (cd "$REPO_ROOT/VehicleProfiles" && sha256sum --check --strict SHA256SUMS) || die "a real-car DBC differs from its published file"
+    count="$(grep -c . "$REPO_ROOT/VehicleProfiles/SHA256SUMS")"
+    if [ -d "$REPO_ROOT/../shared/real-dbc" ]; then
+        # Beside the shared folder: the copies are the shared files themselves.
+        local file
+        while read -r _ file; do
+            cmp -s "$REPO_ROOT/VehicleProfiles/$file" "$REPO_ROOT/../shared/real-dbc/$(basename "$file")" \
+                || die "VehicleProfiles/$file is not ../shared/real-dbc/$(basename "$file")"
+        done < "$REPO_ROOT/VehicleProfiles/SHA256SUMS"
+    fi
+    echo "real-car DBCs: $count passed, 0 failed" | tee -a "$RESULTS"
+}
+
 stage_intents() {
     # Every intent on every shipped profile, through carplayctl perform --simulate,
     # checked from outside: cantools decodes the command frames with the profile's DBC,
@@ -193,6 +211,7 @@ main() {
     stage_protection_vectors
     stage_swift_test
     stage_decode_cli
+    stage_real_dbcs
     stage_intents
     stage_fuzz
     stage_daemon
