@@ -1,6 +1,6 @@
 import CANKit
 
-/// Schema 2 commands, one parser per kind (docs/PROFILE-SCHEMA-2.md, "Command kinds").
+/// Schema 2 commands, one parser per kind (VehicleProfiles/README.md, "Command kinds").
 extension ProfileReader {
     static let commandKinds = ["setpoint", "momentary", "toggle", "step"]
 

@@ -3,7 +3,7 @@ import Foundation
 
 /// Loads `VehicleProfiles/<vehicle>/`: `profile.json` and the DBC it names, resolves
 /// every reference into the DBC and checks the rules of VehicleProfiles/README.md
-/// (schema 1) and docs/PROFILE-SCHEMA-2.md (schema 2). Files are read through `readFile`
+/// (schema 1 and 2). Files are read through `readFile`
 /// (nil: the file cannot be read), so VehicleKit does no I/O of its own.
 ///
 /// The work is split by concern: capabilities and policies
@@ -97,7 +97,7 @@ struct ProfileReader {
             throw schemaNode.error("unsupported schema version \(schema); this loader reads schema 1 and 2")
         }
         if schema == 1, root.has("messages") {
-            throw fail(root.path("messages"), "messages is schema 2 (docs/PROFILE-SCHEMA-2.md); this profile says schema 1")
+            throw fail(root.path("messages"), "messages is schema 2 (VehicleProfiles/README.md); this profile says schema 1")
         }
         if schema == 2, root.has("e2e") {
             throw fail(root.path("e2e"), "e2e is schema 1; in schema 2 each message declares its protection in messages.<name>.protection")

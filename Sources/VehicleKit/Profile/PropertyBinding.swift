@@ -2,7 +2,7 @@ import CANKit
 
 /// How one state property travels over the bus: the command that changes it (nil: the
 /// property is reported but this car takes no command for it) and the status signal that
-/// reports it. See docs/PROFILE-SCHEMA-2.md.
+/// reports it. See VehicleProfiles/README.md, "Schema 2".
 public struct PropertyBinding: Sendable, Hashable {
     public var command: PropertyCommand?
     /// The status signal that reports the property.
