@@ -144,11 +144,15 @@ stage_real_dbcs() {
 
 stage_intents() {
     # Every intent on every shipped profile, through carplayctl perform --simulate,
-    # checked from outside: cantools decodes the command frames with the profile's DBC,
-    # the E2E CRC and counters are recomputed in Python, the state must show the values.
+    # checked from outside: cantools decodes the command frames with the profile's DBC
+    # (per command kind: setpoint, momentary, toggle, step; read-only properties refused),
+    # each message's protection is recomputed in Python (tools/intents/protection.py, its
+    # vendor schemes first checked on commaai/opendbc's published frames), the state must
+    # show the values.
     local bin
     bin="$("$SWIFT" build --show-bin-path)/carplayctl"
     step "every intent on every profile, frames checked with cantools"
+    "$PY" "$REPO_ROOT/tools/intents/protection.py" --self-test | tee -a "$RESULTS"
     local profiles=("$REPO_ROOT"/VehicleProfiles/*/)
     [ -f "${profiles[0]}/profile.json" ] || die "no vehicle profiles in VehicleProfiles/"
     "$PY" "$REPO_ROOT/tools/intents/check_intents.py" --carplayctl "$bin" "${profiles[@]}" | tee -a "$RESULTS"

@@ -47,13 +47,20 @@ public enum IntentResolver {
     static func refuseReadOnlyTargets(_ context: inout ResolutionContext) {
         let refused = context.targets.filter { !context.profile.accepts($0.key, $0.value) }.keys.sorted()
         guard !refused.isEmpty else { return }
-        for key in refused {
+        let asked = context.results
+        func isSuccess(_ name: String) -> Bool { if case .success? = asked[name] { true } else { false } }
+        // The properties a parameter of their own asked for (enableHeating for heating) name
+        // the reason before those the intent implies (cooling off while heating).
+        let ordered = refused.filter { parameters(setting: $0).first.map(isSuccess) ?? false }
+            + refused.filter { !(parameters(setting: $0).first.map(isSuccess) ?? false) }
+        var named = Set<String>()
+        for key in ordered {
             let reason = context.profile.isReadOnly(key)
                 ? "\(context.car) reports \(key.rawValue) but takes no command for it on its bus"
                 : "\(context.car) takes no request to set \(key.rawValue) to \(context.targets[key]!)"
-            let candidates = parameters(setting: key)
-            let given = candidates.filter { if case .success? = context.results[$0] { true } else { false } }
-            for name in given { context.results[name] = .unsupported(reason: reason) }
+            for name in parameters(setting: key) where isSuccess(name) && named.insert(name).inserted {
+                context.results[name] = .unsupported(reason: reason)
+            }
             context.targets[key] = nil
         }
     }
@@ -62,7 +69,9 @@ public enum IntentResolver {
     static func parameters(setting key: PropertyKey) -> [String] {
         if key.rawValue.hasPrefix("climate.temperature.") { return ["temperature", "relativeTemperatureSetting"] }
         if key.rawValue.hasPrefix("defroster.") { return ["defroster", "enable"] }
-        if key.rawValue.hasPrefix("seat.") { return ["level", "relativeLevelSetting", "enableHeating", "enableCooling", "enableMassage"] }
+        if key.rawValue.hasPrefix("seat."), let feature = key.rawValue.split(separator: ".").last {
+            return ["enable" + feature.prefix(1).uppercased() + feature.dropFirst(), "level", "relativeLevelSetting"]
+        }
         if key.rawValue.hasPrefix("signal.") { return ["signals"] }
         return switch key {
         case .fan: ["enableFan"]

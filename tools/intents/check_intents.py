@@ -3,15 +3,42 @@
 
 Runs `carplayctl perform --simulate PROFILE_DIR INTENT_JSON` for a scenario per
 intent (built from the profile's own capabilities, so nothing is hard-coded per
-car) and checks, independently of the Swift code:
+car) and checks, independently of the Swift code, for profiles of schema 1 and 2
+(VehicleProfiles/README.md, "Schema 2"):
 
-- the response code;
-- each command frame the intent sent, decoded by cantools with the profile's DBC,
-  carries the commanded value in the bound command signal (and only "no request"
-  in command signals of other properties);
-- the E2E CRC (CRC-8 SAE J1850 over data ID low, high, payload without the CRC
-  byte) and the alive counter of every command and status frame;
-- the vehicle state printed afterwards shows the commanded value.
+- the response code; a property bound without a command (read-only), or a value a
+  momentary command has no request for, makes the intent answer `failure`/`notResolved`
+  with a parameter resolved `unsupported`, sends no command frame and leaves the state as
+  it was;
+- the command frames, decoded by cantools with the profile's DBC (plus the profile's
+  `messages.<M>.choices`) and compared raw:
+  - setpoint: the first frame of the message carries the commanded value through the
+    binding's mapping (`values`: the first raw of the entry; `unit`; `linear`;
+    `signalUnit`), later frames that value or the idle;
+  - momentary: one press -- the request value held `holdFrames` frames, then a frame
+    with the signal back at its idle;
+  - toggle: such a press when the state before differs from the target, else no frame;
+  - step: |target - start| / step presses of `up` (or `down`), at most maxSteps, each
+    held `holdFrames` frames and followed by a release, none the other way;
+  - every other signal of the message at its idle: the idle of a setpoint binding that
+    has one (setpoints without idle are not checked), else `messages.<M>.defaults`, a
+    `NoRequest` choice, the DBC's GenSigStartValue, or 0;
+  - no frame of a command message that no commanded property uses;
+  - what an intent sets besides its scenario's property (docs/INTENTS.md: a fan speed
+    sets the fan on, seat heating sets cooling 0 and the other way round, a station
+    sets the radio source) is checked like the property itself where it has a command;
+- the protection of every frame (tools/intents/protection.py: carplayd-e2e, counter,
+  vw-mqb, honda, toyota);
+- the last status frame of each commanded property, read through the status mapping,
+  and the vehicle state printed afterwards show the commanded value (numbers within
+  the status signal's resolution when a unit or linear mapping converts them).
+
+"The state before" is what the simulated vehicle prints for an intent that changes
+nothing (GetCarPowerLevelStatus), read once per profile. Schema 1 profiles get the same
+scenarios as before schema 2; schema 2 ones also every climate zone, fan off, auto mode,
+climate control and each value a momentary command cannot set. A profile that
+`carplayctl profile check` refuses is one FAIL line. DBCs that cantools refuses in
+strict mode (overlapping signals in production files) are read non-strict for schema 2.
 
 Prints one line per scenario and `N passed, N failed`; exits 1 on any failure.
 """
@@ -21,12 +48,18 @@ import json
 import math
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import cantools
+from cantools.database.namedsignalvalue import NamedSignalValue
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import carplay_e2e  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import protection  # noqa: E402
+
+FAHRENHEIT = ("fahrenheit", 9 / 5, 32)     # signal = property * f + o (property in °C)
+MILES = ("mi", 1 / 1.609344, 0)            # property in km
+KHZ = {"kHz": 1, "MHz": 1000}
 
 
 def parse_log_line(line):
@@ -38,51 +71,13 @@ def parse_log_line(line):
     return int(ident, 16), bytes.fromhex(data)
 
 
-class Vehicle:
-    def __init__(self, directory):
-        self.directory = Path(directory)
-        self.profile = json.loads((self.directory / "profile.json").read_text())
-        self.db = cantools.database.load_file(str(self.directory / self.profile["dbc"]), strict=True)
-        self.bindings = self.profile["bindings"]
-        self.e2e = self.profile.get("e2e", {})
-
-    def message(self, name):
-        return self.db.get_message_by_name(name)
-
-    def signal(self, message, signal):
-        return self.message(message).get_signal_by_name(signal)
-
-    def check_e2e(self, frame_id, data):
-        """None when the frame's E2E is right (or the message is unprotected)."""
-        try:
-            message = self.db.get_message_by_frame_id(frame_id)
-        except KeyError:
-            return "frame 0x%X is not in the DBC" % frame_id
-        config = self.e2e.get(message.name)
-        if config is None:
-            return None
-        payload = data[: message.length]
-        decoded = message.decode(payload, decode_choices=False)
-        if not carplay_e2e.trusted(message, config, payload):
-            return "%s: CRC 0x%02X, expected 0x%02X" % (
-                message.name, payload[carplay_e2e.crc_byte(message, config)], carplay_e2e.expected_crc(message, config, payload))
-        if not 0 <= decoded[config["counter"]] <= 14:
-            return "%s: alive counter %d outside 0..14" % (message.name, decoded[config["counter"]])
-        return None
-
-    def to_signal(self, key, value, expected):
-        """The DBC value (choice name or number) that carries a state value."""
-        values = self.bindings[key].get("values", {})
-        signal_unit = self.bindings[key].get("signalUnit")
-        if key == "radio.frequency" and signal_unit:
-            band = next(b for b in self.profile["radio"]["bands"] if b["type"] == expected["radio.band"])
-            khz = {"kHz": 1, "MHz": 1000}
-            return value * khz[band["unit"]] / khz[signal_unit]
-        if isinstance(value, bool):
-            return values.get("true" if value else "false", 1 if value else 0)
-        if isinstance(value, str):
-            return values[value]
-        return value
+def value_key(value):
+    """A property value as the keys of `values` tables spell it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def same(a, b):
@@ -91,28 +86,264 @@ def same(a, b):
     return math.isclose(float(a), float(b), rel_tol=1e-6, abs_tol=1e-6)
 
 
-def scenarios(vehicle):
-    """(name, intent json, expected response code, {property: value} commanded)."""
+class Vehicle:
+    def __init__(self, directory):
+        self.directory = Path(directory)
+        self.profile = json.loads((self.directory / "profile.json").read_text())
+        self.schema = self.profile.get("schema", 1)
+        path = str(self.directory / self.profile["dbc"])
+        try:
+            self.db = cantools.database.load_file(path, strict=True)
+        except cantools.database.UnsupportedDatabaseFormatError:
+            if self.schema == 1:
+                raise
+            # production DBCs (vw_mqb.dbc) have overlapping signals in messages no profile uses
+            self.db = cantools.database.load_file(path, strict=False)
+        self.bindings = self.profile["bindings"]
+        self.settings = self.profile.get("messages", {})
+        if self.schema == 1:
+            self.e2e = self.profile.get("e2e", {})
+            entries = protection.from_schema1(self.e2e)
+        else:
+            entries = protection.from_schema2(self.settings)
+            for message_name, table in self.settings.items():
+                for signal_name, choices in table.get("choices", {}).items():
+                    signal = self.signal(message_name, signal_name)
+                    known = dict(signal.choices or {})
+                    for raw, name in choices.items():
+                        known.setdefault(int(raw), NamedSignalValue(int(raw), name))
+                    signal.choices = known
+        self.protection_entries = entries
+        self.initial = None
+
+    def message(self, name):
+        return self.db.get_message_by_name(name)
+
+    def signal(self, message, signal):
+        return self.message(message).get_signal_by_name(signal)
+
+    # ----- the binding model, schema 1 read as schema 2 -----
+
+    def command(self, key):
+        """The binding's command with its `kind`, None when read-only (or unbound)."""
+        binding = self.bindings.get(key, {})
+        command = binding.get("command")
+        if command is None:
+            return None
+        if self.schema == 1:
+            command = dict(command, kind="setpoint")
+            if "values" in binding:
+                command["values"] = binding["values"]
+        return command
+
+    def status(self, key):
+        binding = self.bindings.get(key, {})
+        status = binding.get("status")
+        if status is not None and self.schema == 1 and "values" in binding:
+            status = dict(status, values=binding["values"])
+        return status
+
+    def read_only(self, key):
+        return key in self.bindings and self.command(key) is None
+
+    def refused(self, key, value):
+        """Why setting `key` to `value` must resolve unsupported, or None.
+
+        Read-only (bound without a command), or a momentary command without a request
+        for that value ("a momentary command may set only some values").
+        """
+        if self.read_only(key):
+            return "read-only %s" % key
+        command = self.command(key) or {}
+        if command.get("kind") == "momentary" and value_key(value) not in command["requests"]:
+            return "%s = %s has no momentary request" % (key, value_key(value))
+        return None
+
+    def protected_signals(self, message_name):
+        entry = self.protection_entries.get(message_name) or {}
+        return {entry.get("checksum"), entry.get("counter")} - {None}
+
+    # ----- raw values -----
+
+    def raw(self, message_name, signal_name, spec):
+        """A choice name or raw integer as the signal's raw value."""
+        if isinstance(spec, str):
+            signal = self.signal(message_name, signal_name)
+            for raw, name in (signal.choices or {}).items():
+                if str(name) == spec:
+                    return int(raw)
+            raise KeyError("%s.%s has no choice %r" % (message_name, signal_name, spec))
+        return int(spec)
+
+    def idle_raw(self, message_name, signal_name):
+        """An unbound or released signal: messages.M.defaults, NoRequest, GenSigStartValue, 0."""
+        defaults = self.settings.get(message_name, {}).get("defaults", {})
+        if signal_name in defaults:
+            return self.raw(message_name, signal_name, defaults[signal_name])
+        signal = self.signal(message_name, signal_name)
+        for raw, name in (signal.choices or {}).items():
+            if str(name) == "NoRequest":
+                return int(raw)
+        if signal.raw_initial is not None:
+            return int(signal.raw_initial)
+        return 0
+
+    def physical(self, key, mapping, value, expected):
+        """(physical signal value, converted?) for a numeric property value."""
+        if isinstance(value, bool):
+            return (1 if value else 0), False
+        signal_unit = self.bindings[key].get("signalUnit")
+        if key == "radio.frequency" and signal_unit:
+            band = next(b for b in self.profile["radio"]["bands"] if b["type"] == expected["radio.band"])
+            return value * KHZ[band["unit"]] / KHZ[signal_unit], True
+        unit = mapping.get("unit")
+        if unit == "fahrenheit":
+            return value * FAHRENHEIT[1] + FAHRENHEIT[2], True
+        if unit == "mi":
+            return value * MILES[1], True
+        if "linear" in mapping:
+            linear = mapping["linear"]
+            return (value - linear.get("offset", 0)) / linear["factor"], True
+        return value, False
+
+    def table(self, message_name, signal_name, mapping):
+        """{value key: [raw, ...]} of a mapping's `values`."""
+        out = {}
+        for text, entry in mapping.get("values", {}).items():
+            items = entry if isinstance(entry, list) else [entry]
+            out[text] = [self.raw(message_name, signal_name, item) for item in items]
+        return out
+
+    def expect(self, key, side, value, expected, is_status):
+        """A predicate on the raw value of `side`'s signal for `value`, and its description.
+
+        `side` is a setpoint command or a status; a command sends the first raw of a
+        `values` entry, a status may show any of them (or anything outside the table for
+        `otherwise`).
+        """
+        message_name, signal_name = side["message"], side["signal"]
+        signal = self.signal(message_name, signal_name)
+        table = self.table(message_name, signal_name, side)
+        invalid = {self.raw(message_name, signal_name, item) for item in side.get("invalid", [])}
+        text = value_key(value)
+        if text in table:
+            raws = table[text] if is_status else table[text][:1]
+            return (lambda raw: raw in raws), "raw %s" % "/".join(map(str, raws))
+        if is_status and "otherwise" in side and value_key(side["otherwise"]) == text:
+            listed = {raw for raws in table.values() for raw in raws} | invalid
+            return (lambda raw: raw not in listed), "raw outside %s" % sorted(listed)
+        if isinstance(value, str):
+            raw = self.raw(message_name, signal_name, value)   # schema 1's case names may be choice names
+            return (lambda got: got == raw), "raw %d" % raw
+        phys, converted = self.physical(key, side, value, expected)
+        exact = (phys - signal.offset) / signal.scale
+        # a converted value lands on the signal's grid: within its resolution (1 raw step)
+        tolerance = 1 - 1e-9 if converted else 1e-6 * max(1, abs(exact))
+        return ((lambda raw: raw not in invalid and abs(raw - exact) <= tolerance),
+                "raw %g (%g%s)" % (round(exact, 3), phys, " " + signal.unit if signal.unit else ""))
+
+    def state_tolerance(self, key, value):
+        """How far the printed state may be from a numeric target: the status signal's resolution."""
+        status = self.status(key)
+        if status is None or isinstance(value, (bool, str)):
+            return None
+        scale = abs(self.signal(status["message"], status["signal"]).scale)
+        if status.get("unit") == "fahrenheit":
+            return scale / FAHRENHEIT[1] + 1e-9
+        if status.get("unit") == "mi":
+            return scale / MILES[1] + 1e-9
+        if "linear" in status:
+            return scale * abs(status["linear"]["factor"]) + 1e-9
+        return None
+
+    def command_messages(self):
+        return {c["message"] for c in (self.command(k) for k in self.bindings) if c}
+
+    def step_size(self, key, command):
+        if "step" in command:
+            return command["step"]
+        if key.startswith("climate.temperature."):
+            return self.profile["climate"]["temperature"]["celsius"]["step"]
+        return 1
+
+    def max_steps(self, key, command):
+        if "maxSteps" in command:
+            return command["maxSteps"]
+        step = self.step_size(key, command)
+        if key.startswith("climate.temperature."):
+            c = self.profile["climate"]["temperature"]["celsius"]
+            return round((c["max"] - c["min"]) / step) + 1
+        if key == "climate.fanSpeed":
+            return round((self.profile["climate"]["fanSpeedLevels"] - 1) / step) + 1
+        if key.startswith("seat."):
+            seat, feature = key.split(".")[1:]
+            level = next(s for s in self.profile["seats"] if s["seat"] == seat).get(feature, 0)
+            return round(level / step) + 1
+        return None
+
+
+def scenarios(vehicle, carplayctl):
+    """(name, intent json, expected response code, {property: value} commanded[, extra args])."""
     p = vehicle.profile
+    schema2 = vehicle.schema >= 2
+    initial = initial_state(vehicle, carplayctl) if schema2 else {}
     out = []
+
+    def flipped(key, default):
+        """A boolean target differing from the state before where the command can ask for it."""
+        command = vehicle.command(key) or {}
+        candidates = [not initial[key], initial[key]] if isinstance(initial.get(key), bool) else [default]
+        if command.get("kind") == "momentary":
+            candidates = [c for c in candidates if value_key(c) in command["requests"]] or candidates
+        return candidates[0]
+
     climate = p.get("climate")
     if climate:
-        zone = climate["zones"][0]
-        seat = zone["seats"][0]
         c = climate["temperature"]["celsius"]
         target = c["min"] + c["step"] * round(((c["max"] - c["min"]) / 2) / c["step"])
-        out.append(("climate temperature", {"intent": "SetClimateSettingsInCar", "parameters": {
-            "temperature": {"value": target, "unit": "celsius"}, "climateZone": seat}},
-            "success", {"climate.temperature.%s" % zone["id"]: target}))
+        zones = climate["zones"] if schema2 else climate["zones"][:1]
+        for zone in zones:
+            key = "climate.temperature.%s" % zone["id"]
+            zone_target = target
+            if schema2 and initial.get(key) is not None and same(initial[key], target):
+                zone_target = target + c["step"]       # a step scenario that presses nothing checks nothing
+            name = "climate temperature %s" % zone["id"] if schema2 else "climate temperature"
+            out.append((name, {"intent": "SetClimateSettingsInCar", "parameters": {
+                "temperature": {"value": zone_target, "unit": "celsius"}, "climateZone": zone["seats"][0]}},
+                "success", {key: zone_target}))
         if climate.get("fanSpeedLevels", 0) >= 2:
             out.append(("climate fan", {"intent": "SetClimateSettingsInCar", "parameters": {"fanSpeedIndex": 2}},
                         "success", {"climate.fanSpeed": 2}))
+        if schema2:
+            out.append(("climate fan off", {"intent": "SetClimateSettingsInCar", "parameters": {"enableFan": False}},
+                        "success", {"climate.fan": False}))
         if climate.get("airConditioner"):
             out.append(("climate A/C off", {"intent": "SetClimateSettingsInCar", "parameters": {"enableAirConditioner": False}},
                         "success", {"climate.airConditioner": False}))
+        if schema2 and climate.get("autoMode"):
+            value = flipped("climate.autoMode", True)
+            out.append(("climate auto %s" % value_key(value), {"intent": "SetClimateSettingsInCar", "parameters": {
+                "enableAutoMode": value}}, "success", {"climate.autoMode": value}))
+        if schema2 and climate.get("climateControl"):
+            value = flipped("climate.climateControl", False)
+            out.append(("climate control %s" % value_key(value), {"intent": "SetClimateSettingsInCar", "parameters": {
+                "enableClimateControl": value}}, "success", {"climate.climateControl": value}))
         if climate.get("recirculation"):
             out.append(("climate recirculation", {"intent": "SetClimateSettingsInCar", "parameters": {"airCirculationMode": "recirculateAir"}},
                         "success", {"climate.airCirculation": "recirculateAir"}))
+    if schema2:
+        # a momentary command may leave values without a request: those must be refused
+        domains = {"climate.airConditioner": [True, False], "climate.autoMode": [True, False],
+                   "climate.climateControl": [True, False], "climate.fan": [True, False],
+                   "climate.airCirculation": ["freshAir", "recirculateAir"], "lock.locked": [True, False]}
+        domains.update({"defroster.%s" % d: [True, False] for d in p.get("defrosters", [])})
+        for key, domain in sorted(domains.items()):
+            command = vehicle.command(key) or {}
+            if command.get("kind") != "momentary":
+                continue
+            for value in domain:
+                if value_key(value) not in command["requests"]:
+                    out.append(("%s %s (no request)" % (key, value_key(value)), intent_for(key, value), "failure", {key: value}))
     for defroster in p.get("defrosters", []):
         out.append(("defroster %s" % defroster, {"intent": "SetDefrosterSettingsInCar", "parameters": {"enable": True, "defroster": defroster}},
                     "success", {"defroster.%s" % defroster: True}))
@@ -150,7 +381,10 @@ def scenarios(vehicle):
     if signals:
         out.append(("signal", {"intent": "ActivateCarSignal", "parameters": {"signals": signals}}, "success",
                     {"signal.%s" % s: True for s in signals}))
-    out.append(("power level", {"intent": "GetCarPowerLevelStatus", "parameters": {}}, "success", {}))
+    power = p.get("power", {})
+    # INTENTS.md: a car whose power has neither fuel nor battery resolves carName unsupported
+    out.append(("power level", {"intent": "GetCarPowerLevelStatus", "parameters": {}},
+                "success" if power.get("fuel") or power.get("battery") else "failure", {}))
     if p.get("profileSlots", 0) >= 2:
         expected = {"profile.active": 2} if "profile.active" in vehicle.bindings else {}
         out.append(("save profile", {"intent": "SaveProfileInCar", "parameters": {"profileNumber": 2, "profileName": "Alex"}},
@@ -170,40 +404,329 @@ def scenarios(vehicle):
     return out
 
 
+def intent_for(key, value):
+    """The intent that sets one switch-like property."""
+    climate = {"climate.airConditioner": "enableAirConditioner", "climate.autoMode": "enableAutoMode",
+               "climate.climateControl": "enableClimateControl", "climate.fan": "enableFan",
+               "climate.airCirculation": "airCirculationMode"}
+    if key in climate:
+        return {"intent": "SetClimateSettingsInCar", "parameters": {climate[key]: value}}
+    if key.startswith("defroster."):
+        return {"intent": "SetDefrosterSettingsInCar", "parameters": {"enable": value, "defroster": key.split(".")[1]}}
+    if key == "lock.locked":
+        return {"intent": "SetCarLockStatus", "parameters": {"locked": value}}
+    raise KeyError(key)
+
+
+def carplayctl_run(arguments):
+    for attempt in range(5):
+        try:
+            return subprocess.run(arguments, capture_output=True, text=True, timeout=60)
+        except OSError:          # "text file busy" while carplayctl is being rebuilt
+            if attempt == 4:
+                raise
+            time.sleep(3)
+
+
 def run(carplayctl, vehicle, intent, extra):
-    result = subprocess.run([carplayctl, "perform", "--simulate", str(vehicle.directory), json.dumps(intent)] + extra,
-                            capture_output=True, text=True, timeout=60)
+    result = carplayctl_run([carplayctl, "perform", "--simulate", str(vehicle.directory), json.dumps(intent)] + extra)
     try:
         return json.loads(result.stdout), result
     except json.JSONDecodeError:
         return None, result
 
 
+def initial_state(vehicle, carplayctl):
+    """The state the simulated vehicle starts from: what an intent that changes nothing prints."""
+    if vehicle.initial is None:
+        output, _ = run(carplayctl, vehicle, {"intent": "GetCarPowerLevelStatus", "parameters": {}}, [])
+        vehicle.initial = (output or {}).get("state", {})
+    return vehicle.initial
+
+
+# ----- frame checks ------------------------------------------------------------------------
+
+def presses(values, request, idle, hold, what):
+    """Runs of `request` in a signal's raw values, each `hold` long and followed by `idle`.
+
+    Returns (number of presses, problem or None).
+    """
+    count = 0
+    index = 0
+    while index < len(values):
+        if values[index] != request:
+            index += 1
+            continue
+        start = index
+        while index < len(values) and values[index] == request:
+            index += 1
+        count += 1
+        if index - start != hold:
+            return count, "%s held %d frames, expected holdFrames %d" % (what, index - start, hold)
+        if index == len(values):
+            return count, "%s: no release frame after the press" % what
+        if values[index] != idle:
+            return count, "%s released to raw %d, expected the idle %d" % (what, values[index], idle)
+    return count, None
+
+
+def check_message(vehicle, message, frames, active, initial, expected):
+    """The frames of one command message against the properties `active` commands in it."""
+    name = message.name
+    protected = vehicle.protected_signals(name)
+    roles = {}          # signal -> ("idle", raw) | ("free",) | ("setpoint", key, predicate, text, idle) | ("request", key)
+    checks = []         # per active key: a function of the raw frames -> problem or None
+    for key in vehicle.bindings:
+        command = vehicle.command(key)
+        if not command or command["message"] != name:
+            continue
+        kind = command["kind"]
+        if kind == "setpoint":
+            signal = command["signal"]
+            idle = vehicle.raw(name, signal, command["idle"]) if "idle" in command else None
+            if key in active:
+                predicate, text = vehicle.expect(key, command, active[key], expected, False)
+                roles[signal] = ("setpoint", key, predicate, text, idle)
+            elif signal not in roles:
+                roles[signal] = ("idle", idle) if idle is not None else ("free",)
+            continue
+        if kind == "momentary":
+            targets = [(command["requests"][v]["signal"], command["requests"][v]["value"], v) for v in command["requests"]]
+        elif kind == "toggle":
+            targets = [(command["signal"], command["value"], None)]
+        elif kind == "step":
+            targets = [(command[d]["signal"], command[d]["value"], d) for d in ("up", "down")]
+        else:
+            return "%s: unknown command kind %r" % (key, kind)
+        pressed = set()
+        if key in active:
+            if kind == "momentary":
+                request = command["requests"].get(value_key(active[key]))
+                pressed = {request["signal"]} if request else set()
+            else:
+                pressed = {signal for signal, _, _ in targets}
+        for signal, _, _ in targets:
+            if signal in pressed:
+                roles[signal] = ("request", key)
+            elif signal not in roles:
+                roles[signal] = ("idle", vehicle.idle_raw(name, signal))
+        if key not in active:
+            continue
+        hold = command.get("holdFrames", 1)
+        value = active[key]
+        if kind == "momentary":
+            request = command["requests"].get(value_key(value))
+            if request is None:
+                return "%s = %r has no request in the profile" % (key, value)
+            checks.append(momentary_check(vehicle, name, key, request, hold, targets))
+        elif kind == "toggle":
+            start = initial.get(key)
+            checks.append(toggle_check(vehicle, name, key, command, hold, None if start is None else start != value))
+        else:
+            checks.append(step_check(vehicle, name, key, command, hold, initial.get(key), value))
+    decoded = [message.decode(data[: message.length], decode_choices=False, scaling=False) for data in frames]
+    for index, raw in enumerate(decoded):
+        for signal in message.signals:
+            if signal.name in protected:
+                continue
+            role = roles.get(signal.name) or ("idle", vehicle.idle_raw(name, signal.name))
+            got = raw[signal.name]
+            if role[0] == "idle" and got != role[1]:
+                return "%s frame %d: %s = raw %d, expected its idle %d" % (name, index + 1, signal.name, got, role[1])
+            if role[0] == "setpoint":
+                _, key, predicate, text, idle = role
+                if not predicate(got) and (index == 0 or got != idle):
+                    return "%s frame %d: %s = raw %d, expected %s for %s = %r" % (
+                        name, index + 1, signal.name, got, text, key, active[key])
+    for check in checks:
+        problem = check(decoded)
+        if problem:
+            return problem
+    return None
+
+
+def momentary_check(vehicle, name, key, request, hold, targets):
+    signal = request["signal"]
+    raw_request = vehicle.raw(name, signal, request["value"])
+    idle = vehicle.idle_raw(name, signal)
+    others = {vehicle.raw(name, s, v) for s, v, _ in targets if s == signal} - {raw_request}
+
+    def check(decoded):
+        values = [raw[signal] for raw in decoded]
+        wrong = [v for v in values if v in others]
+        if wrong:
+            return "%s: %s carries raw %d, the request of another value" % (key, signal, wrong[0])
+        bad = [v for v in values if v not in (raw_request, idle)]
+        if bad:
+            return "%s: %s = raw %d, neither the request %d nor the idle %d" % (key, signal, bad[0], raw_request, idle)
+        count, problem = presses(values, raw_request, idle, hold, "%s %s=%d" % (key, signal, raw_request))
+        if problem:
+            return problem
+        if count != 1:
+            return "%s: %d presses of %s=%d in %d %s frames, expected 1" % (key, count, signal, raw_request, len(values), name)
+        return None
+    return check
+
+
+def toggle_check(vehicle, name, key, command, hold, press_expected):
+    signal = command["signal"]
+    raw_request = vehicle.raw(name, signal, command["value"])
+    idle = vehicle.idle_raw(name, signal)
+
+    def check(decoded):
+        values = [raw[signal] for raw in decoded]
+        bad = [v for v in values if v not in (raw_request, idle)]
+        if bad:
+            return "%s: %s = raw %d, neither the press %d nor the idle %d" % (key, signal, bad[0], raw_request, idle)
+        count, problem = presses(values, raw_request, idle, hold, "%s %s=%d" % (key, signal, raw_request))
+        if problem:
+            return problem
+        want = {True: [1], False: [0], None: [0, 1]}[press_expected]
+        if count not in want:
+            return "%s: %d presses of the toggle %s, expected %s (the state before %s the target)" % (
+                key, count, signal, " or ".join(map(str, want)), "differs from" if press_expected else "shows")
+        return None
+    return check
+
+
+def step_check(vehicle, name, key, command, hold, start, target):
+    up = (command["up"]["signal"], vehicle.raw(name, command["up"]["signal"], command["up"]["value"]))
+    down = (command["down"]["signal"], vehicle.raw(name, command["down"]["signal"], command["down"]["value"]))
+    step = vehicle.step_size(key, command)
+    limit = vehicle.max_steps(key, command)
+
+    def check(decoded):
+        counts = {}
+        for direction, (signal, raw_request) in (("up", up), ("down", down)):
+            idle = vehicle.idle_raw(name, signal)
+            values = [raw[signal] for raw in decoded]
+            allowed = {idle, up[1] if up[0] == signal else None, down[1] if down[0] == signal else None} - {None}
+            bad = [v for v in values if v not in allowed]
+            if bad:
+                return "%s: %s = raw %d, no press and not the idle %d" % (key, signal, bad[0], idle)
+            counts[direction], problem = presses(values, raw_request, idle, hold, "%s %s %s=%d" % (key, direction, signal, raw_request))
+            if problem:
+                return problem
+        if start is None:
+            if counts["up"] + counts["down"] == 0:
+                return "%s: no step press (the state before is unknown)" % key
+            return None
+        distance = (target - start) / step
+        if abs(distance - round(distance)) > 1e-6:
+            return "%s: %s -> %s is not a whole number of %s steps" % (key, start, target, step)
+        want = {"up": max(0, round(distance)), "down": max(0, -round(distance))}
+        if counts != want:
+            return "%s: %d up and %d down presses from %s to %s (step %s), expected %d up and %d down" % (
+                key, counts["up"], counts["down"], start, target, step, want["up"], want["down"])
+        if limit is not None and counts["up"] + counts["down"] > limit:
+            return "%s: %d presses, more than maxSteps %d" % (key, counts["up"] + counts["down"], limit)
+        return None
+    return check
+
+
+def implied(vehicle, intent, expected):
+    """What an intent sets besides its scenario's properties (docs/INTENTS.md), where it can be commanded.
+
+    A fan speed sets `climate.fan` true; a seat's heating or cooling going on sets the
+    other one to 0; a radio station sets `audio.source` to radio when the car has that
+    source. A read-only implied property is left out (the vehicle follows by itself).
+    SetProfileInCar restores the saved settings as they are.
+    """
+    out = {}
+    if intent["intent"] == "SetProfileInCar":
+        return out
+    if expected.get("climate.fanSpeed"):
+        out["climate.fan"] = True
+    for key, value in expected.items():
+        parts = key.split(".")
+        if parts[0] == "seat" and parts[2] in ("heating", "cooling") and value:
+            other = "cooling" if parts[2] == "heating" else "heating"
+            seat = next((s for s in vehicle.profile.get("seats", []) if s["seat"] == parts[1]), {})
+            if seat.get(other):
+                out["seat.%s.%s" % (parts[1], other)] = 0
+    if "radio.band" in expected and "radio" in vehicle.profile.get("audioSources", []):
+        out["audio.source"] = "radio"
+    return {k: v for k, v in out.items() if k not in expected and vehicle.command(k)}
+
+
+def first_line(text):
+    lines = [line for line in text.splitlines() if line.strip() and "warning:" not in line]
+    return (lines[0] if lines else text.strip())[:300]
+
+
 def check(carplayctl, vehicle, name, intent, code, expected, extra=()):
     output, process = run(carplayctl, vehicle, intent, list(extra))
     if output is None:
-        return "no JSON on stdout (exit %d): %s" % (process.returncode, process.stderr.strip()[:300])
+        return "no JSON on stdout (exit %d): %s" % (process.returncode, first_line(process.stderr))
     response = output["response"]
+    refused = {key: vehicle.refused(key, value) for key, value in expected.items() if vehicle.refused(key, value)}
+    why = " (%s)" % "; ".join(refused[k] for k in sorted(refused)) if refused else ""
+    if refused:
+        code = "failure"
     if response["code"] != code:
-        return "response %s, expected %s: %s" % (response["code"], code, json.dumps(response)[:300])
+        return "response %s, expected %s%s: %s" % (response["code"], code, why, json.dumps(response)[:300])
     frames = [parse_log_line(line) for line in output["frames"]]
+    checker = protection.Protection(vehicle.protection_entries)
+    by_message = {}
     for frame_id, data in frames:
-        problem = vehicle.check_e2e(frame_id, data)
+        try:
+            message = vehicle.db.get_message_by_frame_id(frame_id)
+        except KeyError:
+            return "protection: frame 0x%X is not in the DBC" % frame_id
+        problem = checker.check(message, data)
         if problem:
-            return "E2E: " + problem
+            return "protection: " + problem
+        by_message.setdefault(message.name, []).append(data)
+    command_messages = vehicle.command_messages()
+    if refused:
+        if response.get("reason") != "notResolved":
+            return "reason %r, expected notResolved%s" % (response.get("reason"), why)
+        unsupported = [p for p, r in output.get("resolutions", {}).items() if r.get("kind") == "unsupported"]
+        if not unsupported:
+            return "no parameter resolved unsupported%s" % why
+        sent = sorted(m for m in by_message if m in command_messages)
+        if sent:
+            return "command frames of %s sent%s" % (", ".join(sent), why)
+        initial = initial_state(vehicle, carplayctl)
+        for key in sorted(refused):
+            if key in initial and not same(output["state"].get(key), initial[key]):
+                return "state %s = %r after a refused intent, was %r" % (key, output["state"].get(key), initial[key])
+        return None
+    if code != "success":
+        return None
+    initial = initial_state(vehicle, carplayctl) if vehicle.schema >= 2 else {}
+    expected = dict(expected, **implied(vehicle, intent, expected))
+    active = {}
     for key, value in expected.items():
-        binding = vehicle.bindings[key]
-        command = binding["command"]
-        message = vehicle.message(command["message"])
-        sent = [data for frame_id, data in frames if frame_id == message.frame_id]
-        if not sent:
-            return "no %s frame among %d frames for %s" % (message.name, len(frames), key)
-        decoded = message.decode(sent[0][: message.length])
-        want = vehicle.to_signal(key, value, expected)
-        if not same(decoded[command["signal"]], want):
-            return "%s.%s = %r (cantools), expected %r for %s" % (message.name, command["signal"], decoded[command["signal"]], want, key)
+        command = vehicle.command(key)
+        if command is None:
+            return "%s has no binding with a command in the profile" % key
+        active.setdefault(command["message"], {})[key] = value
+    for message_name in sorted(set(by_message) & command_messages - set(active)):
+        return "%d %s frames, but no commanded property uses %s" % (len(by_message[message_name]), message_name, message_name)
+    for message_name, keys in active.items():
+        message = vehicle.message(message_name)
+        sent = by_message.get(message_name, [])
+        # a toggle already showing its target is not pressed; a step already there takes no step
+        quiet = all(vehicle.command(k)["kind"] in ("toggle", "step") and k in initial and same(initial[k], v) for k, v in keys.items())
+        if not sent and not quiet:
+            return "no %s frame among %d frames for %s" % (message_name, len(frames), ", ".join(keys))
+        problem = check_message(vehicle, message, sent, keys, initial, expected)
+        if problem:
+            return problem
+    for key, value in expected.items():
+        status = vehicle.status(key)
+        if status:
+            shown = by_message.get(status["message"])
+            if shown:
+                message = vehicle.message(status["message"])
+                raw = message.decode(shown[-1][: message.length], decode_choices=False, scaling=False)[status["signal"]]
+                predicate, text = vehicle.expect(key, status, value, expected, True)
+                if not predicate(raw):
+                    return "last %s: %s = raw %d, expected %s for %s = %r" % (status["message"], status["signal"], raw, text, key, value)
         state = output["state"].get(key)
-        if state is None or not same(state, value):
+        tolerance = vehicle.state_tolerance(key, value)
+        if state is None or not (same(state, value) if tolerance is None else abs(float(state) - float(value)) <= tolerance):
             return "state %s = %r, expected %r" % (key, state, value)
     return None
 
@@ -215,8 +738,14 @@ def main():
     args = parser.parse_args()
     passed = failed = 0
     for directory in args.profiles:
+        # a profile that does not load is one failure, not one per scenario
+        loaded = carplayctl_run([args.carplayctl, "profile", "check", directory])
+        if loaded.returncode != 0:
+            failed += 1
+            print("FAIL %s: carplayctl profile check: %s" % (Path(directory).name, first_line(loaded.stderr + loaded.stdout)))
+            continue
         vehicle = Vehicle(directory)
-        for scenario in scenarios(vehicle):
+        for scenario in scenarios(vehicle, args.carplayctl):
             name = scenario[0]
             problem = check(args.carplayctl, vehicle, *scenario)
             label = "%s: %s" % (vehicle.directory.name, name)
