@@ -1,5 +1,5 @@
 /// The receiver side of one message's `FrameProtection`: checks each payload against the
-/// checksum and the last accepted counter. `E2EChecker`'s rules, for any scheme's counter
+/// checksum and the last accepted counter, for any scheme's counter
 /// modulus; the result is an `E2EStatus`, whose `.wrongCRC` means the wrong checksum of
 /// whatever kind the scheme has.
 ///

@@ -84,12 +84,24 @@ public struct PayloadField: Hashable, Sendable {
     /// The field's value. Bytes past the end of `payload` read as 0 (a short frame must not
     /// trap; callers check the length first where it matters).
     public func read(_ payload: [UInt8]) -> UInt64 {
-        UInt64(truncatingIfNeeded: assembled(payload) >> UInt128(shift)) & mask
+        // A field inside one byte (every counter and 8-bit checksum of the shipped cars):
+        // read on every protected frame, so without the 128-bit assembly.
+        if firstByte == lastByte {
+            guard firstByte < payload.count else { return 0 }
+            return UInt64(payload[firstByte] >> UInt8(shift)) & mask
+        }
+        return UInt64(truncatingIfNeeded: assembled(payload) >> UInt128(shift)) & mask
     }
 
     /// Writes the low `length` bits of `value`; every other bit of `payload` is left as it
     /// was. Bytes past the end of `payload` are not written.
     public func write(_ value: UInt64, into payload: inout [UInt8]) {
+        if firstByte == lastByte {
+            guard firstByte < payload.count else { return }
+            let fieldMask = UInt8(truncatingIfNeeded: mask) << UInt8(shift)
+            payload[firstByte] = (payload[firstByte] & ~fieldMask) | (UInt8(truncatingIfNeeded: value & mask) << UInt8(shift))
+            return
+        }
         let fieldMask = UInt128(mask) << UInt128(shift)
         let merged = (assembled(payload) & ~fieldMask) | ((UInt128(value & mask) << UInt128(shift)) & fieldMask)
         let count = lastByte - firstByte + 1

@@ -45,6 +45,10 @@ final class FramePlan: Sendable {
         /// `MessageCodec.roundTrip(_:signal:)` finds it; nil when the DBC lacks them.
         let statusCodec: MessageCodec?
         let statusSignal: Int?
+        /// A setpoint command's mapping and idle raw value, read per decoded signal (no
+        /// copy of `command`'s enum there).
+        let setpointValues: ValueCodec?
+        let setpointIdle: Int128?
 
         init(
             key: PropertyKey, kind: PropertyKind?, binding: PropertyBinding, status: ValueCodec?, command: Command?,
@@ -59,12 +63,13 @@ final class FramePlan: Sendable {
             self.command = command
             self.statusCodec = statusCodec
             self.statusSignal = statusSignal
-        }
-
-        /// The setpoint command's mapping, if the property is commanded by setpoint.
-        var setpointValues: ValueCodec? {
-            if case let .setpoint(_, _, values)? = command?.kind { return values }
-            return nil
+            if case let .setpoint(_, idle, values)? = command?.kind {
+                setpointValues = values
+                setpointIdle = idle
+            } else {
+                setpointValues = nil
+                setpointIdle = nil
+            }
         }
     }
 

@@ -1,11 +1,14 @@
 import CANKit
 
 /// One side (command or status) of a property's `ValueMapping`, resolved against its
-/// signal: property value <-> the signal's decoded value or encoder input.
-struct ValueCodec: Sendable {
+/// signal: property value <-> the signal's decoded value or encoder input. A class: the
+/// frame path reads it per signal, and a struct of four tables would be retained four times.
+final class ValueCodec: Sendable {
     let kind: PropertyKind
-    /// Raw value -> property value, from the mapping's table.
+    /// Raw value -> property value, from the mapping's table; a short table (booleans,
+    /// a few cases) is searched in order instead (no hashing per decoded signal).
     let valueByRaw: [Int128: PropertyValue]
+    let shortTable: [(raw: Int128, value: PropertyValue)]
     /// What a raw value outside the table reads as; nil: no state.
     let otherwise: PropertyValue?
     /// Raw values that are no state.
@@ -35,7 +38,8 @@ struct ValueCodec: Sendable {
                 if position == 0, let input = codec.input(forRaw: raw, signal: signal.name) { inputByValue[value] = input }
             }
         }
-        self.valueByRaw = valueByRaw
+        self.shortTable = valueByRaw.count <= 8 ? valueByRaw.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } : []
+        self.valueByRaw = valueByRaw.count <= 8 ? [:] : valueByRaw
         self.inputByValue = inputByValue
         self.trueInput = inputByValue[.bool(true)]
         self.falseInput = inputByValue[.bool(false)]
@@ -85,7 +89,7 @@ struct ValueCodec: Sendable {
         if !invalid.isEmpty, let raw = raw(of: decoded), invalid.contains(raw) { return nil }
         if isTabled {
             guard let raw = raw(of: decoded) else { return otherwise }
-            if let value = valueByRaw[raw] ?? otherwise { return value }
+            if let value = lookUp(raw) ?? otherwise { return value }
             // A level or number the table leaves out reads as itself.
             switch kind {
             case .integer, .number: break
@@ -93,6 +97,14 @@ struct ValueCodec: Sendable {
             }
         }
         return plain(decoded)
+    }
+
+    private func lookUp(_ raw: Int128) -> PropertyValue? {
+        if valueByRaw.isEmpty {
+            for entry in shortTable where entry.raw == raw { return entry.value }
+            return nil
+        }
+        return valueByRaw[raw]
     }
 
     private func plain(_ decoded: SignalValue) -> PropertyValue? {

@@ -150,16 +150,24 @@ public struct VehicleFrames: Sendable {
             }
         }
         if byMessage.count > 1 { byMessage.sort { plan.commands[$0.plan].name < plan.commands[$1.plan].name } }
-        var after = context
-        for (key, value) in targets { after[key] = value }
+        // The state the released frames and carried setpoints show: made only when a
+        // message needs it (copying the state costs more than building a frame).
+        var after: VehicleState?
+        func stateAfter() -> VehicleState {
+            if let after { return after }
+            var state = context
+            for (key, value) in targets { state[key] = value }
+            after = state
+            return state
+        }
         var frames: [CANFrame] = []
         frames.reserveCapacity(byMessage.count)
         for item in byMessage {
             let message = plan.commands[item.plan]
             var inputs = item.inputs
-            carry(message, into: &inputs, state: after, except: targets)
+            if !message.carried.isEmpty { carry(message, into: &inputs, state: stateAfter(), except: targets) }
             for _ in 0..<item.hold { frames.append(try frame(for: message, inputs: inputs, counters: &counters)) }
-            if item.pressed { frames.append(try releasedFrame(message, state: after, counters: &counters)) }
+            if item.pressed { frames.append(try releasedFrame(message, state: stateAfter(), counters: &counters)) }
         }
         return frames
     }
@@ -241,15 +249,18 @@ public struct VehicleFrames: Sendable {
         do {
             try frame.data.withUnsafeBufferPointer { (data) throws(DBCDecodeError) in
                 try message.codec.decode(data, choices: true) { index, value in
-                    let position = message.keyBySignal[index]
-                    guard position >= 0 else { return }
-                    var positions = [position]
-                    if shared, let more = message.sharedKeys[index] { positions += more }
-                    for position in positions {
-                        let key = plan.keys[position]
+                    let first = message.keyBySignal[index]
+                    guard first >= 0 else { return }
+                    // The signal's property, then those sharing it (no array, no nested
+                    // function: either would allocate per decoded signal).
+                    let more = shared ? message.sharedKeys[index] : nil
+                    var next = -1
+                    repeat {
+                        let key = plan.keys[next < 0 ? first : more![next]]
+                        next += 1
                         if key.isRadioFrequency { deferred.append((key, value)); continue }
                         if let property = propertyValue(value, key: key, codec: key.status, band: nil) { values[key.key] = property } else { unreadable.append(key.key) }
-                    }
+                    } while next < (more?.count ?? 0)
                 }
             }
         } catch {
@@ -290,6 +301,7 @@ public struct VehicleFrames: Sendable {
         var deferred: [(FramePlan.Key, SignalValue)] = []
         var raws: [Int: Int128] = [:]
         let hasPresses = !command.presses.isEmpty
+        let shared = !command.sharedKeys.isEmpty
         do {
             try frame.data.withUnsafeBufferPointer { (data) throws(DBCDecodeError) in
                 try command.codec.decode(data, choices: true) { signal, value in
@@ -297,31 +309,31 @@ public struct VehicleFrames: Sendable {
                         let field = command.message.signals[signal]
                         raws[signal] = ValueCodec.raw(of: value, scale: field.scale.doubleValue, offset: field.offset.doubleValue)
                     }
-                    let position = command.keyBySignal[signal]
-                    guard position >= 0 else { return }
-                    var positions = [position]
-                    if let more = command.sharedKeys[signal] { positions += more }
-                    for position in positions {
-                        let key = plan.keys[position]
-                        guard case let .setpoint(_, idle, values)? = key.command?.kind else { continue }
-                        if let idle {
-                            // Raw against raw: a scaled signal (0.5 °C) idling at raw 0 decodes as 0.0.
-                            if values.raw(of: value) == idle { continue }
-                        }
+                    let first = command.keyBySignal[signal]
+                    guard first >= 0 else { return }
+                    let more = shared ? command.sharedKeys[signal] : nil
+                    var next = -1
+                    repeat {
+                        let key = plan.keys[next < 0 ? first : more![next]]
+                        next += 1
+                        guard let values = key.setpointValues else { continue }
+                        let idle = key.setpointIdle
+                        // Raw against raw: a scaled signal (0.5 °C) idling at raw 0 decodes as 0.0.
+                        if let idle, values.raw(of: value) == idle { continue }
                         if key.isRadioFrequency { deferred.append((key, value)); continue }
                         guard let property = propertyValue(value, key: key, codec: values, band: nil) else { unreadable.append(key.key); continue }
                         if idle == nil, context[key.key] == property { continue }
                         changes[key.key] = property
-                    }
+                    } while next < (more?.count ?? 0)
                 }
             }
         } catch {
             return .undecodable(command.name)
         }
         for (key, value) in deferred {
-            guard case let .setpoint(_, idle, values)? = key.command?.kind else { continue }
+            guard let values = key.setpointValues else { continue }
             if let property = propertyValue(value, key: key, codec: values, band: changes[.radioBand] ?? context[.radioBand]) {
-                if idle == nil, context[key.key] == property { continue }
+                if key.setpointIdle == nil, context[key.key] == property { continue }
                 changes[key.key] = property
             } else {
                 unreadable.append(key.key)
