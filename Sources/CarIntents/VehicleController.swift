@@ -463,7 +463,7 @@ public final class VehicleController: Sendable {
             if sent.failure != nil { return outcome }
         }
         for (key, value, command) in stepped {
-            let result = await step(key, to: value, command: command)
+            let result = await step(key, to: value, command: command, timeout: max(command.stepTimeout, timeout))
             outcome.frames += result.frames
             outcome.confirmed.merge(result.confirmed) { $1 }
             if let failure = result.failure {
@@ -474,18 +474,19 @@ public final class VehicleController: Sendable {
         return outcome
     }
 
-    /// Presses `key` up or down until the status shows `target`: each press waits for the
-    /// status to move one step; a press it does not follow ends in `timeout` naming what
-    /// the vehicle reports.
-    private func step(_ key: PropertyKey, to target: PropertyValue, command: StepCommand) async -> CommandOutcome {
+    /// Presses `key` up or down until the status shows `target`: each press waits up to
+    /// `timeout` for the status to move one step (the profile's step timeout, at least the
+    /// confirmation timeout); a press it does not follow ends in `timeout` naming what the
+    /// vehicle reports.
+    private func step(_ key: PropertyKey, to target: PropertyValue, command: StepCommand, timeout: Duration) async -> CommandOutcome {
         var outcome = CommandOutcome(targets: [key: target], confirmed: [:], failure: nil, frames: [])
         let wanted = frames.reportedValue(target, for: key) ?? target
         var presses = 0
         while true {
             var state = core.withLock { $0.state }
-            if state[key] == nil { state = await self.state(knowing: [key], timeout: command.stepTimeout) ?? state }
+            if state[key] == nil { state = await self.state(knowing: [key], timeout: timeout) ?? state }
             guard let current = state[key], let position = current.doubleValue, let goal = wanted.doubleValue else {
-                outcome.failure = .timeout(waited: command.stepTimeout, reported: [:])
+                outcome.failure = .timeout(waited: timeout, reported: [:])
                 return outcome
             }
             if Self.matches(current, wanted) {
@@ -498,7 +499,7 @@ public final class VehicleController: Sendable {
                 return outcome
             }
             guard presses < command.maxSteps else {
-                outcome.failure = .timeout(waited: command.stepTimeout, reported: [key: current])
+                outcome.failure = .timeout(waited: timeout, reported: [key: current])
                 return outcome
             }
             let up = remaining > 0
@@ -511,7 +512,7 @@ public final class VehicleController: Sendable {
                 if case let .failure(error) = encoded { outcome.failure = .unencodable(error.description) }
                 return outcome
             }
-            let result = await transmit(press, expecting: [key: next], confirmed: [:], context: state, timeout: command.stepTimeout)
+            let result = await transmit(press, expecting: [key: next], confirmed: [:], context: state, timeout: timeout)
             outcome.frames += result.frames
             presses += 1
             if let failure = result.failure {

@@ -658,6 +658,15 @@ def check(carplayctl, vehicle, name, intent, code, expected, extra=()):
     output, process = run(carplayctl, vehicle, intent, list(extra))
     if output is None:
         return "no JSON on stdout (exit %d): %s" % (process.returncode, first_line(process.stderr))
+    initial = initial_state(vehicle, carplayctl) if vehicle.schema >= 2 else {}
+    frames = [parse_log_line(line) for line in output["frames"]]
+    return check_output(vehicle, intent, code, expected, output, frames, initial)
+
+
+def check_output(vehicle, intent, code, expected, output, frames, initial):
+    """The checks of one scenario on what an intent produced: `output` (response,
+    resolutions, state) and the frames seen while it ran, `(id, data)`, from carplayctl
+    perform --simulate or a candump of a real bus; `initial`: the state before it."""
     response = output["response"]
     refused = {key: vehicle.refused(key, value) for key, value in expected.items() if vehicle.refused(key, value)}
     why = " (%s)" % "; ".join(refused[k] for k in sorted(refused)) if refused else ""
@@ -665,7 +674,6 @@ def check(carplayctl, vehicle, name, intent, code, expected, extra=()):
         code = "failure"
     if response["code"] != code:
         return "response %s, expected %s%s: %s" % (response["code"], code, why, json.dumps(response)[:300])
-    frames = [parse_log_line(line) for line in output["frames"]]
     checker = protection.Protection(vehicle.protection_entries)
     by_message = {}
     for frame_id, data in frames:
@@ -687,14 +695,12 @@ def check(carplayctl, vehicle, name, intent, code, expected, extra=()):
         sent = sorted(m for m in by_message if m in command_messages)
         if sent:
             return "command frames of %s sent%s" % (", ".join(sent), why)
-        initial = initial_state(vehicle, carplayctl)
         for key in sorted(refused):
             if key in initial and not same(output["state"].get(key), initial[key]):
                 return "state %s = %r after a refused intent, was %r" % (key, output["state"].get(key), initial[key])
         return None
     if code != "success":
         return None
-    initial = initial_state(vehicle, carplayctl) if vehicle.schema >= 2 else {}
     expected = dict(expected, **implied(vehicle, intent, expected))
     active = {}
     for key, value in expected.items():
