@@ -117,7 +117,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 /// A protection of any scheme, its checksum and counter fields placed by the ID's bytes
 /// (nil when `FrameProtection` refuses the layout).
 func fuzzProtection(_ rawID: UInt32, _ selector: UInt8) -> FrameProtection? {
-    let dataIDs = (0..<16).map { UInt8(truncatingIfNeeded: rawID >> (($0 % 4) * 8)) &+ UInt8($0) }
+    let dataIDs = DataIDs((0..<16).map { UInt8(truncatingIfNeeded: rawID >> (($0 % 4) * 8)) &+ UInt8($0) })
     let dataID = UInt16(truncatingIfNeeded: rawID >> 16)
     let schemes: [FrameProtection.Scheme] = [
         .counter, .carplaydE2E(dataID: dataID), .autosarP1(dataID: dataID & 0x0FFF, mode: AutosarP1DataIDMode.allCases[Int(selector & 3)]),

@@ -222,8 +222,8 @@ extension FrameProtectionTests {
             for mode in AutosarP1DataIDMode.allCases {
                 #expect(configurationError(.autosarP1(dataID: 0x0FFF, mode: mode), checksum: crcByte, counter: counterNibble) == nil)
             }
-            #expect(configurationError(.autosarP2(dataIDs: sixteenIDs), checksum: crcByte, counter: intel(12, 4)) == nil)
-            #expect(configurationError(.vwMQB(dataIDs: sixteenIDs), checksum: crcByte, counter: counterNibble) == nil)
+            #expect(configurationError(.autosarP2(dataIDs: DataIDs(sixteenIDs)), checksum: crcByte, counter: intel(12, 4)) == nil)
+            #expect(configurationError(.vwMQB(dataIDs: DataIDs(sixteenIDs)), checksum: crcByte, counter: counterNibble) == nil)
             #expect(configurationError(.autosarP5(dataID: 0xFFFF), checksum: intel(16, 16), counter: motorola(3, 8)) == nil)
             #expect(configurationError(.honda, checksum: motorola(59, 4), counter: motorola(61, 2)) == nil)
             #expect(configurationError(.honda, checksum: intel(4, 4), counter: nil) == nil)
@@ -236,31 +236,31 @@ extension FrameProtectionTests {
             #expect(noCounter?.contains("needs `counter`") == true, "\(noCounter ?? "accepted")")
             let surplus = configurationError(.counter, checksum: crcByte, counter: counterNibble)
             #expect(surplus?.contains("has no checksum: remove `checksum`") == true, "\(surplus ?? "accepted")")
-            for scheme: FrameProtection.Scheme in [.carplaydE2E(dataID: 1), .autosarP1(dataID: 1, mode: .both), .autosarP2(dataIDs: sixteenIDs),
-                                                   .autosarP5(dataID: 1), .vwMQB(dataIDs: sixteenIDs), .honda, .toyota] {
+            for scheme: FrameProtection.Scheme in [.carplaydE2E(dataID: 1), .autosarP1(dataID: 1, mode: .both), .autosarP2(dataIDs: DataIDs(sixteenIDs)),
+                                                   .autosarP5(dataID: 1), .vwMQB(dataIDs: DataIDs(sixteenIDs)), .honda, .toyota] {
                 let text = configurationError(scheme, checksum: nil, counter: counterNibble)
                 #expect(text == "the \(scheme.name) scheme needs `checksum`: name the signal that carries it")
             }
-            for scheme: FrameProtection.Scheme in [.carplaydE2E(dataID: 1), .autosarP2(dataIDs: sixteenIDs), .vwMQB(dataIDs: sixteenIDs)] {
+            for scheme: FrameProtection.Scheme in [.carplaydE2E(dataID: 1), .autosarP2(dataIDs: DataIDs(sixteenIDs)), .vwMQB(dataIDs: DataIDs(sixteenIDs))] {
                 #expect(configurationError(scheme, checksum: crcByte, counter: nil)?.contains("needs `counter`") == true)
             }
             #expect(configurationError(.autosarP5(dataID: 1), checksum: intel(0, 16), counter: nil)?.contains("needs `counter`") == true)
         }
 
         @Test func widthsAndPlaces() {
-            let twelveBitCRC = configurationError(.vwMQB(dataIDs: sixteenIDs), checksum: intel(4, 12), counter: intel(16, 4))
+            let twelveBitCRC = configurationError(.vwMQB(dataIDs: DataIDs(sixteenIDs)), checksum: intel(4, 12), counter: intel(16, 4))
             #expect(twelveBitCRC == "vw-mqb has an 8-bit CRC: `checksum` must be one whole byte (8 bits starting at a byte boundary), not 12 bits from start bit 4 (Intel)")
             let unaligned = configurationError(.carplaydE2E(dataID: 1), checksum: intel(3, 8), counter: intel(16, 4))
             #expect(unaligned?.contains("one whole byte") == true)
             let wideCounter = configurationError(.autosarP1(dataID: 1, mode: .low), checksum: crcByte, counter: intel(8, 5))
             #expect(wideCounter == "autosar-p1 has a 4-bit counter: `counter` must be one nibble (bits 0...3 or 4...7 of one byte), not 5 bits from start bit 8 (Intel)")
-            let straddlingNibble = configurationError(.autosarP2(dataIDs: sixteenIDs), checksum: crcByte, counter: intel(10, 4))
+            let straddlingNibble = configurationError(.autosarP2(dataIDs: DataIDs(sixteenIDs)), checksum: crcByte, counter: intel(10, 4))
             #expect(straddlingNibble?.contains("one nibble") == true)
             let sameByte = configurationError(.carplaydE2E(dataID: 1), checksum: intel(8, 8), counter: motorola(11, 4))
             #expect(sameByte?.contains("`counter` must be in another byte than `checksum` (both are in byte 1)") == true, "\(sameByte ?? "accepted")")
-            let fifteenIDs = configurationError(.vwMQB(dataIDs: Array(sixteenIDs.dropLast())), checksum: crcByte, counter: counterNibble)
+            let fifteenIDs = configurationError(.vwMQB(dataIDs: DataIDs(sixteenIDs.dropLast())), checksum: crcByte, counter: counterNibble)
             #expect(fifteenIDs == "vw-mqb needs `dataIDs` with exactly 16 bytes (one per counter value 0...15), not 15")
-            #expect(configurationError(.autosarP2(dataIDs: sixteenIDs + [1]), checksum: crcByte, counter: counterNibble)?.contains("not 17") == true)
+            #expect(configurationError(.autosarP2(dataIDs: DataIDs(sixteenIDs + [1])), checksum: crcByte, counter: counterNibble)?.contains("not 17") == true)
             let nibbleID = configurationError(.autosarP1(dataID: 0x1234, mode: .nibble), checksum: crcByte, counter: counterNibble)
             #expect(nibbleID?.contains("`dataID` must be at most 0x0FFF (4095), not 4660") == true, "\(nibbleID ?? "accepted")")
             #expect(configurationError(.autosarP1(dataID: 0x1234, mode: .both), checksum: crcByte, counter: counterNibble) == nil)
@@ -306,10 +306,10 @@ extension FrameProtectionTests {
                 (make(.counter, nil, intel(13, 3)), 0x123, 3),
                 (make(.counter, nil, motorola(3, 8)), 0x18DA_F110, 8),
                 (make(.carplaydE2E(dataID: 0xBEEF), motorola(63, 8), motorola(55, 4)), 0x400, 8),
-                (make(.autosarP2(dataIDs: sixteenIDs), intel(0, 8), intel(8, 4)), 0x101, 8),
-                (make(.autosarP2(dataIDs: sixteenIDs), intel(24, 8), motorola(7, 4)), 0x101, 5),
+                (make(.autosarP2(dataIDs: DataIDs(sixteenIDs)), intel(0, 8), intel(8, 4)), 0x101, 8),
+                (make(.autosarP2(dataIDs: DataIDs(sixteenIDs)), intel(24, 8), motorola(7, 4)), 0x101, 5),
                 (make(.autosarP5(dataID: 0x0815), intel(16, 16), motorola(3, 8)), 0x1234_5678, 16),
-                (make(.vwMQB(dataIDs: sixteenIDs), intel(0, 8), intel(8, 4)), 0x0AD, 8),
+                (make(.vwMQB(dataIDs: DataIDs(sixteenIDs)), intel(0, 8), intel(8, 4)), 0x0AD, 8),
                 (make(.honda, motorola(59, 4), motorola(61, 2)), 0x1FA, 8),
                 (make(.honda, intel(0, 4), nil), 0x33DA, 5),
                 (make(.toyota, motorola(63, 8), nil), 0x2E4, 8),
@@ -391,7 +391,7 @@ extension FrameProtectionTests {
             #expect([0, 13, 14, 15].map(e2e.nextCounter(after:)) == [1, 14, 0, 0])
             let p1 = try modulus(.autosarP1(dataID: 7, mode: .alt), intel(0, 8), intel(12, 4))
             #expect(p1.counterModulus == 15)
-            let p2 = try modulus(.autosarP2(dataIDs: sixteenIDs), intel(0, 8), intel(8, 4))
+            let p2 = try modulus(.autosarP2(dataIDs: DataIDs(sixteenIDs)), intel(0, 8), intel(8, 4))
             #expect(p2.counterModulus == 16)
             #expect([14, 15].map(p2.nextCounter(after:)) == [15, 0])
             let p5 = try modulus(.autosarP5(dataID: 7), intel(0, 16), intel(16, 8))
@@ -413,7 +413,7 @@ extension FrameProtectionTests {
         }
 
         @Test func protectRejectsBadInput() throws {
-            let p2 = try FrameProtection(scheme: .autosarP2(dataIDs: sixteenIDs), checksum: motorola(63, 8), counter: intel(8, 4))
+            let p2 = try FrameProtection(scheme: .autosarP2(dataIDs: DataIDs(sixteenIDs)), checksum: motorola(63, 8), counter: intel(8, 4))
             #expect(p2.minimumLength == 8)
             var short = [UInt8](repeating: 0, count: 7)
             #expect(throws: FrameProtectionError.payloadTooShort(required: 8, actual: 7)) { try p2.protect(&short, frameID: 1, counter: 0) }
@@ -481,7 +481,7 @@ extension FrameProtectionTests {
 extension FrameProtectionTests {
     @Suite struct Checker {
         /// AUTOSAR P2's layout: CRC byte 0, counter 0...15 in the low nibble of byte 1.
-        let p2 = try! FrameProtection(scheme: .autosarP2(dataIDs: sixteenIDs), checksum: intel(0, 8), counter: intel(8, 4))
+        let p2 = try! FrameProtection(scheme: .autosarP2(dataIDs: DataIDs(sixteenIDs)), checksum: intel(0, 8), counter: intel(8, 4))
 
         private func frame(_ counter: UInt8, value: UInt8 = 0x42, protection: FrameProtection? = nil) -> [UInt8] {
             var payload: [UInt8] = [0, 0x70, value, 0x01]
@@ -508,7 +508,7 @@ extension FrameProtectionTests {
             #expect(checker.check(corrupted, frameID: 0x101) == .wrongCRC)
             #expect(checker.referenceCounter == 3)
             // Another message's data IDs are a wrong checksum too.
-            let other = try FrameProtection(scheme: .autosarP2(dataIDs: sixteenIDs.map { $0 ^ 1 }), checksum: intel(0, 8), counter: intel(8, 4))
+            let other = try FrameProtection(scheme: .autosarP2(dataIDs: DataIDs(sixteenIDs.map { $0 ^ 1 })), checksum: intel(0, 8), counter: intel(8, 4))
             #expect(checker.check(frame(4, protection: other), frameID: 0x101) == .wrongCRC)
             #expect(checker.check(frame(4), frameID: 0x101) == .ok)
             var fresh = FrameChecker(protection: p2)
@@ -1124,7 +1124,7 @@ extension FrameProtectionTests {
         @Test func volkswagenMQB() throws {
             #expect(Self.vwSamples.count == 23)
             for sample in Self.vwSamples {
-                let protection = try FrameProtection(scheme: .vwMQB(dataIDs: sample.dataIDs), checksum: intel(0, 8), counter: intel(8, 4))
+                let protection = try FrameProtection(scheme: .vwMQB(dataIDs: DataIDs(sample.dataIDs)), checksum: intel(0, 8), counter: intel(8, 4))
                 var checker = FrameChecker(protection: protection)
                 #expect(sample.frames.count == 16, "\(sample.name): all 16 counters")
                 for (index, text) in sample.frames.enumerated() {
@@ -1139,7 +1139,7 @@ extension FrameProtectionTests {
                     #expect(checker.check(frame, frameID: sample.frameID) == .ok, "\(sample.name) \(text)")
                 }
                 // AUTOSAR P2 with the same data IDs is the same computation.
-                let p2 = try FrameProtection(scheme: .autosarP2(dataIDs: sample.dataIDs), checksum: intel(0, 8), counter: intel(8, 4))
+                let p2 = try FrameProtection(scheme: .autosarP2(dataIDs: DataIDs(sample.dataIDs)), checksum: intel(0, 8), counter: intel(8, 4))
                 #expect(sample.frames.allSatisfy { p2.checksumMatches(hexBytes($0), frameID: 0) })
             }
         }
@@ -1227,7 +1227,7 @@ extension FrameProtectionTests {
                     modes.insert(mode)
                     scheme = .autosarP1(dataID: try #require(UInt16(exactly: config["dataID"] as? Int ?? -1)), mode: mode)
                 case "autosar-p2":
-                    scheme = .autosarP2(dataIDs: try #require(config["dataIDs"] as? [Int]).map { UInt8($0) })
+                    scheme = .autosarP2(dataIDs: DataIDs(try #require(config["dataIDs"] as? [Int]).map { UInt8($0) }))
                 case "autosar-p5":
                     scheme = .autosarP5(dataID: try #require(UInt16(exactly: config["dataID"] as? Int ?? -1)))
                 default:

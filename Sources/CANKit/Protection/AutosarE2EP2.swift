@@ -6,7 +6,7 @@
 /// byte but the CRC byte" is bytes 1..., exactly the package's input. A profile may put the
 /// fields elsewhere; the CRC still skips only its own byte.
 enum AutosarE2EP2 {
-    static func crc(_ payload: [UInt8], checksumByte: Int, dataIDs: [UInt8], counter: UInt8) -> UInt8 {
+    static func crc(_ payload: [UInt8], checksumByte: Int, dataIDs: DataIDs, counter: UInt8) -> UInt8 {
         var crc = CRC8H2F()
         crc.update(payload[..<checksumByte])
         crc.update(payload[(checksumByte + 1)...])

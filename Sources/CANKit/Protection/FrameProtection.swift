@@ -34,11 +34,11 @@ public struct FrameProtection: Hashable, Sendable {
         /// AUTOSAR E2E profile 1 (`AutosarE2EP1`), 4-bit counter 0...14.
         case autosarP1(dataID: UInt16, mode: AutosarP1DataIDMode)
         /// AUTOSAR E2E profile 2 (`AutosarE2EP2`): 16 data-ID bytes, 4-bit counter 0...15.
-        case autosarP2(dataIDs: [UInt8])
+        case autosarP2(dataIDs: DataIDs)
         /// AUTOSAR E2E profile 5 (`AutosarE2EP5`): 16-bit CRC, 8-bit counter.
         case autosarP5(dataID: UInt16)
         /// Volkswagen MQB (`VolkswagenMQBChecksum`): 16 data-ID bytes, 4-bit counter 0...15.
-        case vwMQB(dataIDs: [UInt8])
+        case vwMQB(dataIDs: DataIDs)
         /// Honda's nibble sum (`HondaChecksum`), optional counter.
         case honda
         /// Toyota's byte sum (`ToyotaChecksum`), optional counter.

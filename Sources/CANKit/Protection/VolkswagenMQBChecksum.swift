@@ -8,7 +8,7 @@
 /// the computation is `AutosarE2EP2`'s; the scheme keeps its own name because profiles for
 /// VW name it that way and VW's data-ID lists come from a different place.
 enum VolkswagenMQBChecksum {
-    static func crc(_ payload: [UInt8], checksumByte: Int, dataIDs: [UInt8], counter: UInt8) -> UInt8 {
+    static func crc(_ payload: [UInt8], checksumByte: Int, dataIDs: DataIDs, counter: UInt8) -> UInt8 {
         AutosarE2EP2.crc(payload, checksumByte: checksumByte, dataIDs: dataIDs, counter: counter)
     }
 }

@@ -29,27 +29,10 @@ extension ProfileReader {
         }
         guard name != "none" else { return nil }
 
-        func dataID() throws(ProfileError) -> UInt16 {
-            let idNode = try entry.required("dataID")
-            let value = try idNode.integer()
-            guard (0...0xFFFF).contains(value) else { throw idNode.error("a data ID is 16 bits (0...65535), not \(value)") }
-            return UInt16(value)
-        }
-        func dataIDs() throws(ProfileError) -> [UInt8] {
-            let listNode = try entry.required("dataIDs")
-            var bytes: [UInt8] = []
-            for item in try listNode.array() {
-                let value = try item.integer()
-                guard (0...0xFF).contains(value) else { throw item.error("a data-ID byte is 0...255, not \(value)") }
-                bytes.append(UInt8(value))
-            }
-            guard bytes.count == 16 else { throw listNode.error("one data-ID byte per counter value: 16 bytes, not \(bytes.count)") }
-            return bytes
-        }
         let scheme: FrameProtection.Scheme
         switch name {
         case "counter": scheme = .counter
-        case "carplayd-e2e": scheme = .carplaydE2E(dataID: try dataID())
+        case "carplayd-e2e": scheme = .carplaydE2E(dataID: try protectionDataID(entry))
         case "autosar-p1":
             var mode = AutosarP1DataIDMode.both
             if let modeNode = entry.optional("dataIDMode") {
@@ -59,10 +42,10 @@ extension ProfileReader {
                 }
                 mode = parsed
             }
-            scheme = .autosarP1(dataID: try dataID(), mode: mode)
-        case "autosar-p2": scheme = .autosarP2(dataIDs: try dataIDs())
-        case "autosar-p5": scheme = .autosarP5(dataID: try dataID())
-        case "vw-mqb": scheme = .vwMQB(dataIDs: try dataIDs())
+            scheme = .autosarP1(dataID: try protectionDataID(entry), mode: mode)
+        case "autosar-p2": scheme = .autosarP2(dataIDs: try protectionDataIDs(entry))
+        case "autosar-p5": scheme = .autosarP5(dataID: try protectionDataID(entry))
+        case "vw-mqb": scheme = .vwMQB(dataIDs: try protectionDataIDs(entry))
         case "honda": scheme = .honda
         default: scheme = .toyota
         }
@@ -83,6 +66,28 @@ extension ProfileReader {
             return entry.path(key == "checksum" ? checksumKey : key)
         }
         return entry.path
+    }
+
+    /// `dataID`: 16 bits.
+    func protectionDataID(_ entry: JSONObject) throws(ProfileError) -> UInt16 {
+        let idNode = try entry.required("dataID")
+        let value = try idNode.integer()
+        guard (0...0xFFFF).contains(value) else { throw idNode.error("a data ID is 16 bits (0...65535), not \(value)") }
+        return UInt16(value)
+    }
+
+    /// `dataIDs`: one byte per counter value.
+    func protectionDataIDs(_ entry: JSONObject) throws(ProfileError) -> DataIDs {
+        let listNode = try entry.required("dataIDs")
+        let items = try listNode.array()
+        guard items.count == 16 else { throw listNode.error("one data-ID byte per counter value: 16 bytes, not \(items.count)") }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for (index, item) in items.enumerated() {
+            let value = try item.integer()
+            guard (0...0xFF).contains(value) else { throw item.error("a data-ID byte is 0...255, not \(value)") }
+            bytes[index] = UInt8(value)
+        }
+        return DataIDs(bytes)
     }
 
     /// Schema 1: `e2e`, every entry carplayd's E2E with `crc`, `counter` and a data ID
