@@ -324,6 +324,15 @@ struct ProfileFixture {
         fixture.expectError(path: #"bindings["radio.band"].values["satellite"]"#, "missing: the car has satellite")
     }
 
+    /// Fuzz regression (profile target): a DBC range whose minimum is above its maximum,
+    /// on a signal beside a bound one, trapped building the range check's neutral inputs.
+    @Test func aDBCRangeUpsideDownDoesNotTrap() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.dbc(#"SG_ CabinTemperature : 48|8@1+ (0.5,-40) [-40|87.5] "degC" HeadUnit"#, #"SG_ CabinTemperature : 48|8@1+ (0.5,-40) [87.5|-40] "degC" HeadUnit"#)
+        // No value fits such a range (cantools refuses every encoding too): a clear error, not a trap.
+        fixture.expectError(path: "climate.temperature.celsius", #"Expected signal "CabinTemperature" value greater than or equal to 87.5"#)
+    }
+
     @Test func crcNotByteAligned() throws {
         var fixture = try ProfileFixture("sedan")
         // The first message of sedan.dbc is ClimateCommand.

@@ -208,7 +208,7 @@ extension ProfileReader {
                 inputs[signal.name] = .choice(choice.name)
             } else {
                 var neutral = signal.offset.doubleValue
-                if let low = signal.minimum?.doubleValue, let high = signal.maximum?.doubleValue, !(low...high).contains(neutral) { neutral = low }
+                if let low = signal.minimum?.doubleValue, let high = signal.maximum?.doubleValue, low <= high, !(low...high).contains(neutral) { neutral = low }
                 inputs[signal.name] = .float(neutral)
             }
         }
