@@ -144,8 +144,11 @@ class Watch:
         """Waits until the good client got `count` more successful rounds (GetState with
         the vehicle reachable, and Perform confirmed) while the abuse goes on."""
         target = self.performed + count
-        wait_for(lambda: self.performed >= target or self.errors, timeout,
-                 "the well-behaved client got %d more successful answers" % count)
+        try:
+            wait_for(lambda: self.performed >= target or self.errors, timeout,
+                     "the well-behaved client got %d more successful answers" % count)
+        except AssertionError as error:
+            raise AssertionError("%s (so far: %d answers, %d successful, %d unreachable)" % (error, self.answers, self.performed, self.unreachable)) from None
         assert not self.errors, self.errors[:5]
 
 
