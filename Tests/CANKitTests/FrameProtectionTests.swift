@@ -7,21 +7,6 @@ import Testing
 // round trip, the checker's rules, configuration errors, commaai/opendbc's published
 // sample frames (Honda, Toyota, VW MQB) and autosar-e2e's vectors (AUTOSAR P1, P2, P5).
 
-private func hexBytes(_ text: String) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var index = text.startIndex
-    while index < text.endIndex {
-        let next = text.index(index, offsetBy: 2)
-        bytes.append(UInt8(text[index..<next], radix: 16)!)
-        index = next
-    }
-    return bytes
-}
-
-private func hexString(_ bytes: [UInt8]) -> String {
-    bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
-}
-
 private func intel(_ startBit: Int, _ length: Int) -> PayloadField {
     PayloadField(startBit: startBit, length: length, byteOrder: .littleEndian)
 }

@@ -121,7 +121,7 @@ import Testing
                 let expected = vector["data"] as! String
                 do {
                     let encoded = try message.codec.encode(input)
-                    #expect(hexString(encoded) == expected.uppercased(), "\(context)")
+                    #expect(hexString(encoded, uppercase: true) == expected.uppercased(), "\(context)")
                 } catch {
                     Issue.record("\(context): ours failed (\(error)), cantools gives \(expected)")
                 }
@@ -177,20 +177,5 @@ import Testing
         case "-inf": return -.infinity
         default: return Double(text)
         }
-    }
-
-    private func hexBytes(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            bytes.append(UInt8(text[index..<next], radix: 16)!)
-            index = next
-        }
-        return bytes
-    }
-
-    private func hexString(_ bytes: [UInt8]) -> String {
-        bytes.map { String($0, radix: 16, uppercase: true).count == 1 ? "0" + String($0, radix: 16, uppercase: true) : String($0, radix: 16, uppercase: true) }.joined()
     }
 }

@@ -1,7 +1,6 @@
-/// CRC-8 SAE J1850 as AUTOSAR's `Crc_CalculateCRC8` computes it.
-///
-/// Polynomial 0x1D (x^8 + x^4 + x^3 + x^2 + 1), initial value 0xFF, no
-/// reflection, final XOR 0xFF. Check value over ASCII `"123456789"`: 0x4B.
+/// A CRC-8 as AUTOSAR's Crc library computes it: no reflection, initial value 0xFF,
+/// final XOR 0xFF, one polynomial per variant (`CRC8Polynomial`). Both variants the
+/// protection schemes use share this one table-driven implementation.
 ///
 /// Incremental use:
 ///
@@ -13,39 +12,33 @@
 /// ```
 ///
 /// One shot: `CRC8SAEJ1850.checksum(bytes)`.
-public struct CRC8SAEJ1850: Hashable, Sendable {
-    public static let polynomial: UInt8 = 0x1D
-    public static let initialValue: UInt8 = 0xFF
-    public static let finalXOR: UInt8 = 0xFF
+public struct CRC8<Variant: CRC8Polynomial>: Hashable, Sendable {
+    public static var polynomial: UInt8 { Variant.polynomial }
+    public static var initialValue: UInt8 { 0xFF }
+    public static var finalXOR: UInt8 { 0xFF }
 
-    /// The 256-entry lookup table, built once: `table[i]` is the CRC register
+    /// The 256-entry lookup table, built once per variant: `table[i]` is the register
     /// after shifting the byte `i` through the polynomial.
-    public static let table: [UInt8] = (0..<256).map { index in
-        var value = UInt8(index)
-        for _ in 0..<8 {
-            value = value & 0x80 != 0 ? (value << 1) ^ polynomial : value << 1
-        }
-        return value
-    }
+    public static var table: [UInt8] { Variant.table }
 
     /// The running register (before the final XOR).
     public private(set) var register: UInt8
 
-    /// Starts a computation; `startValue` is the register's initial content
-    /// (0xFF for SAE J1850).
-    public init(startValue: UInt8 = CRC8SAEJ1850.initialValue) {
+    /// Starts a computation; `startValue` is the register's initial content (0xFF; AUTOSAR
+    /// E2E profile 1 chains from 0x00).
+    public init(startValue: UInt8 = 0xFF) {
         register = startValue
     }
 
     /// Feeds one byte.
     public mutating func update(byte: UInt8) {
-        register = Self.table[Int(register ^ byte)]
+        register = Variant.table[Int(register ^ byte)]
     }
 
     /// Feeds bytes in order.
     public mutating func update(_ bytes: some Sequence<UInt8>) {
         var crc = register
-        Self.table.withUnsafeBufferPointer { table in
+        Variant.table.withUnsafeBufferPointer { table in
             for byte in bytes {
                 crc = table[Int(crc ^ byte)]
             }
@@ -53,16 +46,51 @@ public struct CRC8SAEJ1850: Hashable, Sendable {
         register = crc
     }
 
-    /// The CRC of everything fed so far (the register XOR 0xFF). Does not
-    /// change the state, so more bytes may be fed afterwards.
+    /// The CRC of everything fed so far (the register XOR 0xFF). Does not change the
+    /// state, so more bytes may be fed afterwards.
     public func finalize() -> UInt8 {
         register ^ Self.finalXOR
     }
 
     /// One-shot CRC of `bytes`.
     public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt8 {
-        var crc = CRC8SAEJ1850()
+        var crc = CRC8()
         crc.update(bytes)
         return crc.finalize()
     }
 }
+
+/// A CRC-8 variant: its polynomial and the lookup table made from it.
+public protocol CRC8Polynomial: Sendable {
+    static var polynomial: UInt8 { get }
+    static var table: [UInt8] { get }
+}
+
+extension CRC8Polynomial {
+    static func makeTable() -> [UInt8] {
+        (0..<256).map { index in
+            var value = UInt8(index)
+            for _ in 0..<8 {
+                value = value & 0x80 != 0 ? (value << 1) ^ polynomial : value << 1
+            }
+            return value
+        }
+    }
+}
+
+/// SAE J1850: polynomial 0x1D (x^8 + x^4 + x^3 + x^2 + 1); check value over ASCII
+/// `"123456789"`: 0x4B. carplayd's E2E and AUTOSAR E2E profile 1.
+public enum SAEJ1850: CRC8Polynomial {
+    public static let polynomial: UInt8 = 0x1D
+    public static let table = makeTable()
+}
+
+/// 8H2F: polynomial 0x2F (x^8 + x^5 + x^3 + x^2 + x + 1); check value over ASCII
+/// `"123456789"`: 0xDF. AUTOSAR E2E profile 2 and VW MQB.
+public enum H2F: CRC8Polynomial {
+    public static let polynomial: UInt8 = 0x2F
+    public static let table = makeTable()
+}
+
+public typealias CRC8SAEJ1850 = CRC8<SAEJ1850>
+public typealias CRC8H2F = CRC8<H2F>

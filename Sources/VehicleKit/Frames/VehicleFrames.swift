@@ -27,26 +27,25 @@ public struct VehicleFrames: Sendable {
 
     public init(profile: VehicleProfile) {
         self.profile = profile
-        var statusProperties: [String: [PropertyKey: String]] = [:]
-        var commandMessages = Set<String>()
-        for (key, binding) in profile.bindings {
-            if let command = binding.command, profile.database.message(named: command.message) != nil { commandMessages.insert(command.message) }
-            statusProperties[binding.status.message, default: [:]][key] = binding.status.signal
-        }
-        // A protected message the vehicle sends that no binding reads is still checked (and
-        // the simulated vehicle sends it): its frames count as trusted or untrusted.
-        for name in Self.watchedMessages(profile, commands: commandMessages) where statusProperties[name] == nil { statusProperties[name] = [:] }
+        let plan = FramePlan(profile: profile)
+        // The public view of the plan's messages (which properties each status message
+        // reports, its period): derived from the plan, not gathered a second time.
         var status: [String: StatusMessage] = [:]
-        for (name, properties) in statusProperties {
-            guard let message = profile.database.message(named: name) else { continue }
-            status[name] = StatusMessage(message: message, properties: properties, cycleTime: profile.cycleTime(of: message))
+        for message in plan.statuses {
+            var properties: [PropertyKey: String] = [:]
+            for slot in message.slots {
+                let key = plan.keys[slot.key]
+                properties[key.key] = key.binding.status.signal
+            }
+            status[message.name] = StatusMessage(message: message.message, properties: properties, cycleTime: profile.cycleTime(of: message.message))
         }
         self.statusMessages = status
-        self.commandMessages = commandMessages
-        self.plan = FramePlan(profile: profile)
+        self.commandMessages = Set(plan.commands.map(\.name))
+        self.plan = plan
     }
 
-    /// Messages with a declared protection that are neither commands nor the acknowledgement.
+    /// Messages with a declared protection that are neither commands nor the acknowledgement:
+    /// still checked when heard (and sent by the simulated vehicle), though no binding reads them.
     static func watchedMessages(_ profile: VehicleProfile, commands: Set<String>) -> [String] {
         profile.protection.keys.filter { !commands.contains($0) && $0 != profile.acknowledgement?.message }.sorted()
     }
