@@ -77,8 +77,6 @@ public struct ValueMapping: Sendable, Hashable {
         self.invalid = invalid
         self.linear = linear
     }
-
-    public var isEmpty: Bool { values.isEmpty && otherwise == nil && invalid.isEmpty && linear == nil }
 }
 
 /// property = signal * factor + offset.
@@ -135,16 +133,6 @@ public enum PropertyCommand: Sendable, Hashable {
         case let .momentary(command): command.message
         case let .toggle(command): command.press.signal.message
         case let .step(command): command.up.signal.message
-        }
-    }
-
-    /// Every signal the command writes.
-    public var signals: [SignalReference] {
-        switch self {
-        case let .setpoint(command): [command.signal]
-        case let .momentary(command): command.requests.keys.sorted().compactMap { command.requests[$0]?.signal }
-        case let .toggle(command): [command.press.signal]
-        case let .step(command): [command.up.signal, command.down.signal]
         }
     }
 
