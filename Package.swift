@@ -32,11 +32,12 @@ let package = Package(
         // Our own C: the few Linux interfaces Swift cannot import (epoll, SO_PEERCRED).
         .target(name: "CCarplayLinux"),
 
-        // Pure: frames, DBC, codec, E2E, candump. No I/O.
-        .target(name: "CANKit"),
-
-        // A JSON value type: intents' JSON form, the Varlink messages.
+        // Pure: the one JSON of the project (value, parser, writer, a reader that names
+        // the JSON path of what is wrong), and floats as Python writes them.
         .target(name: "CarplayJSON"),
+
+        // Pure: frames, DBC, codec, frame protection, candump. No I/O.
+        .target(name: "CANKit", dependencies: ["CarplayJSON"]),
 
         // Varlink: message framing, a server on the event loop, a blocking client.
         .target(name: "Varlink", dependencies: ["CarplayJSON", "LinuxSupport"]),
@@ -45,7 +46,7 @@ let package = Package(
         .target(name: "CANBus", dependencies: ["CANKit"]),
 
         // Pure: vehicle profiles, state, state <-> frames, the simulated vehicle.
-        .target(name: "VehicleKit", dependencies: ["CANKit", "CANBus"]),
+        .target(name: "VehicleKit", dependencies: ["CANKit", "CANBus", "CarplayJSON"]),
 
         // The eleven intents: resolve, confirm, handle; the controller over a bus.
         .target(name: "CarIntents", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarplayJSON"]),
@@ -61,19 +62,19 @@ let package = Package(
 
         // Thin executables.
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),
-        .executableTarget(name: "carplay-ecu", dependencies: ["CANBus", "LinuxSupport", "SocketCAN", "VehicleKit"]),
+        .executableTarget(name: "carplay-ecu", dependencies: ["CANBus", "CarplayJSON", "LinuxSupport", "SocketCAN", "VehicleKit"]),
         .executableTarget(name: "carplay-bench", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit"]),
         // The CPU cost of one intent's frame path (Benchmarks/frames/run.sh).
         .executableTarget(name: "frames-bench", dependencies: ["CANKit", "LinuxSupport", "VehicleKit"], path: "Benchmarks/frames", exclude: ["run.sh"]),
         .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink"]),
 
-        .testTarget(name: "CANKitTests", dependencies: ["CANKit"]),
+        .testTarget(name: "CANKitTests", dependencies: ["CANKit", "CarplayJSON"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "CANBusTests", dependencies: ["CANBus", "CANKit"]),
         .testTarget(name: "SocketCANTests", dependencies: ["SocketCAN", "CANKit", "LinuxSupport"]),
         .testTarget(name: "CarplayDaemonTests", dependencies: ["CarplayDaemon", "Varlink", "CarplayJSON", "LinuxSupport", "CANBus", "CANKit", "CarIntents"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "LinuxSupport"]),
-        .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANBus", "CANKit"]),
+        .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANBus", "CANKit", "CarplayJSON"]),
         .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "CANBus", "CANKit", "CarplayJSON"]),
         // Runs the built carplayctl binary as a subprocess; depending on the executable
         // target makes SwiftPM build it before the tests. CANKit lists a DBC's names.

@@ -1,5 +1,4 @@
 import CANKit
-import Foundation
 import Synchronization
 
 /// An in-process CAN bus with vcan semantics: every frame a port sends reaches every
@@ -36,11 +35,7 @@ public final class VirtualCANBus: Sendable {
         self.now = now
     }
 
-    public static let wallClock: @Sendable () -> CandumpTimestamp = {
-        let seconds = Date().timeIntervalSince1970
-        let whole = seconds.rounded(.down)
-        return CandumpTimestamp(seconds: Int64(whole), microseconds: UInt32(min(999_999, ((seconds - whole) * 1_000_000).rounded())))
-    }
+    public static let wallClock: @Sendable () -> CandumpTimestamp = { CandumpTimestamp.now() }
 
     /// A new endpoint on the bus. (`async` as when the bus was an actor: callers await it.)
     public func makePort() async -> VirtualCANPort {

@@ -9,6 +9,7 @@
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
@@ -56,6 +57,13 @@ int carplay_epoll_wait(int epfd, uint32_t *events, uint64_t *tokens, int capacit
 }
 
 int carplay_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+int carplay_name_thread(const char *name) {
+    char short_name[16];
+    strncpy(short_name, name, sizeof short_name - 1);
+    short_name[sizeof short_name - 1] = '\0';
+    return pthread_setname_np(pthread_self(), short_name);
+}
 
 int carplay_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 

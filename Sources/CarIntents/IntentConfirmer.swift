@@ -2,7 +2,7 @@ import CarplayJSON
 import VehicleKit
 
 /// SiriKit's response codes (`INSetClimateSettingsInCarIntentResponseCode` and friends).
-public enum IntentResponseCode: String, Sendable, Hashable, Codable, CaseIterable {
+public enum IntentResponseCode: String, Sendable, Hashable, CaseIterable {
     case unspecified, ready, inProgress, success, failure, failureRequiringAppLaunch, failureNotSubscribed
 }
 

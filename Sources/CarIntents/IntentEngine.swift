@@ -318,12 +318,3 @@ public final class IntentEngine: Sendable {
         for (id, continuation) in started { continuation.resume(returning: id) }
     }
 }
-
-extension VehicleState {
-    /// `{"climate.temperature.left": 21.5, "lock.locked": false, …}`.
-    public var jsonValue: JSONValue {
-        var object: [String: JSONValue] = [:]
-        for key in keys { object[key.rawValue] = self[key]!.jsonValue }
-        return .object(object)
-    }
-}

@@ -1,6 +1,6 @@
 /// The eleven CarPlay-domain intents, by SiriKit's names (without the `IN` prefix
 /// and `Intent` suffix), as they appear in the JSON form `{"intent": "...", ...}`.
-public enum IntentName: String, Sendable, Hashable, Codable, CaseIterable {
+public enum IntentName: String, Sendable, Hashable, CaseIterable {
     case setClimateSettingsInCar = "SetClimateSettingsInCar"
     case setDefrosterSettingsInCar = "SetDefrosterSettingsInCar"
     case setSeatSettingsInCar = "SetSeatSettingsInCar"

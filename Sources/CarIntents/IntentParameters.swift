@@ -3,7 +3,7 @@ import VehicleKit
 
 /// `INTemperature`-like: a value and its unit. JSON `{"value":21.5,"unit":"celsius"}`.
 public struct Temperature: Sendable, Hashable {
-    public enum Unit: String, Sendable, Hashable, Codable, CaseIterable { case celsius, fahrenheit }
+    public enum Unit: String, Sendable, Hashable, CaseIterable { case celsius, fahrenheit }
 
     public var value: Double
     public var unit: Unit

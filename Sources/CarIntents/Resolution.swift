@@ -110,10 +110,10 @@ public struct IntentResolution: Sendable {
 }
 
 /// A car profile the user saved (`SaveProfileInCar`): the slot, its name and the settings.
-/// JSON/Codable: `{"slot":1,"name":"Anna","settings":{"climate.temperature.left":21.5,"seat.frontLeft.heating":2}}`;
+/// JSON: `{"slot":1,"name":"Anna","settings":{"climate.temperature.left":21.5,"seat.frontLeft.heating":2}}`;
 /// values are decoded by the key's kind (`PropertyKey.kind`), so `21` for a temperature
 /// reads back as a number.
-public struct SavedCarProfile: Sendable, Hashable, Codable {
+public struct SavedCarProfile: Sendable, Hashable {
     public var slot: Int
     public var name: String?
     public var settings: [PropertyKey: PropertyValue]
@@ -124,61 +124,24 @@ public struct SavedCarProfile: Sendable, Hashable, Codable {
         self.settings = settings
     }
 
-    private enum CodingKeys: String, CodingKey { case slot, name, settings }
-
-    private struct StringKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
+    /// A saved profile in its JSON form.
+    public init(json node: JSONNode) throws(JSONContentError) {
+        let object = try node.object(known: ["slot", "name", "settings"])
+        slot = try object.required("slot").integer()
+        name = try object.optional("name")?.string()
+        settings = try VehicleState(json: object.required("settings")).values
     }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        slot = try container.decode(Int.self, forKey: .slot)
-        name = try container.decodeIfPresent(String.self, forKey: .name)
-        let values = try container.nestedContainer(keyedBy: StringKey.self, forKey: .settings)
-        var settings: [PropertyKey: PropertyValue] = [:]
-        for codingKey in values.allKeys {
-            let key = PropertyKey(codingKey.stringValue)
-            switch key.kind {
-            case .bool?: settings[key] = .bool(try values.decode(Bool.self, forKey: codingKey))
-            case .integer?: settings[key] = .integer(try values.decode(Int.self, forKey: codingKey))
-            case .number?: settings[key] = .number(try values.decode(Double.self, forKey: codingKey))
-            case .enumeration?: settings[key] = .enumeration(try values.decode(String.self, forKey: codingKey))
-            case nil:
-                throw DecodingError.dataCorruptedError(
-                    forKey: codingKey, in: values, debugDescription: "\"\(key)\" is not a vehicle property")
-            }
-        }
-        self.settings = settings
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(slot, forKey: .slot)
-        try container.encodeIfPresent(name, forKey: .name)
-        var values = container.nestedContainer(keyedBy: StringKey.self, forKey: .settings)
-        for (key, value) in settings.sorted(by: { $0.key < $1.key }) {
-            let codingKey = StringKey(stringValue: key.rawValue)
-            switch value {
-            case let .bool(flag): try values.encode(flag, forKey: codingKey)
-            case let .integer(number): try values.encode(number, forKey: codingKey)
-            case let .number(number): try values.encode(number, forKey: codingKey)
-            case let .enumeration(text): try values.encode(text, forKey: codingKey)
-            }
-        }
-    }
-}
-
-extension PropertyValue {
-    /// The JSON form of a state value: booleans, integers, numbers, enumeration case names.
     public var jsonValue: JSONValue {
-        switch self {
-        case let .bool(flag): .bool(flag)
-        case let .integer(number): .integer(number)
-        case let .number(number): .number(number)
-        case let .enumeration(text): .string(text)
-        }
+        var object: [String: JSONValue] = ["slot": .integer(slot), "settings": VehicleState(settings).jsonValue]
+        if let name { object["name"] = .string(name) }
+        return .object(object)
+    }
+
+    /// A JSON array of saved profiles (the daemon's file, `--car-profiles`).
+    public static func list(parsing bytes: [UInt8], file: String) throws(JSONContentError) -> [SavedCarProfile] {
+        var profiles: [SavedCarProfile] = []
+        for item in try JSONNode(parsing: bytes, file: file).array() { profiles.append(try SavedCarProfile(json: item)) }
+        return profiles
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import LinuxSupport
 import Varlink
 import VehicleKit
@@ -125,7 +124,7 @@ public final class Daemon: Sendable {
         // soft limit is 1024); the server keeps a reserve of descriptors free below it.
         ResourceLimits.raiseOpenFiles(upTo: VarlinkServer.connectionCap + 1024)
         var loops: [EventLoop] = []
-        for _ in 0..<min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) {
+        for _ in 0..<min(4, ResourceLimits.onlineProcessors()) {
             do { loops.append(try EventLoop()) } catch {
                 for loop in loops { loop.shutdown() }
                 listener.close()
@@ -221,7 +220,7 @@ public final class Daemon: Sendable {
 
     static func faultPlan(_ text: String?) -> Result<FaultPlan, DaemonError> {
         guard let text else { return .success(.none) }
-        do { return .success(try JSONCoding.decode(FaultPlan.self, from: Array(text.utf8))) } catch { return .failure(DaemonError("\(error)")) }
+        do { return .success(try FaultPlan(parsing: text, source: "--simulator-faults")) } catch { return .failure(DaemonError("\(error)")) }
     }
 
     static func loadProfileResult(_ path: String?) -> Result<(String, VehicleProfile), DaemonError> {

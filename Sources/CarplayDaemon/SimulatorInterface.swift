@@ -45,9 +45,11 @@ extension VehicleService {
                 replies.send(error: VarlinkError("io.carplayd.Simulator.InvalidFaultPlan", ["reason": .string("expected plan: an object {\"rules\": [...]}")]))
                 return
             }
-            let parsed = Self.decodeFaultPlan(JSONValue.object(plan).serialized())
-            guard case let .success(faults) = parsed else {
-                if case let .failure(error) = parsed { replies.send(error: VarlinkError("io.carplayd.Simulator.InvalidFaultPlan", ["reason": .string(error.description)])) }
+            let faults: FaultPlan
+            do {
+                faults = try FaultPlan(json: JSONNode(value: .object(plan), path: "plan", file: "SetFaults"))
+            } catch {
+                replies.send(error: VarlinkError("io.carplayd.Simulator.InvalidFaultPlan", ["reason": .string(error.description)]))
                 return
             }
             await simulator.setFaults(faults)
@@ -58,19 +60,10 @@ extension VehicleService {
             let faults = await simulator.faults()
             let statistics = await simulator.statistics()
             replies.send(VarlinkReply(parameters: [
-                "state": state.jsonValue, "faults": Self.json(faults), "statistics": Self.json(statistics),
+                "state": state.jsonValue, "faults": faults.jsonValue, "statistics": statistics.jsonValue,
             ]))
         default:
             replies.send(error: .methodNotFound(call.method))
         }
-    }
-
-    static func decodeFaultPlan(_ text: String) -> Result<FaultPlan, DaemonError> {
-        do { return .success(try JSONCoding.decode(FaultPlan.self, from: Array(text.utf8))) } catch { return .failure(DaemonError("\(error)")) }
-    }
-
-    static func json(_ value: some Encodable) -> JSONValue {
-        guard let bytes = try? JSONCoding.encode(value), let parsed = try? JSONValue(parsing: bytes) else { return .null }
-        return parsed
     }
 }

@@ -1,5 +1,4 @@
 import CarplayJSON
-import Foundation
 import VehicleKit
 
 /// The profile as `Describe` returns it.
@@ -56,18 +55,5 @@ enum VehicleDescription {
         if let frequency = station.frequency { object["frequency"] = .number(frequency) }
         if let channel = station.channel { object["channel"] = .integer(channel) }
         return .object(object)
-    }
-}
-
-/// Foundation's JSON coders for the daemon's own files.
-enum JSONCoding {
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        try JSONDecoder().decode(type, from: Data(bytes))
-    }
-
-    static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return Array(try encoder.encode(value)) + [0x0A]
     }
 }

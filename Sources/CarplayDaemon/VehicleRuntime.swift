@@ -1,6 +1,7 @@
 import CANBus
 import CANKit
 import CarIntents
+import CarplayJSON
 import LinuxSupport
 import SocketCAN
 import VehicleKit
@@ -97,13 +98,14 @@ public struct CarProfileStore: Sendable {
     public func path(profile: String) -> String { directory + "/car-profiles-\(profile).json" }
 
     public func load(profile: String) -> [SavedCarProfile] {
-        guard let bytes = try? FileDescriptor.readFile(atPath: path(profile: profile)) else { return [] }
-        return (try? JSONCoding.decode([SavedCarProfile].self, from: bytes)) ?? []
+        let file = path(profile: profile)
+        guard let bytes = try? FileDescriptor.readFile(atPath: file) else { return [] }
+        return (try? SavedCarProfile.list(parsing: bytes, file: file)) ?? []
     }
 
     public func save(_ profiles: [SavedCarProfile], profile: String) throws {
         try FileSystem.makeDirectories(directory, mode: 0o700)
-        let bytes = try JSONCoding.encode(profiles)
+        let bytes = JSONValue.array(profiles.map(\.jsonValue)).serializedBytes() + [0x0A]
         try FileSystem.writeAtomically(bytes, to: path(profile: profile), mode: 0o600)
     }
 }

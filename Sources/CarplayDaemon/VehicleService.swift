@@ -2,7 +2,6 @@ import CANBus
 import CANKit
 import CarIntents
 import CarplayJSON
-import Foundation
 import Synchronization
 import LinuxSupport
 import Varlink
@@ -155,7 +154,7 @@ public final class VehicleService: VarlinkService {
             if index > 0 { lines.append(UInt8(ascii: ",")) }
             line.removeAll(keepingCapacity: true)
             CandumpWriter.appendLogLine(CandumpRecord(timestamp: frame.timestamp, interface: frame.interface, frame: frame.frame), to: &line)
-            line.withUnsafeBufferPointer { JSONValue.writeString(utf8: $0, to: &lines) }
+            line.withUnsafeBufferPointer { JSONBytes.appendString(utf8: $0, to: &lines) }
         }
         lines.append(UInt8(ascii: "]"))
         var parameters: [String: JSONValue] = ["response": response.jsonValue]

@@ -1,5 +1,4 @@
 import CCarplayLinux
-import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -68,8 +67,13 @@ public final class EventLoop: Sendable {
             close(wakeup)
             throw error
         }
-        let thread = Thread { [self] in self.loop() }
-        thread.start()
+        do {
+            try DetachedThread.start(name: "event-loop") { [self] in self.loop() }
+        } catch {
+            close(epoll)
+            close(wakeup)
+            throw error
+        }
     }
 
     /// Watches `fd`; `handler` runs on the loop thread whenever one of `events` occurs

@@ -2,8 +2,13 @@
 import Glibc
 #endif
 
-/// The process's resource limits (getrlimit/setrlimit).
+/// The process's resource limits (getrlimit/setrlimit) and the CPUs it may use.
 public enum ResourceLimits {
+    /// The CPUs online (what Foundation's `activeProcessorCount` reads), at least 1.
+    public static func onlineProcessors() -> Int {
+        max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+
     /// RLIMIT_NOFILE: how many file descriptors the process may have open (soft, hard).
     public static func openFiles() -> (soft: Int, hard: Int) {
         var limit = rlimit()

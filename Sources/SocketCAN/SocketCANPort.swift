@@ -1,6 +1,5 @@
 import CANBus
 import CANKit
-import Foundation
 import LinuxSupport
 import Synchronization
 
@@ -65,9 +64,13 @@ public final class SocketCANPort: CANPort, Sendable {
             }
         }
         state.withLock { $0.socket = socket }
-        let thread = Thread { [self] in readLoop() }
-        thread.name = "can-reader-\(interface)"
-        thread.start()
+        do {
+            try DetachedThread.start(name: "can-\(interface)") { [self] in readLoop() }
+        } catch {
+            state.withLock { $0.socket = nil }
+            socket.close()
+            throw error
+        }
     }
 
     @discardableResult
@@ -90,7 +93,7 @@ public final class SocketCANPort: CANPort, Sendable {
         }
         do {
             try socket.send(Self.raw(frame))
-            return .success(ReceivedFrame(frame: frame, timestamp: Self.now(), interface: interface))
+            return .success(ReceivedFrame(frame: frame, timestamp: CandumpTimestamp.now(), interface: interface))
         } catch {
             switch error.rawValue {
             case ENOBUFS, EAGAIN:
@@ -240,12 +243,6 @@ public final class SocketCANPort: CANPort, Sendable {
         var flags: UInt8 = 0
         if case let .fd(brs, esi) = frame.kind { flags = (brs ? 0x01 : 0) | (esi ? 0x02 : 0) }
         return RawCANFrame(canID: id, data: frame.data, isFD: frame.isFD, fdFlags: flags)
-    }
-
-    static func now() -> CandumpTimestamp {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return CandumpTimestamp(seconds: Int64(time.tv_sec), microseconds: UInt32(time.tv_nsec / 1000))
     }
 }
 

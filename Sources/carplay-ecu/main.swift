@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import CANBus
-import Foundation
+import CarplayJSON
 import LinuxSupport
 import SocketCAN
 import VehicleKit
@@ -67,22 +67,11 @@ if var text = faultsText {
         guard let bytes = try? FileDescriptor.readFile(atPath: String(text.dropFirst())) else { fail("cannot read \(text.dropFirst())") }
         text = String(decoding: bytes, as: UTF8.self)
     }
-    do { faults = try JSONDecoder().decode(FaultPlan.self, from: Data(text.utf8)) } catch { fail("--faults: \(error)") }
+    do { faults = try FaultPlan(parsing: text, source: "--faults") } catch { fail("\(error)") }
 }
 var state = VehicleSimulation.defaultState(for: profile)
 if let stateText {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(stateText.utf8)) as? [String: Any] else { fail("--state: expected a JSON object") }
-    for (name, value) in object {
-        let key = PropertyKey(name)
-        switch (key.kind, value) {
-        case (.bool?, let flag as Bool): state[key] = .bool(flag)
-        case (.integer?, let number as Int): state[key] = .integer(number)
-        case (.number?, let number as Double): state[key] = .number(number)
-        case (.number?, let number as Int): state[key] = .number(Double(number))
-        case (.enumeration?, let name as String): state[key] = .enumeration(name)
-        default: fail("--state: \(name) = \(value) is not a valid value")
-        }
-    }
+    do { state.merge(try VehicleState(json: JSONNode(parsing: Array(stateText.utf8), file: "--state"))) } catch { fail("\(error)") }
 }
 
 let frames = VehicleFrames(profile: profile)

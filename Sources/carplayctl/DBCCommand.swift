@@ -79,7 +79,7 @@ enum DBCCommand {
     // MARK: - decode
 
     private static func decode(database: DBCDatabase, rawChoices: Bool) throws -> Int32 {
-        let decoder = FrameJSONDecoder(database: database, choices: !rawChoices)
+        let decoder = CandumpToJSON(database: database, choices: !rawChoices)
         var reader = BlockReader(.standardInput)
         let standardOutput = FileDescriptor.standardOutput
         var lineNumber = 0
@@ -89,7 +89,7 @@ enum DBCCommand {
         // again, once the first half's line count is known, only if it wrote an error that
         // names a line (malformed lines: rare), so no core counts newlines up front.
         let results = UnsafeSendableBuffer([OutputBuffer(), OutputBuffer()])
-        let summaries = UnsafeSendableBuffer(count: 2, repeating: FrameJSONDecoder.Summary(lines: 0, numberedErrors: false))
+        let summaries = UnsafeSendableBuffer(count: 2, repeating: CandumpToJSON.Summary(lines: 0, numberedErrors: false))
         defer {
             results.buffer[0].deallocate()
             results.buffer[1].deallocate()
@@ -106,7 +106,7 @@ enum DBCCommand {
                 summaries.buffer[half] = decoder.decodeLines(UnsafeBufferPointer(rebasing: input.buffer[halves[half]]), firstLineNumber: first, into: &results.buffer[half])
             }
             if halves[1].isEmpty {
-                summaries.buffer[1] = FrameJSONDecoder.Summary(lines: 0, numberedErrors: false)
+                summaries.buffer[1] = CandumpToJSON.Summary(lines: 0, numberedErrors: false)
                 results.buffer[1].removeAll()
             } else if summaries.buffer[1].numberedErrors {
                 results.buffer[1].removeAll()

@@ -2,7 +2,6 @@ import CANBus
 import CANKit
 import CarIntents
 import CarplayJSON
-import Foundation
 import LinuxSupport
 import VehicleKit
 
@@ -78,14 +77,18 @@ enum PerformCommand {
         }
         var state = VehicleSimulation.defaultState(for: profile)
         if let stateText {
-            state.merge(try parseState(stateText, profile: profile))
+            do {
+                state.merge(try VehicleState(json: JSONNode(parsing: Array(stateText.utf8), file: "--state")))
+            } catch {
+                throw UsageError("\(error)")
+            }
         }
         var faults = FaultPlan.none
         if let faultsText {
             do {
-                faults = try JSONDecoder().decode(FaultPlan.self, from: Data(faultsText.utf8))
+                faults = try FaultPlan(parsing: faultsText, source: "--faults")
             } catch {
-                throw UsageError("--faults: \(error)")
+                throw UsageError("\(error)")
             }
         }
 
@@ -103,9 +106,9 @@ enum PerformCommand {
         var saved: [SavedCarProfile] = []
         if let carProfilesText {
             do {
-                saved = try JSONDecoder().decode([SavedCarProfile].self, from: Data(carProfilesText.utf8))
+                saved = try SavedCarProfile.list(parsing: Array(carProfilesText.utf8), file: "--car-profiles")
             } catch {
-                throw UsageError("--car-profiles: \(error)")
+                throw UsageError("\(error)")
             }
         }
         let engine = IntentEngine(profile: profile, controller: controller, savedProfiles: saved)
@@ -114,26 +117,5 @@ enum PerformCommand {
         await controller.stop()
         vehicleTask.cancel()
         return result.response.code == .success ? ExitCode.success : ExitCode.failure
-    }
-
-    /// `{"climate.temperature.left": 20, ...}` -> state values, checked against the vocabulary.
-    static func parseState(_ text: String, profile: VehicleProfile) throws -> VehicleState {
-        let json: JSONValue
-        do { json = try JSONValue(parsing: Array(text.utf8)) } catch { throw UsageError("--state: \(error)") }
-        guard case let .object(object) = json else { throw UsageError("--state: expected a JSON object of property values") }
-        var state = VehicleState()
-        for (name, value) in object {
-            let key = PropertyKey(name)
-            guard let kind = key.kind else { throw UsageError("--state: unknown property \(name)") }
-            switch (kind, value) {
-            case (.bool, let .bool(flag)): state[key] = .bool(flag)
-            case (.integer, let .integer(number)): state[key] = .integer(number)
-            case (.number, let .integer(number)): state[key] = .number(Double(number))
-            case (.number, let .number(number)): state[key] = .number(number)
-            case (let .enumeration(names), let .string(name)) where names.contains(name): state[key] = .enumeration(name)
-            default: throw UsageError("--state: \(name): \(value.serialized(sortedKeys: true)) is not a valid value")
-            }
-        }
-        return state
     }
 }

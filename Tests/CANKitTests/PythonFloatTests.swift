@@ -1,3 +1,4 @@
+import CarplayJSON
 import Testing
 @testable import CANKit
 

@@ -113,14 +113,14 @@ import VehicleKit
         #expect(try resolve(request("SetProfileInCar", #""profileNumber":1,"carName":"Van""#), saved: saved)["carName"] == .unsupported(reason: "this is Example Sedan, not Van"))
     }
 
-    @Test func savedProfileCodable() throws {
+    @Test func savedProfileJSON() throws {
         let profile = SavedCarProfile(slot: 2, name: "Anna", settings: [
             .temperature(zone: "left"): .number(21), .seat(.frontLeft, .heating): .integer(2), .fan: .bool(true), .audioSource: .enumeration("USB"),
         ])
-        let data = try JSONEncoder().encode(profile)
-        let value = try JSONValue(parsing: Array(data))
-        #expect(value.objectValue?["settings"]?.objectValue?["seat.frontLeft.heating"] == .integer(2))
-        #expect(try JSONDecoder().decode(SavedCarProfile.self, from: data) == profile)
+        let data = JSONValue.array([profile.jsonValue]).serializedBytes()
+        let value = try JSONValue(parsing: data)
+        #expect(value.arrayValue?.first?.objectValue?["settings"]?.objectValue?["seat.frontLeft.heating"] == .integer(2))
+        #expect(try SavedCarProfile.list(parsing: data, file: "test") == [profile])
     }
 }
 

@@ -1,5 +1,6 @@
 import CANBus
 import CANKit
+import CarplayJSON
 import Foundation
 import Testing
 @testable import VehicleKit
@@ -495,14 +496,14 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
                   {"kind":"reject","result":"RejectedBusy","message":"VehicleCommand","fromMs":1000,"untilMs":5000},
                   {"kind":"silence"},{"kind":"busOff"}]}
         """#
-        let plan = try JSONDecoder().decode(FaultPlan.self, from: Data(json.utf8))
+        let plan = try FaultPlan(parsing: json, source: "test")
         #expect(plan.rules[0] == .delay(.milliseconds(250), property: "climate.", count: 2))
         #expect(plan.rules[1] == FaultRule(.reject(result: "RejectedBusy"), message: "VehicleCommand", from: .seconds(1), until: .seconds(5)))
         #expect(plan.rules[3].kind == .busOff)
-        let again = try JSONDecoder().decode(FaultPlan.self, from: try JSONEncoder().encode(plan))
+        let again = try FaultPlan(parsing: plan.jsonValue.serialized(), source: "test")
         #expect(again == plan)
-        #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(FaultPlan.self, from: Data(#"{"rules":[{"kind":"explode"}]}"#.utf8))
+        #expect(throws: JSONContentError(file: "test", path: "rules[0].kind", reason: #"unknown fault kind "explode" (drop, delay, reject, wrongValue, badCRC, repeatCounter, silence, busOff)"#)) {
+            try FaultPlan(parsing: #"{"rules":[{"kind":"explode"}]}"#, source: "test")
         }
     }
 

@@ -1,3 +1,5 @@
+import CarplayJSON
+
 extension MessageCodec {
     /// Encodes physical values (or choice names) into a payload of the message's length,
     /// with cantools' strict rules: exactly the signals of the selected multiplexer path,

@@ -1,3 +1,5 @@
+import CarplayJSON
+
 /// A decoded (physical) signal value, typed the way cantools types it: an integer
 /// when raw value, factor and offset are all integers, a float otherwise, or the
 /// name of a value-table choice.

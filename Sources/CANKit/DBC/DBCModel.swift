@@ -1,3 +1,5 @@
+import CarplayJSON
+
 /// A CAN database loaded from a DBC file, with cantools' semantics.
 public struct DBCDatabase: Sendable {
     public var version: String?

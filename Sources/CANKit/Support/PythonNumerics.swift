@@ -1,22 +1,8 @@
-/// The few Python float behaviours that cantools' results depend on, so that this
-/// codec gives the same numbers, not just close ones.
-enum PythonFloat {
-    /// `repr(float)`: Swift's shortest round-trip description has the same digits and
-    /// matches it everywhere but 2^53 <= |value| < 1e16, where Swift switches to
-    /// exponent notation (`9.87862879174656e+15`) and Python still writes the integer
-    /// (`9878628791746560.0`): that range is rewritten.
-    static func repr(_ value: Double) -> String {
-        let text = value.description
-        guard value.magnitude >= 9_007_199_254_740_992, value.magnitude < 1e16,
-              let e = text.firstIndex(of: "e"), text[text.index(after: e)...] == "+15" else { return text }
-        // d.ddd…e+15: the digits without the point, padded with zeros to 16, then ".0".
-        var digits = text[..<e].filter { $0 != "." }
-        let negative = digits.hasPrefix("-")
-        if negative { digits.removeFirst() }
-        digits += String(repeating: "0", count: max(0, 16 - digits.count))
-        return (negative ? "-" : "") + digits + ".0"
-    }
+import CarplayJSON
 
+/// The Python float arithmetic that cantools' results depend on, so that this codec
+/// gives the same numbers, not just close ones (`repr`, the text, is CarplayJSON's).
+extension PythonFloat {
     /// Python's `divmod(x, y)` for floats (Objects/floatobject.c, float_divmod).
     static func divmod(_ x: Double, _ y: Double) -> (quotient: Double, remainder: Double) {
         var mod = x.truncatingRemainder(dividingBy: y)

@@ -33,6 +33,10 @@ int carplay_accept(int fd);
 /// An eventfd for waking an epoll loop.
 int carplay_eventfd(void);
 
+/// Names the calling thread (pthread_setname_np is GNU-only in glibc's headers); the
+/// kernel keeps 15 bytes. Returns 0 or an error number.
+int carplay_name_thread(const char *name);
+
 
 // ---- SocketCAN (CAN_RAW) ----
 

@@ -3,7 +3,7 @@
 /// intents, profiles, state, the Varlink API.
 
 /// `INCarSeat`. Profiles list physical seats; the other cases name groups or roles.
-public enum CarSeat: String, Sendable, Hashable, Codable, CaseIterable {
+public enum CarSeat: String, Sendable, Hashable, CaseIterable {
     case driver, passenger
     case frontLeft, frontRight, front
     case rearLeft, rearRight, rear
@@ -29,27 +29,27 @@ public enum CarSeat: String, Sendable, Hashable, Codable, CaseIterable {
     }
 }
 
-public enum DriverSide: String, Sendable, Hashable, Codable, CaseIterable { case left, right }
+public enum DriverSide: String, Sendable, Hashable, CaseIterable { case left, right }
 
 /// `INCarDefroster`.
-public enum CarDefroster: String, Sendable, Hashable, Codable, CaseIterable { case front, rear, all }
+public enum CarDefroster: String, Sendable, Hashable, CaseIterable { case front, rear, all }
 
 /// `INCarAudioSource`.
-public enum CarAudioSource: String, Sendable, Hashable, Codable, CaseIterable {
+public enum CarAudioSource: String, Sendable, Hashable, CaseIterable {
     case carPlay, iPod, radio, bluetooth, AUX, USB, memoryCard, opticalDrive, hardDrive
 }
 
 /// `INRadioType`.
-public enum RadioType: String, Sendable, Hashable, Codable, CaseIterable { case AM, FM, HD, satellite, DAB }
+public enum RadioType: String, Sendable, Hashable, CaseIterable { case AM, FM, HD, satellite, DAB }
 
 /// `INRelativeSetting`.
-public enum RelativeSetting: String, Sendable, Hashable, Codable, CaseIterable { case lowest, lower, higher, highest }
+public enum RelativeSetting: String, Sendable, Hashable, CaseIterable { case lowest, lower, higher, highest }
 
 /// `INRelativeReference`.
-public enum RelativeReference: String, Sendable, Hashable, Codable, CaseIterable { case next, previous }
+public enum RelativeReference: String, Sendable, Hashable, CaseIterable { case next, previous }
 
 /// `INCarAirCirculationMode`.
-public enum AirCirculationMode: String, Sendable, Hashable, Codable, CaseIterable { case freshAir, recirculateAir }
+public enum AirCirculationMode: String, Sendable, Hashable, CaseIterable { case freshAir, recirculateAir }
 
 /// `INCarSignalOptions`.
-public enum CarSignal: String, Sendable, Hashable, Codable, CaseIterable { case audible, visible }
+public enum CarSignal: String, Sendable, Hashable, CaseIterable { case audible, visible }

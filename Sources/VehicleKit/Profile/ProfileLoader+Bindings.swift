@@ -1,3 +1,4 @@
+import CarplayJSON
 import CANKit
 
 /// `bindings`: each property's status signal and value mapping, and its command
@@ -240,7 +241,7 @@ extension ProfileReader {
             switch otherwiseNode.value {
             case let .bool(flag): text = String(flag)
             case let .string(name): text = name
-            case .number: text = String(try otherwiseNode.integer())
+            case .integer, .number: text = String(try otherwiseNode.integer())
             default: throw otherwiseNode.error("expected a value of \(key.rawValue), found \(otherwiseNode.value.typeName)")
             }
             guard ValueCodec.value(text, kind: kind) != nil else { throw otherwiseNode.error("\"\(text)\" is not a value of \(key.rawValue)") }

@@ -1,3 +1,4 @@
+import CarplayJSON
 import CANKit
 
 extension ProfileReader {

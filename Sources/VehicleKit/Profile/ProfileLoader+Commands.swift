@@ -1,3 +1,4 @@
+import CarplayJSON
 import CANKit
 
 /// Schema 2 commands, one parser per kind (VehicleProfiles/README.md, "Command kinds").

@@ -1,3 +1,4 @@
+import CarplayJSON
 import CANKit
 
 /// What a schema 2 profile adds to the DBC's messages (`messages`), the schema 1
@@ -84,7 +85,7 @@ extension ProfileReader {
                 throw node.error("no choice \"\(name)\" in signal \"\(signal.name)\" of message \"\(message.name)\"\(choiceList(signal))")
             }
             return (.choice(name), raw)
-        case .number:
+        case .integer, .number:
             let number = try node.integer()
             let raw = Int128(number)
             let (low, high) = rawLimits(signal)

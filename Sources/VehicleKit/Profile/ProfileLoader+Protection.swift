@@ -1,3 +1,4 @@
+import CarplayJSON
 import CANKit
 
 /// Frame protection: schema 2's `messages.<name>.protection` and schema 1's `e2e` table.
@@ -109,7 +110,7 @@ extension ProfileReader {
                 let protection = try FrameProtection(scheme: .carplaydE2E(dataID: UInt16(dataID)), checksum: PayloadField(crc), counter: PayloadField(counter))
                 result[name] = MessageProtection(message: name, checksumSignal: crc.name, counterSignal: counter.name, protection: protection)
             } catch {
-                throw fail(Self.path(of: error, in: entry, checksumKey: "crc"), error.description.replacingOccurrences(of: "`checksum`", with: "`crc`"))
+                throw fail(Self.path(of: error, in: entry, checksumKey: "crc"), error.description.replacing("`checksum`", with: "`crc`"))
             }
         }
         return result

@@ -1,3 +1,4 @@
+import CarplayJSON
 import CANKit
 
 /// Which bindings the capabilities need, what the messages must have, and whether the

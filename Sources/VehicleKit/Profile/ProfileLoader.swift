@@ -1,5 +1,5 @@
 import CANKit
-import Foundation
+import CarplayJSON
 
 /// Loads `VehicleProfiles/<vehicle>/`: `profile.json` and the DBC it names, resolves
 /// every reference into the DBC and checks the rules of VehicleProfiles/README.md
@@ -82,14 +82,7 @@ struct ProfileReader {
 
     mutating func load() throws(ProfileError) -> VehicleProfile {
         guard let bytes = readFile(file) else { throw fail("", "cannot read the file") }
-        let json: ProfileJSON
-        do {
-            json = try ProfileJSON.parse(bytes)
-        } catch {
-            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey].map { "\($0)" } ?? "\(error)"
-            throw fail("", "not valid JSON: \(detail)")
-        }
-        let root = try JSONNode(value: json, path: "", file: file).object(known: Self.commonKeys + ["e2e", "messages"])
+        let root = try JSONNode(parsing: bytes, file: file).object(known: Self.commonKeys + ["e2e", "messages"])
 
         let schemaNode = try root.required("schema")
         schema = try schemaNode.integer()

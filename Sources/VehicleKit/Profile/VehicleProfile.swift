@@ -92,7 +92,7 @@ public struct VehicleProfile: Sendable {
 }
 
 /// A numeric range with the step the car accepts.
-public struct SteppedRange: Sendable, Hashable, Codable {
+public struct SteppedRange: Sendable, Hashable {
     public var min: Double
     public var max: Double
     public var step: Double
@@ -117,7 +117,7 @@ public struct SteppedRange: Sendable, Hashable, Codable {
     }
 }
 
-public struct ClimateZone: Sendable, Hashable, Codable {
+public struct ClimateZone: Sendable, Hashable {
     /// Used in property keys: `climate.temperature.<id>`.
     public var id: String
     /// The physical seats this zone serves.
@@ -160,7 +160,7 @@ public struct ClimateCapabilities: Sendable, Hashable {
     }
 }
 
-public struct SeatCapabilities: Sendable, Hashable, Codable {
+public struct SeatCapabilities: Sendable, Hashable {
     /// A physical seat (frontLeft, …, thirdRowRight).
     public var seat: CarSeat
     /// Highest level of each feature; 0 when the seat does not have it.
@@ -184,7 +184,7 @@ public struct SeatCapabilities: Sendable, Hashable, Codable {
     }
 }
 
-public struct RadioBand: Sendable, Hashable, Codable {
+public struct RadioBand: Sendable, Hashable {
     public var type: RadioType
     /// Frequencies (AM kHz, FM/HD MHz) or, for satellite and DAB, channel numbers.
     public var range: SteppedRange
@@ -201,7 +201,7 @@ public struct RadioBand: Sendable, Hashable, Codable {
 }
 
 /// A named station (like AppIntentVocabulary) or a preset: a band and a frequency or channel.
-public struct RadioStation: Sendable, Hashable, Codable {
+public struct RadioStation: Sendable, Hashable {
     public var name: String
     public var type: RadioType
     public var frequency: Double?
@@ -215,7 +215,7 @@ public struct RadioStation: Sendable, Hashable, Codable {
     }
 }
 
-public struct RadioPreset: Sendable, Hashable, Codable {
+public struct RadioPreset: Sendable, Hashable {
     public var number: Int
     public var station: RadioStation
 
@@ -243,7 +243,7 @@ public struct RadioCapabilities: Sendable, Hashable {
     public func band(_ type: RadioType) -> RadioBand? { bands.first { $0.type == type } }
 }
 
-public struct PowerCapabilities: Sendable, Hashable, Codable {
+public struct PowerCapabilities: Sendable, Hashable {
     public var fuel: Bool
     public var battery: Bool
 

@@ -1,13 +1,30 @@
+import CarplayJSON
+
 /// Faults the simulated vehicle injects: a list of rules, scriptable from tests and
 /// (as JSON) from a file or flags. Rules can be replaced while the vehicle runs
 /// (`VehicleSimulation.setFaults`).
 ///
 /// JSON form of a plan: `{"rules":[{"kind":"delay","ms":300,"property":"climate.","count":2}]}`;
 /// see `FaultRule` for the fields.
-public struct FaultPlan: Sendable, Hashable, Codable {
+public struct FaultPlan: Sendable, Hashable {
     public var rules: [FaultRule]
 
     public init(_ rules: [FaultRule] = []) { self.rules = rules }
+
+    /// A plan in its JSON form; `source` names where the text came from in errors
+    /// (`--faults`, a file, `SetFaults`).
+    public init(parsing text: String, source: String) throws(JSONContentError) {
+        try self.init(json: JSONNode(parsing: Array(text.utf8), file: source))
+    }
+
+    public init(json node: JSONNode) throws(JSONContentError) {
+        let object = try node.object(known: ["rules"])
+        var rules: [FaultRule] = []
+        for rule in try object.required("rules").array() { rules.append(try FaultRule(json: rule)) }
+        self.rules = rules
+    }
+
+    public var jsonValue: JSONValue { .object(["rules": .array(rules.map(\.jsonValue))]) }
 
     /// No faults: the vehicle behaves.
     public static let none = FaultPlan()
@@ -32,7 +49,7 @@ public struct FaultPlan: Sendable, Hashable, Codable {
 ///         "message": "ClimateCommand", // optional message name
 ///         "count": 2,               // optional: the next N matching events, then the rule expires
 ///         "fromMs": 0, "untilMs": 5000}` // optional window, time since the simulation started
-public struct FaultRule: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct FaultRule: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         /// Ignore matching commands: no acknowledgement, no change.
         case drop
@@ -140,50 +157,48 @@ public struct FaultRule: Sendable, Hashable, Codable, CustomStringConvertible {
         return text
     }
 
-    // MARK: - Codable (flat JSON, durations in milliseconds)
+    // MARK: - JSON (flat, durations in milliseconds)
 
-    private enum CodingKeys: String, CodingKey { case kind, ms, result, property, message, count, fromMs, untilMs }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        let name = try container.decode(String.self, forKey: .kind)
+    public init(json node: JSONNode) throws(JSONContentError) {
+        let object = try node.object(known: ["kind", "ms", "result", "property", "message", "count", "fromMs", "untilMs"])
+        let kindNode = try object.required("kind")
+        let name = try kindNode.string()
         switch name {
         case "drop": kind = .drop
         case "delay":
-            let ms = try container.decode(Double.self, forKey: .ms)
-            guard ms >= 0 else { throw DecodingError.dataCorruptedError(forKey: .ms, in: container, debugDescription: "a delay cannot be negative") }
+            let msNode = try object.required("ms")
+            let ms = try msNode.number()
+            guard ms >= 0 else { throw msNode.error("a delay cannot be negative") }
             kind = .delay(Self.duration(ms))
-        case "reject": kind = .reject(result: try container.decodeIfPresent(String.self, forKey: .result))
+        case "reject": kind = .reject(result: try object.optional("result")?.string())
         case "wrongValue": kind = .wrongValue
         case "badCRC": kind = .badCRC
         case "repeatCounter": kind = .repeatCounter
         case "silence": kind = .silence
         case "busOff": kind = .busOff
         default:
-            throw DecodingError.dataCorruptedError(
-                forKey: .kind, in: container,
-                debugDescription: "unknown fault kind \"\(name)\" (drop, delay, reject, wrongValue, badCRC, repeatCounter, silence, busOff)")
+            throw kindNode.error("unknown fault kind \"\(name)\" (drop, delay, reject, wrongValue, badCRC, repeatCounter, silence, busOff)")
         }
-        property = try container.decodeIfPresent(String.self, forKey: .property)
-        message = try container.decodeIfPresent(String.self, forKey: .message)
-        count = try container.decodeIfPresent(Int.self, forKey: .count)
-        from = try container.decodeIfPresent(Double.self, forKey: .fromMs).map(Self.duration)
-        until = try container.decodeIfPresent(Double.self, forKey: .untilMs).map(Self.duration)
+        property = try object.optional("property")?.string()
+        message = try object.optional("message")?.string()
+        count = try object.optional("count")?.integer()
+        from = try object.optional("fromMs").map { node throws(JSONContentError) in Self.duration(try node.number()) }
+        until = try object.optional("untilMs").map { node throws(JSONContentError) in Self.duration(try node.number()) }
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(kind.name, forKey: .kind)
+    public var jsonValue: JSONValue {
+        var object: [String: JSONValue] = ["kind": .string(kind.name)]
         switch kind {
-        case let .delay(delay): try container.encode(Self.milliseconds(delay), forKey: .ms)
-        case let .reject(result): try container.encodeIfPresent(result, forKey: .result)
+        case let .delay(delay): object["ms"] = .number(Self.milliseconds(delay))
+        case let .reject(result?): object["result"] = .string(result)
         default: break
         }
-        try container.encodeIfPresent(property, forKey: .property)
-        try container.encodeIfPresent(message, forKey: .message)
-        try container.encodeIfPresent(count, forKey: .count)
-        try container.encodeIfPresent(from.map(Self.milliseconds), forKey: .fromMs)
-        try container.encodeIfPresent(until.map(Self.milliseconds), forKey: .untilMs)
+        if let property { object["property"] = .string(property) }
+        if let message { object["message"] = .string(message) }
+        if let count { object["count"] = .integer(count) }
+        if let from { object["fromMs"] = .number(Self.milliseconds(from)) }
+        if let until { object["untilMs"] = .number(Self.milliseconds(until)) }
+        return .object(object)
     }
 
     static func duration(_ milliseconds: Double) -> Duration { .microseconds(Int64((milliseconds * 1000).rounded())) }

@@ -1,5 +1,7 @@
+import CarplayJSON
+
 /// Counters of what the simulated vehicle did.
-public struct SimulationStatistics: Sendable, Hashable, Codable {
+public struct SimulationStatistics: Sendable, Hashable {
     /// Command frames that passed the E2E check and decoded.
     public var commandsReceived = 0
     /// Command frames applied and acknowledged "Accepted".
@@ -24,12 +26,23 @@ public struct SimulationStatistics: Sendable, Hashable, Codable {
     public var framesCorrupted = 0
 
     public init() {}
+
+    /// `{"commandsReceived": 12, …}`: every counter by its name.
+    public var jsonValue: JSONValue {
+        .object([
+            "commandsReceived": .integer(commandsReceived), "commandsApplied": .integer(commandsApplied),
+            "commandsRejected": .integer(commandsRejected), "commandsDropped": .integer(commandsDropped),
+            "commandsDelayed": .integer(commandsDelayed), "wrongValuesApplied": .integer(wrongValuesApplied),
+            "e2eErrors": .integer(e2eErrors), "undecodable": .integer(undecodable), "framesSent": .integer(framesSent),
+            "framesSuppressed": .integer(framesSuppressed), "framesCorrupted": .integer(framesCorrupted),
+        ])
+    }
 }
 
 /// One thing the simulated vehicle did with a command (or a fault it injected), for
 /// the ECU process to print.
 public struct SimulationLogEntry: Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable {
         case applied, rejected, dropped, delayed, wrongValue, e2eError, undecodable, momentaryEnded, faultInjected
     }
 

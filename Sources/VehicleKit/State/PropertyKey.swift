@@ -25,16 +25,11 @@
 /// | `power.distanceRemaining` | number (km), status only | |
 /// | `power.charging` | bool, status only | |
 /// | `power.minutesToFull` | integer, status only | |
-public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral, Codable {
+public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     public let rawValue: String
 
     public init(_ rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }
-    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 
     public var description: String { rawValue }
     public static func < (lhs: PropertyKey, rhs: PropertyKey) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -102,7 +97,7 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
     }
 }
 
-public enum SeatFeature: String, Sendable, Hashable, Codable, CaseIterable { case heating, cooling, massage }
+public enum SeatFeature: String, Sendable, Hashable, CaseIterable { case heating, cooling, massage }
 
 public enum PropertyKind: Sendable, Hashable {
     case bool

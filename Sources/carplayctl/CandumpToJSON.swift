@@ -1,9 +1,10 @@
 import CANKit
+import CarplayJSON
 import LinuxSupport
 
 /// Decodes candump lines into one JSON object per frame, for `dbc decode`.
 /// Immutable after init, so both halves of a block can use it at once.
-struct FrameJSONDecoder: Sendable {
+struct CandumpToJSON: Sendable {
     /// Standard IDs by value; extended ones in an open-addressing table (`extendedKeys`,
     /// a power of two at least four times the count, `UInt32.max` for empty, linear
     /// probing) whose slots hold indices into `extendedOutputs`: one multiply and

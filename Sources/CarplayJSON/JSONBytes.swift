@@ -1,39 +1,37 @@
-/// Appends JSON text to a byte buffer without building intermediate strings: the
-/// decoder tool writes a million objects a second through this.
+/// Appends JSON text to a byte buffer without building intermediate strings: strings,
+/// and numbers as Python writes them. `JSONValue` writes through it, and so does the
+/// frame decoder, which writes a million objects a second.
 public enum JSONBytes {
-    /// A JSON string literal, escaped.
+    /// A JSON string literal, escaped: the only string escaper of the project.
     public static func appendString(_ text: String, to buffer: inout [UInt8]) {
-        // Fast path: nothing to escape (names and choices nearly always).
-        var utf8 = text.utf8
-        let plain: Bool? = utf8.withContiguousStorageIfAvailable { bytes in
-            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
-            buffer.append(0x22)
-            buffer.append(contentsOf: bytes)
-            buffer.append(0x22)
-            return true
-        }
-        if plain == true { return }
-        if plain == nil {
-            var copy = text
-            copy.makeContiguousUTF8()
-            utf8 = copy.utf8
-        }
+        var text = text
+        text.withUTF8 { appendString(utf8: $0, to: &buffer) }
+    }
+
+    /// UTF-8 text as a JSON string literal (quotes, escapes), copying the runs that need
+    /// no escape in one piece (names and candump lines nearly always are one run).
+    public static func appendString(utf8 bytes: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
         buffer.append(0x22)
-        for byte in utf8 {
+        var runStart = 0
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+            if runStart < index { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+            runStart = index + 1
             switch byte {
             case 0x22: buffer.append(contentsOf: [0x5C, 0x22])
             case 0x5C: buffer.append(contentsOf: [0x5C, 0x5C])
             case 0x0A: buffer.append(contentsOf: [0x5C, 0x6E])
             case 0x0D: buffer.append(contentsOf: [0x5C, 0x72])
             case 0x09: buffer.append(contentsOf: [0x5C, 0x74])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                buffer.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: buffer.append(byte)
+            default: buffer.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]])
             }
         }
+        if runStart < bytes.count { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
         buffer.append(0x22)
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// The most bytes `writeDouble` or `writeInteger` write (an Int128 takes 40).
     public static let maxNumberLength = 48
@@ -188,15 +186,6 @@ public enum JSONBytes {
             let pointer = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
             let count = write(pointer)
             append(UnsafeBufferPointer(start: pointer, count: count))
-        }
-    }
-
-    /// A decoded signal value: a number, or a choice's name as a string.
-    public static func appendValue(_ value: SignalValue, to buffer: inout [UInt8]) {
-        switch value {
-        case let .integer(number): appendInteger(number, to: &buffer)
-        case let .float(number): appendDouble(number, to: &buffer)
-        case let .choice(name, _): appendString(name, to: &buffer)
         }
     }
 }

@@ -1,0 +1,49 @@
+import CarplayJSON
+
+extension PropertyValue {
+    /// The JSON form of a state value: booleans, integers, numbers, enumeration case names.
+    public var jsonValue: JSONValue {
+        switch self {
+        case let .bool(flag): .bool(flag)
+        case let .integer(number): .integer(number)
+        case let .number(number): .number(number)
+        case let .enumeration(text): .string(text)
+        }
+    }
+
+    /// A value of `kind` from its JSON form (a number may be written `21`); nil when the
+    /// JSON is not one.
+    public init?(json: JSONValue, kind: PropertyKind) {
+        switch (kind, json) {
+        case (.bool, let .bool(flag)): self = .bool(flag)
+        case (.integer, let .integer(number)): self = .integer(number)
+        case (.number, let .integer(number)): self = .number(Double(number))
+        case (.number, let .number(number)): self = .number(number)
+        case (let .enumeration(names), let .string(name)) where names.contains(name): self = .enumeration(name)
+        default: return nil
+        }
+    }
+}
+
+extension VehicleState {
+    /// `{"climate.temperature.left": 21.5, "lock.locked": false, …}`.
+    public var jsonValue: JSONValue {
+        var object: [String: JSONValue] = [:]
+        for key in keys { object[key.rawValue] = self[key]!.jsonValue }
+        return .object(object)
+    }
+
+    /// The state in its JSON form, each value checked against its key's kind (what
+    /// `--state` flags and saved car profiles hold).
+    public init(json node: JSONNode) throws(JSONContentError) {
+        self.init()
+        for (name, value) in try node.map() {
+            let key = PropertyKey(name)
+            guard let kind = key.kind else { throw value.error("unknown property \(name) (VehicleProfiles/README.md lists them)") }
+            guard let parsed = PropertyValue(json: value.value, kind: kind) else {
+                throw value.error("\(value.value.serialized(sortedKeys: true)) is not a valid value of \(name)")
+            }
+            self[key] = parsed
+        }
+    }
+}
