@@ -10,10 +10,10 @@
 #   5. carplayctl dbc decode against cantools on generated candump logs
 #   6. the real-car DBCs unchanged; every intent on every profile, frames checked with cantools
 #   7. the fuzz targets, 30 s each (Fuzz/run.sh: DBC, profile, candump, frames, Varlink)
-#   8. the real carplayd end to end over its Varlink socket (tests/daemon, pytest)
-#   9. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (tools/soak)
-#  10. the vcan bench (tests/vcan), natively or in the qemu VM
-#  11. carplayd under systemd as PID 1 in the VM (tests/systemd)
+#   8. the real carplayd end to end over its Varlink socket (IntegrationTests/daemon, pytest)
+#   9. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (IntegrationTests/soak)
+#  10. the vcan bench (IntegrationTests/vcan), natively or in the qemu VM
+#  11. carplayd under systemd as PID 1 in the VM (IntegrationTests/systemd)
 #
 # Environment:
 #   CARPLAYD_DBC_CORPUS  DBC corpus directory
@@ -65,7 +65,7 @@ stage_release_build() {
     step "swift build -c release (carplayd, carplayctl)"
     "$SWIFT" build -c release --product carplayd -Xswiftc -warnings-as-errors
     "$SWIFT" build -c release --product carplayctl -Xswiftc -warnings-as-errors
-    "$SWIFT" build -c release --product carplay-bench -Xswiftc -warnings-as-errors  # tests/daemon's load generator
+    "$SWIFT" build -c release --product carplay-bench -Xswiftc -warnings-as-errors  # IntegrationTests/daemon's load generator
 }
 
 stage_golden() {
@@ -82,7 +82,7 @@ stage_golden() {
     shopt -u nullglob
     rm -rf "$GOLDEN_DIR"
     mkdir -p "$GOLDEN_DIR"
-    "$PY" "$REPO_ROOT/tools/golden/generate_vectors.py" -q \
+    "$PY" "$REPO_ROOT/IntegrationTests/support/golden/generate_vectors.py" -q \
         --seed "$SEED" --out "$GOLDEN_DIR" "${dbcs[@]}"
     export CARPLAYD_DBC_CORPUS="$corpus"
     export CARPLAYD_GOLDEN_DIR="$GOLDEN_DIR"
@@ -96,7 +96,7 @@ stage_protection_vectors() {
     local out="$REPO_ROOT/.build/protection-vectors.json"
     step "protection vectors (autosar-e2e) -> $out"
     rm -f "$out"
-    "$PY" "$REPO_ROOT/tools/protection/vectors.py" --out "$out"
+    "$PY" "$REPO_ROOT/IntegrationTests/support/protection/vectors.py" --out "$out"
     export CARPLAYD_PROTECTION_VECTORS="$out"
     echo "CARPLAYD_PROTECTION_VECTORS=$CARPLAYD_PROTECTION_VECTORS"
 }
@@ -120,7 +120,7 @@ stage_decode_cli() {
         log="$REPO_ROOT/.build/golden/$(basename "$dbc" .dbc).log"
         "$PY" "$REPO_ROOT/Benchmarks/codec/make_log.py" --frames 2000 --seed "$SEED" \
             --out "$log" "$dbc"
-        "$PY" "$REPO_ROOT/tools/golden/check_decode_cli.py" --carplayctl "$bin" "$dbc" "$log" \
+        "$PY" "$REPO_ROOT/IntegrationTests/support/golden/check_decode_cli.py" --carplayctl "$bin" "$dbc" "$log" \
             | tee -a "$RESULTS"
     done
 }
@@ -147,16 +147,16 @@ stage_intents() {
     # Every intent on every shipped profile, through carplayctl perform --simulate,
     # checked from outside: cantools decodes the command frames with the profile's DBC
     # (per command kind: setpoint, momentary, toggle, step; read-only properties refused),
-    # each message's protection is recomputed in Python (tools/intents/protection.py, its
+    # each message's protection is recomputed in Python (IntegrationTests/support/intents/protection.py, its
     # vendor schemes first checked on commaai/opendbc's published frames), the state must
     # show the values.
     local bin
     bin="$("$SWIFT" build --show-bin-path)/carplayctl"
     step "every intent on every profile, frames checked with cantools"
-    "$PY" "$REPO_ROOT/tools/intents/protection.py" --self-test | tee -a "$RESULTS"
+    "$PY" "$REPO_ROOT/IntegrationTests/support/intents/protection.py" --self-test | tee -a "$RESULTS"
     local profiles=("$REPO_ROOT"/VehicleProfiles/*/)
     [ -f "${profiles[0]}/profile.json" ] || die "no vehicle profiles in VehicleProfiles/"
-    "$PY" "$REPO_ROOT/tools/intents/check_intents.py" --carplayctl "$bin" "${profiles[@]}" | tee -a "$RESULTS"
+    "$PY" "$REPO_ROOT/IntegrationTests/support/intents/check_intents.py" --carplayctl "$bin" "${profiles[@]}" | tee -a "$RESULTS"
 }
 
 stage_fuzz() {
@@ -179,9 +179,9 @@ stage_daemon() {
     # put hundreds of greedy clients on the daemon and bound how long a well-behaved one
     # may wait; a debug daemon on a 2-CPU host cannot serve them in time (the debug build
     # is covered by swift test and the soak).
-    step "carplayd end to end (tests/daemon, the release binaries)"
+    step "carplayd end to end (IntegrationTests/daemon, the release binaries)"
     CARPLAYD_BIN="$("$SWIFT" build -c release --show-bin-path)/carplayd" \
-        bash "$REPO_ROOT/tests/daemon/run.sh" 2>&1 | tee -a "$RESULTS"
+        bash "$REPO_ROOT/IntegrationTests/daemon/run.sh" 2>&1 | tee -a "$RESULTS"
 }
 
 stage_soak() {
@@ -190,24 +190,24 @@ stage_soak() {
     # Its last line "soak: N passed, 0 failed" counts once in the summary.
     step "soak (${CARPLAYD_SOAK_MINUTES:-1.5} min, seed ${CARPLAYD_SOAK_SEED:-1})"
     CARPLAYD_BIN="$("$SWIFT" build --show-bin-path)/carplayd" \
-        bash "$REPO_ROOT/tools/soak/run.sh" --minutes "${CARPLAYD_SOAK_MINUTES:-1.5}" \
+        bash "$REPO_ROOT/IntegrationTests/soak/run.sh" --minutes "${CARPLAYD_SOAK_MINUTES:-1.5}" \
         --seed "${CARPLAYD_SOAK_SEED:-1}" --restart-every 20 2>&1 | tee -a "$RESULTS"
 }
 
 stage_vcan() {
     # The system on a real kernel CAN stack: natively where the kernel has vcan,
-    # otherwise in a throwaway qemu VM (tools/vm/run-in-vm.sh); never skipped.
+    # otherwise in a throwaway qemu VM (IntegrationTests/support/vm/run-in-vm.sh); never skipped.
     step "vcan bench (carplayd + carplay-ecu + Python ECU + can-utils on vcan0)"
-    CARPLAY_BIN_DIR="$("$SWIFT" build --show-bin-path)" bash "$REPO_ROOT/tests/vcan/run.sh" | tee -a "$RESULTS"
+    CARPLAY_BIN_DIR="$("$SWIFT" build --show-bin-path)" bash "$REPO_ROOT/IntegrationTests/vcan/run.sh" | tee -a "$RESULTS"
 }
 
 stage_systemd() {
     # carplayd deployed as make install does, under systemd 252 as PID 1 in the qemu VM:
     # socket activation, READY/STATUS, journal fields, restart, watchdog, clean stop.
-    step "carplayd under systemd (tests/systemd, systemd as PID 1 in the VM)"
+    step "carplayd under systemd (IntegrationTests/systemd, systemd as PID 1 in the VM)"
     make -s build SWIFT="$SWIFT"
     CARPLAY_RELEASE_BIN_DIR="$("$SWIFT" build -c release --show-bin-path)" \
-        bash "$REPO_ROOT/tests/systemd/run.sh" | tee -a "$RESULTS"
+        bash "$REPO_ROOT/IntegrationTests/systemd/run.sh" | tee -a "$RESULTS"
 }
 
 main() {
