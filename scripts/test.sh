@@ -15,6 +15,12 @@
 #  10. the vcan bench (IntegrationTests/vcan), natively or in the qemu VM
 #  11. carplayd under systemd as PID 1 in the VM (IntegrationTests/systemd)
 #
+# Usage: scripts/test.sh                    every stage, then one line "N passed, 0 failed"
+#        scripts/test.sh --only STAGE...   just those stages, in that order, no summary
+#          (stages: bootstrap build release_build golden protection_vectors swift_test
+#          decode_cli real_dbcs intents fuzz daemon soak vcan systemd; each expects
+#          what earlier ones built, e.g. `--only golden decode_cli`)
+#
 # Environment:
 #   CARPLAYD_DBC_CORPUS  DBC corpus directory
 #                        (default: ../shared/dbc-corpus/cantools-tests, relative
@@ -212,6 +218,15 @@ stage_systemd() {
 
 main() {
     mkdir -p "$REPO_ROOT/.build"
+    if [ "${1:-}" = --only ]; then
+        shift
+        [ $# -gt 0 ] || die "--only needs at least one stage name"
+        local stage
+        for stage in "$@"; do declare -F "stage_$stage" >/dev/null || die "no stage '$stage' (see the header of $0)"; done
+        for stage in "$@"; do "stage_$stage"; done
+        return
+    fi
+    [ $# -eq 0 ] || die "unknown argument: $1 (scripts/test.sh [--only STAGE...])"
     : > "$RESULTS"
     stage_bootstrap
     stage_build
