@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # THE test command of carplayd (CI runs it through .ci/run).
 #
-#   1. bootstrap (Debian packages, .venv with cantools/python-can/varlink)
+#   1. bootstrap (Debian packages, .venv with cantools/python-can/varlink); the DBC
+#      corpus (see CARPLAYD_DBC_CORPUS below)
 #   2. swift build --build-tests, warnings are errors
 #   3. golden vectors from cantools into .build/golden, AUTOSAR E2E vectors from
 #      autosar-e2e into .build/protection-vectors.json
@@ -17,14 +18,15 @@
 #
 # Usage: scripts/test.sh                    every stage, then one line "N passed, 0 failed"
 #        scripts/test.sh --only STAGE...   just those stages, in that order, no summary
-#          (stages: bootstrap build release_build golden protection_vectors swift_test
-#          decode_cli real_dbcs intents fuzz daemon soak vcan systemd; each expects
-#          what earlier ones built, e.g. `--only golden decode_cli`)
+#          (stages: bootstrap corpus build release_build golden protection_vectors
+#          swift_test decode_cli real_dbcs intents fuzz daemon soak vcan systemd;
+#          each expects what earlier ones built, e.g. `--only corpus golden`)
 #
 # Environment:
-#   CARPLAYD_DBC_CORPUS  DBC corpus directory
-#                        (default: ../shared/dbc-corpus/cantools-tests, relative
-#                        to the repo root; the repo sits next to shared/)
+#   CARPLAYD_DBC_CORPUS  DBC corpus directory (relative paths: to the repo root).
+#                        Unset: ../shared/dbc-corpus/cantools-tests if it exists,
+#                        else cantools 45.1.0's test DBCs, downloaded once into
+#                        .build/dbc-corpus (IntegrationTests/support/dbc-corpus.sha256)
 #   CARPLAYD_GOLDEN_SEED seed for the golden vectors (default 1)
 #   SWIFT                swift driver to use (default: swift on PATH)
 #   CARPLAYD_SOAK_MINUTES, CARPLAYD_SOAK_SEED  the soak stage (default 1.5 min, seed 1)
@@ -61,6 +63,87 @@ stage_bootstrap() {
     bash "$REPO_ROOT/scripts/bootstrap.sh"
 }
 
+# The DBC corpus: cantools' own test files (the parser must load them; the golden vectors
+# cover them). An explicit directory wins, then the shared folder beside the repository;
+# otherwise the files come from cantools' source distribution on PyPI -- the same
+# version as the venv's cantools, and only the 82 files IntegrationTests/support/
+# dbc-corpus.sha256 lists: the sdist has 7 more, and cantools refuses two of them
+# (incorrect-val.dbc, incorrect-sig_valtype.dbc) that carplayd loads with a warning,
+# which GoldenVectorTests would report.
+DBC_CORPUS=""
+CORPUS_ORIGIN=""
+CANTOOLS_SDIST="cantools==45.1.0"
+CORPUS_SUMS="$REPO_ROOT/IntegrationTests/support/dbc-corpus.sha256"
+
+stage_corpus() {
+    step "DBC corpus"
+    local origin
+    if [ -n "${CARPLAYD_DBC_CORPUS:-}" ]; then
+        DBC_CORPUS="$(abspath "$CARPLAYD_DBC_CORPUS")"
+        origin="CARPLAYD_DBC_CORPUS"
+    elif [ -d "$REPO_ROOT/../shared/dbc-corpus/cantools-tests" ]; then
+        DBC_CORPUS="$REPO_ROOT/../shared/dbc-corpus/cantools-tests"
+        origin="../shared/dbc-corpus/cantools-tests beside the repository"
+    else
+        DBC_CORPUS="$REPO_ROOT/.build/dbc-corpus/cantools-tests"
+        download_corpus "$DBC_CORPUS"
+        origin="$CORPUS_ORIGIN"
+    fi
+    [ -d "$DBC_CORPUS" ] || die "DBC corpus directory not found: $DBC_CORPUS (from $origin)"
+    DBC_CORPUS="$(cd "$DBC_CORPUS" && pwd)"
+    local dbcs=("$DBC_CORPUS"/*.dbc)
+    [ -f "${dbcs[0]}" ] || die "no .dbc files in $DBC_CORPUS (from $origin)"
+    export CARPLAYD_DBC_CORPUS="$DBC_CORPUS"  # for swift test
+    echo "DBC corpus: ${#dbcs[@]} files in $DBC_CORPUS ($origin)"
+}
+
+need_corpus() { if [ -z "$DBC_CORPUS" ]; then stage_corpus; fi; }
+
+# download_corpus DIR: fills DIR with the listed files of cantools' sdist, checked against
+# their SHA-256; a DIR that already checks out is reused. Sets CORPUS_ORIGIN.
+download_corpus() {
+    local dest="$1" cache sdist tmp try
+    cache="$(dirname "$dest")"
+    if [ -d "$dest" ] && (cd "$dest" && sha256sum --check --strict --quiet "$CORPUS_SUMS") >/dev/null 2>&1; then
+        CORPUS_ORIGIN="$CANTOOLS_SDIST's sdist, downloaded earlier into ${cache#"$REPO_ROOT"/}"
+        return
+    fi
+    [ -x "$PY" ] || die "no $PY to download the DBC corpus with (run scripts/bootstrap.sh)"
+    mkdir -p "$cache"
+    sdist="$cache/cantools-${CANTOOLS_SDIST#*==}.tar.gz"
+    if [ ! -f "$sdist" ]; then
+        # pip, not a URL: the venv's index settings (mirror, proxy, certificates) apply.
+        for try in 1 2; do
+            echo "downloading $CANTOOLS_SDIST's sdist into ${cache#"$REPO_ROOT"/} (try $try of 2)"
+            if "$PY" -m pip download --disable-pip-version-check --quiet --no-binary :all: --no-deps \
+                    --dest "$cache" "$CANTOOLS_SDIST" && [ -f "$sdist" ]; then
+                break
+            fi
+            [ "$try" = 2 ] && die "could not download $CANTOOLS_SDIST's sdist (the DBC corpus) from PyPI with $PY -m pip, twice; set CARPLAYD_DBC_CORPUS to a copy of cantools' tests/files/dbc instead"
+            sleep 5
+        done
+    fi
+    tmp="$(mktemp -d "$cache/extract.XXXXXX")"
+    local files="cantools-${CANTOOLS_SDIST#*==}/tests/files/dbc"
+    if ! tar -xzf "$sdist" -C "$tmp" "$files"; then
+        rm -rf "$tmp" "$sdist"  # a broken download: fetched again next time
+        die "could not extract $files from $sdist (removed; run again to download it again)"
+    fi
+    mkdir "$tmp/cantools-tests"
+    local name
+    while read -r _ name; do
+        cp "$tmp/$files/$name" "$tmp/cantools-tests/" || { rm -rf "$tmp"; die "$sdist has no $files/$name"; }
+    done < "$CORPUS_SUMS"
+    if ! (cd "$tmp/cantools-tests" && sha256sum --check --strict --quiet "$CORPUS_SUMS"); then
+        rm -rf "$tmp" "$sdist"
+        die "the DBC files of $sdist differ from ${CORPUS_SUMS#"$REPO_ROOT"/} (the download is removed)"
+    fi
+    rm -rf "$dest"
+    mv "$tmp/cantools-tests" "$dest"
+    rm -rf "$tmp"
+    CORPUS_ORIGIN="$CANTOOLS_SDIST's sdist from PyPI, $files, into ${cache#"$REPO_ROOT"/}"
+}
+
 stage_build() {
     step "swift build --build-tests (warnings are errors)"
     "$SWIFT" build --build-tests -Xswiftc -warnings-as-errors
@@ -75,22 +158,13 @@ stage_release_build() {
 }
 
 stage_golden() {
+    need_corpus
     step "golden vectors (cantools) -> $GOLDEN_DIR"
-    local corpus
-    corpus="$(abspath "${CARPLAYD_DBC_CORPUS:-../shared/dbc-corpus/cantools-tests}")"
-    [ -d "$corpus" ] || die "DBC corpus directory not found: $corpus (set CARPLAYD_DBC_CORPUS)"
-    corpus="$(cd "$corpus" && pwd)"
-    local dbcs=()
-    shopt -s nullglob
-    dbcs+=("$corpus"/*.dbc)
-    [ "${#dbcs[@]}" -gt 0 ] || die "no .dbc files in $corpus"
-    dbcs+=("$REPO_ROOT"/VehicleProfiles/*/*.dbc)
-    shopt -u nullglob
+    local dbcs=("$DBC_CORPUS"/*.dbc "$REPO_ROOT"/VehicleProfiles/*/*.dbc)
     rm -rf "$GOLDEN_DIR"
     mkdir -p "$GOLDEN_DIR"
     "$PY" "$REPO_ROOT/IntegrationTests/support/golden/generate_vectors.py" -q \
         --seed "$SEED" --out "$GOLDEN_DIR" "${dbcs[@]}"
-    export CARPLAYD_DBC_CORPUS="$corpus"
     export CARPLAYD_GOLDEN_DIR="$GOLDEN_DIR"
     echo "CARPLAYD_DBC_CORPUS=$CARPLAYD_DBC_CORPUS"
     echo "CARPLAYD_GOLDEN_DIR=$CARPLAYD_GOLDEN_DIR"
@@ -108,6 +182,7 @@ stage_protection_vectors() {
 }
 
 stage_swift_test() {
+    need_corpus
     step "swift test"
     "$SWIFT" test -Xswiftc -warnings-as-errors 2>&1 | tee "$SWIFT_TEST_LOG"
 }
@@ -117,8 +192,9 @@ stage_decode_cli() {
     local bin
     bin="$("$SWIFT" build --show-bin-path)/carplayctl"
     [ -x "$bin" ] || die "carplayctl not built: $bin"
+    need_corpus
     step "carplayctl dbc decode vs cantools"
-    local corpus="$CARPLAYD_DBC_CORPUS" dbc log
+    local corpus="$DBC_CORPUS" dbc log
     for dbc in "$corpus/motohawk.dbc" "$corpus/multiplex_2.dbc" "$corpus/choices.dbc" \
                "$corpus/signed.dbc" "$corpus/floating_point.dbc" "$corpus/vehicle.dbc" \
                "$REPO_ROOT/VehicleProfiles/suv/suv.dbc"; do  # the suv: CAN FD and 29-bit IDs
@@ -229,6 +305,7 @@ main() {
     [ $# -eq 0 ] || die "unknown argument: $1 (scripts/test.sh [--only STAGE...])"
     : > "$RESULTS"
     stage_bootstrap
+    stage_corpus
     stage_build
     stage_release_build
     stage_golden
