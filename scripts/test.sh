@@ -102,16 +102,17 @@ need_corpus() { if [ -z "$DBC_CORPUS" ]; then stage_corpus; fi; }
 # download_corpus DIR: fills DIR with the listed files of cantools' sdist, checked against
 # their SHA-256; a DIR that already checks out is reused. Sets CORPUS_ORIGIN.
 download_corpus() {
-    local dest="$1" cache sdist tmp try
+    local dest="$1" cache sdist tmp try fetched="downloaded earlier"
     cache="$(dirname "$dest")"
     if [ -d "$dest" ] && (cd "$dest" && sha256sum --check --strict --quiet "$CORPUS_SUMS") >/dev/null 2>&1; then
-        CORPUS_ORIGIN="$CANTOOLS_SDIST's sdist, downloaded earlier into ${cache#"$REPO_ROOT"/}"
+        CORPUS_ORIGIN="$CANTOOLS_SDIST's sdist, unpacked earlier into ${cache#"$REPO_ROOT"/}"
         return
     fi
     [ -x "$PY" ] || die "no $PY to download the DBC corpus with (run scripts/bootstrap.sh)"
     mkdir -p "$cache"
     sdist="$cache/cantools-${CANTOOLS_SDIST#*==}.tar.gz"
     if [ ! -f "$sdist" ]; then
+        fetched="downloaded from PyPI now"
         # pip, not a URL: the venv's index settings (mirror, proxy, certificates) apply.
         for try in 1 2; do
             echo "downloading $CANTOOLS_SDIST's sdist into ${cache#"$REPO_ROOT"/} (try $try of 2)"
@@ -119,7 +120,7 @@ download_corpus() {
                     --dest "$cache" "$CANTOOLS_SDIST" && [ -f "$sdist" ]; then
                 break
             fi
-            [ "$try" = 2 ] && die "could not download $CANTOOLS_SDIST's sdist (the DBC corpus) from PyPI with $PY -m pip, twice; set CARPLAYD_DBC_CORPUS to a copy of cantools' tests/files/dbc instead"
+            [ "$try" = 2 ] && die "could not download $CANTOOLS_SDIST's sdist (the DBC corpus) from PyPI with $PY -m pip, twice; or set CARPLAYD_DBC_CORPUS to a directory with the files ${CORPUS_SUMS#"$REPO_ROOT"/} lists"
             sleep 5
         done
     fi
@@ -141,7 +142,7 @@ download_corpus() {
     rm -rf "$dest"
     mv "$tmp/cantools-tests" "$dest"
     rm -rf "$tmp"
-    CORPUS_ORIGIN="$CANTOOLS_SDIST's sdist from PyPI, $files, into ${cache#"$REPO_ROOT"/}"
+    CORPUS_ORIGIN="$files of $CANTOOLS_SDIST's sdist ($fetched), in ${cache#"$REPO_ROOT"/}"
 }
 
 stage_build() {
