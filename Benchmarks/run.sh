@@ -53,7 +53,10 @@ if [ -n "$RUNS" ]; then
 fi
 
 # The corpus's plain, big-endian-heavy and multiplexed DBCs, and the shipped profiles' own.
+# The corpus as scripts/test.sh finds it: CARPLAYD_DBC_CORPUS, ../shared beside the
+# repository, else its download (scripts/test.sh --only bootstrap corpus).
 CORPUS="${CARPLAYD_DBC_CORPUS:-../shared/dbc-corpus/cantools-tests}"
+[ -n "${CARPLAYD_DBC_CORPUS:-}" ] || [ -d "$CORPUS" ] || CORPUS=.build/dbc-corpus/cantools-tests
 CODEC_DBCS=("$CORPUS/motohawk.dbc" "$CORPUS/vehicle.dbc" "$CORPUS/multiplex_2.dbc" VehicleProfiles/*/*.dbc)
 run_stage codec bash Benchmarks/codec/run.sh "${CODEC_ARGS[@]}" "${CODEC_DBCS[@]}"
 run_stage intents bash Benchmarks/intents/run.sh "${INTENT_ARGS[@]}"

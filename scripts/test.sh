@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # THE test command of carplayd (CI runs it through .ci/run).
 #
-#   1. bootstrap (Debian packages, .venv with cantools/python-can/varlink)
+#   1. bootstrap (Debian packages, .venv with cantools/python-can/varlink); the DBC
+#      corpus (see CARPLAYD_DBC_CORPUS below)
 #   2. swift build --build-tests, warnings are errors
 #   3. golden vectors from cantools into .build/golden, AUTOSAR E2E vectors from
 #      autosar-e2e into .build/protection-vectors.json
@@ -10,15 +11,22 @@
 #   5. carplayctl dbc decode against cantools on generated candump logs
 #   6. the real-car DBCs unchanged; every intent on every profile, frames checked with cantools
 #   7. the fuzz targets, 30 s each (Fuzz/run.sh: DBC, profile, candump, frames, Varlink)
-#   8. the real carplayd end to end over its Varlink socket (tests/daemon, pytest)
-#   9. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (tools/soak)
-#  10. the vcan bench (tests/vcan), natively or in the qemu VM
-#  11. carplayd under systemd as PID 1 in the VM (tests/systemd)
+#   8. the real carplayd end to end over its Varlink socket (IntegrationTests/daemon, pytest)
+#   9. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (IntegrationTests/soak)
+#  10. the vcan bench (IntegrationTests/vcan), natively or in the qemu VM
+#  11. carplayd under systemd as PID 1 in the VM (IntegrationTests/systemd)
+#
+# Usage: scripts/test.sh                    every stage, then one line "N passed, 0 failed"
+#        scripts/test.sh --only STAGE...   just those stages, in that order, no summary
+#          (stages: bootstrap corpus build release_build golden protection_vectors
+#          swift_test decode_cli real_dbcs intents fuzz daemon soak vcan systemd;
+#          each expects what earlier ones built, e.g. `--only corpus golden`)
 #
 # Environment:
-#   CARPLAYD_DBC_CORPUS  DBC corpus directory
-#                        (default: ../shared/dbc-corpus/cantools-tests, relative
-#                        to the repo root; the repo sits next to shared/)
+#   CARPLAYD_DBC_CORPUS  DBC corpus directory (relative paths: to the repo root).
+#                        Unset: ../shared/dbc-corpus/cantools-tests if it exists,
+#                        else cantools 45.1.0's test DBCs, downloaded once into
+#                        .build/dbc-corpus (IntegrationTests/support/dbc-corpus.sha256)
 #   CARPLAYD_GOLDEN_SEED seed for the golden vectors (default 1)
 #   SWIFT                swift driver to use (default: swift on PATH)
 #   CARPLAYD_SOAK_MINUTES, CARPLAYD_SOAK_SEED  the soak stage (default 1.5 min, seed 1)
@@ -55,6 +63,88 @@ stage_bootstrap() {
     bash "$REPO_ROOT/scripts/bootstrap.sh"
 }
 
+# The DBC corpus: cantools' own test files (the parser must load them; the golden vectors
+# cover them). An explicit directory wins, then the shared folder beside the repository;
+# otherwise the files come from cantools' source distribution on PyPI -- the same
+# version as the venv's cantools, and only the 82 files IntegrationTests/support/
+# dbc-corpus.sha256 lists: the sdist has 7 more, and cantools refuses two of them
+# (incorrect-val.dbc, incorrect-sig_valtype.dbc) that carplayd loads with a warning,
+# which GoldenVectorTests would report.
+DBC_CORPUS=""
+CORPUS_ORIGIN=""
+CANTOOLS_SDIST="cantools==45.1.0"
+CORPUS_SUMS="$REPO_ROOT/IntegrationTests/support/dbc-corpus.sha256"
+
+stage_corpus() {
+    step "DBC corpus"
+    local origin
+    if [ -n "${CARPLAYD_DBC_CORPUS:-}" ]; then
+        DBC_CORPUS="$(abspath "$CARPLAYD_DBC_CORPUS")"
+        origin="CARPLAYD_DBC_CORPUS"
+    elif [ -d "$REPO_ROOT/../shared/dbc-corpus/cantools-tests" ]; then
+        DBC_CORPUS="$REPO_ROOT/../shared/dbc-corpus/cantools-tests"
+        origin="../shared/dbc-corpus/cantools-tests beside the repository"
+    else
+        DBC_CORPUS="$REPO_ROOT/.build/dbc-corpus/cantools-tests"
+        download_corpus "$DBC_CORPUS"
+        origin="$CORPUS_ORIGIN"
+    fi
+    [ -d "$DBC_CORPUS" ] || die "DBC corpus directory not found: $DBC_CORPUS (from $origin)"
+    DBC_CORPUS="$(cd "$DBC_CORPUS" && pwd)"
+    local dbcs=("$DBC_CORPUS"/*.dbc)
+    [ -f "${dbcs[0]}" ] || die "no .dbc files in $DBC_CORPUS (from $origin)"
+    export CARPLAYD_DBC_CORPUS="$DBC_CORPUS"  # for swift test
+    echo "DBC corpus: ${#dbcs[@]} files in $DBC_CORPUS ($origin)"
+}
+
+need_corpus() { if [ -z "$DBC_CORPUS" ]; then stage_corpus; fi; }
+
+# download_corpus DIR: fills DIR with the listed files of cantools' sdist, checked against
+# their SHA-256; a DIR that already checks out is reused. Sets CORPUS_ORIGIN.
+download_corpus() {
+    local dest="$1" cache sdist tmp try fetched="downloaded earlier"
+    cache="$(dirname "$dest")"
+    if [ -d "$dest" ] && (cd "$dest" && sha256sum --check --strict --quiet "$CORPUS_SUMS") >/dev/null 2>&1; then
+        CORPUS_ORIGIN="$CANTOOLS_SDIST's sdist, unpacked earlier into ${cache#"$REPO_ROOT"/}"
+        return
+    fi
+    [ -x "$PY" ] || die "no $PY to download the DBC corpus with (run scripts/bootstrap.sh)"
+    mkdir -p "$cache"
+    sdist="$cache/cantools-${CANTOOLS_SDIST#*==}.tar.gz"
+    if [ ! -f "$sdist" ]; then
+        fetched="downloaded from PyPI now"
+        # pip, not a URL: the venv's index settings (mirror, proxy, certificates) apply.
+        for try in 1 2; do
+            echo "downloading $CANTOOLS_SDIST's sdist into ${cache#"$REPO_ROOT"/} (try $try of 2)"
+            if "$PY" -m pip download --disable-pip-version-check --quiet --no-binary :all: --no-deps \
+                    --dest "$cache" "$CANTOOLS_SDIST" && [ -f "$sdist" ]; then
+                break
+            fi
+            [ "$try" = 2 ] && die "could not download $CANTOOLS_SDIST's sdist (the DBC corpus) from PyPI with $PY -m pip, twice; or set CARPLAYD_DBC_CORPUS to a directory with the files ${CORPUS_SUMS#"$REPO_ROOT"/} lists"
+            sleep 5
+        done
+    fi
+    tmp="$(mktemp -d "$cache/extract.XXXXXX")"
+    local files="cantools-${CANTOOLS_SDIST#*==}/tests/files/dbc"
+    if ! tar -xzf "$sdist" -C "$tmp" "$files"; then
+        rm -rf "$tmp" "$sdist"  # a broken download: fetched again next time
+        die "could not extract $files from $sdist (removed; run again to download it again)"
+    fi
+    mkdir "$tmp/cantools-tests"
+    local name
+    while read -r _ name; do
+        cp "$tmp/$files/$name" "$tmp/cantools-tests/" || { rm -rf "$tmp"; die "$sdist has no $files/$name"; }
+    done < "$CORPUS_SUMS"
+    if ! (cd "$tmp/cantools-tests" && sha256sum --check --strict --quiet "$CORPUS_SUMS"); then
+        rm -rf "$tmp" "$sdist"
+        die "the DBC files of $sdist differ from ${CORPUS_SUMS#"$REPO_ROOT"/} (the download is removed)"
+    fi
+    rm -rf "$dest"
+    mv "$tmp/cantools-tests" "$dest"
+    rm -rf "$tmp"
+    CORPUS_ORIGIN="$files of $CANTOOLS_SDIST's sdist ($fetched), in ${cache#"$REPO_ROOT"/}"
+}
+
 stage_build() {
     step "swift build --build-tests (warnings are errors)"
     "$SWIFT" build --build-tests -Xswiftc -warnings-as-errors
@@ -65,26 +155,17 @@ stage_release_build() {
     step "swift build -c release (carplayd, carplayctl)"
     "$SWIFT" build -c release --product carplayd -Xswiftc -warnings-as-errors
     "$SWIFT" build -c release --product carplayctl -Xswiftc -warnings-as-errors
-    "$SWIFT" build -c release --product carplay-bench -Xswiftc -warnings-as-errors  # tests/daemon's load generator
+    "$SWIFT" build -c release --product carplay-bench -Xswiftc -warnings-as-errors  # IntegrationTests/daemon's load generator
 }
 
 stage_golden() {
+    need_corpus
     step "golden vectors (cantools) -> $GOLDEN_DIR"
-    local corpus
-    corpus="$(abspath "${CARPLAYD_DBC_CORPUS:-../shared/dbc-corpus/cantools-tests}")"
-    [ -d "$corpus" ] || die "DBC corpus directory not found: $corpus (set CARPLAYD_DBC_CORPUS)"
-    corpus="$(cd "$corpus" && pwd)"
-    local dbcs=()
-    shopt -s nullglob
-    dbcs+=("$corpus"/*.dbc)
-    [ "${#dbcs[@]}" -gt 0 ] || die "no .dbc files in $corpus"
-    dbcs+=("$REPO_ROOT"/VehicleProfiles/*/*.dbc)
-    shopt -u nullglob
+    local dbcs=("$DBC_CORPUS"/*.dbc "$REPO_ROOT"/VehicleProfiles/*/*.dbc)
     rm -rf "$GOLDEN_DIR"
     mkdir -p "$GOLDEN_DIR"
-    "$PY" "$REPO_ROOT/tools/golden/generate_vectors.py" -q \
+    "$PY" "$REPO_ROOT/IntegrationTests/support/golden/generate_vectors.py" -q \
         --seed "$SEED" --out "$GOLDEN_DIR" "${dbcs[@]}"
-    export CARPLAYD_DBC_CORPUS="$corpus"
     export CARPLAYD_GOLDEN_DIR="$GOLDEN_DIR"
     echo "CARPLAYD_DBC_CORPUS=$CARPLAYD_DBC_CORPUS"
     echo "CARPLAYD_GOLDEN_DIR=$CARPLAYD_GOLDEN_DIR"
@@ -96,12 +177,13 @@ stage_protection_vectors() {
     local out="$REPO_ROOT/.build/protection-vectors.json"
     step "protection vectors (autosar-e2e) -> $out"
     rm -f "$out"
-    "$PY" "$REPO_ROOT/tools/protection/vectors.py" --out "$out"
+    "$PY" "$REPO_ROOT/IntegrationTests/support/protection/vectors.py" --out "$out"
     export CARPLAYD_PROTECTION_VECTORS="$out"
     echo "CARPLAYD_PROTECTION_VECTORS=$CARPLAYD_PROTECTION_VECTORS"
 }
 
 stage_swift_test() {
+    need_corpus
     step "swift test"
     "$SWIFT" test -Xswiftc -warnings-as-errors 2>&1 | tee "$SWIFT_TEST_LOG"
 }
@@ -111,8 +193,9 @@ stage_decode_cli() {
     local bin
     bin="$("$SWIFT" build --show-bin-path)/carplayctl"
     [ -x "$bin" ] || die "carplayctl not built: $bin"
+    need_corpus
     step "carplayctl dbc decode vs cantools"
-    local corpus="$CARPLAYD_DBC_CORPUS" dbc log
+    local corpus="$DBC_CORPUS" dbc log
     for dbc in "$corpus/motohawk.dbc" "$corpus/multiplex_2.dbc" "$corpus/choices.dbc" \
                "$corpus/signed.dbc" "$corpus/floating_point.dbc" "$corpus/vehicle.dbc" \
                "$REPO_ROOT/VehicleProfiles/suv/suv.dbc"; do  # the suv: CAN FD and 29-bit IDs
@@ -120,7 +203,7 @@ stage_decode_cli() {
         log="$REPO_ROOT/.build/golden/$(basename "$dbc" .dbc).log"
         "$PY" "$REPO_ROOT/Benchmarks/codec/make_log.py" --frames 2000 --seed "$SEED" \
             --out "$log" "$dbc"
-        "$PY" "$REPO_ROOT/tools/golden/check_decode_cli.py" --carplayctl "$bin" "$dbc" "$log" \
+        "$PY" "$REPO_ROOT/IntegrationTests/support/golden/check_decode_cli.py" --carplayctl "$bin" "$dbc" "$log" \
             | tee -a "$RESULTS"
     done
 }
@@ -147,16 +230,16 @@ stage_intents() {
     # Every intent on every shipped profile, through carplayctl perform --simulate,
     # checked from outside: cantools decodes the command frames with the profile's DBC
     # (per command kind: setpoint, momentary, toggle, step; read-only properties refused),
-    # each message's protection is recomputed in Python (tools/intents/protection.py, its
+    # each message's protection is recomputed in Python (IntegrationTests/support/intents/protection.py, its
     # vendor schemes first checked on commaai/opendbc's published frames), the state must
     # show the values.
     local bin
     bin="$("$SWIFT" build --show-bin-path)/carplayctl"
     step "every intent on every profile, frames checked with cantools"
-    "$PY" "$REPO_ROOT/tools/intents/protection.py" --self-test | tee -a "$RESULTS"
+    "$PY" "$REPO_ROOT/IntegrationTests/support/intents/protection.py" --self-test | tee -a "$RESULTS"
     local profiles=("$REPO_ROOT"/VehicleProfiles/*/)
     [ -f "${profiles[0]}/profile.json" ] || die "no vehicle profiles in VehicleProfiles/"
-    "$PY" "$REPO_ROOT/tools/intents/check_intents.py" --carplayctl "$bin" "${profiles[@]}" | tee -a "$RESULTS"
+    "$PY" "$REPO_ROOT/IntegrationTests/support/intents/check_intents.py" --carplayctl "$bin" "${profiles[@]}" | tee -a "$RESULTS"
 }
 
 stage_fuzz() {
@@ -179,9 +262,9 @@ stage_daemon() {
     # put hundreds of greedy clients on the daemon and bound how long a well-behaved one
     # may wait; a debug daemon on a 2-CPU host cannot serve them in time (the debug build
     # is covered by swift test and the soak).
-    step "carplayd end to end (tests/daemon, the release binaries)"
+    step "carplayd end to end (IntegrationTests/daemon, the release binaries)"
     CARPLAYD_BIN="$("$SWIFT" build -c release --show-bin-path)/carplayd" \
-        bash "$REPO_ROOT/tests/daemon/run.sh" 2>&1 | tee -a "$RESULTS"
+        bash "$REPO_ROOT/IntegrationTests/daemon/run.sh" 2>&1 | tee -a "$RESULTS"
 }
 
 stage_soak() {
@@ -190,30 +273,40 @@ stage_soak() {
     # Its last line "soak: N passed, 0 failed" counts once in the summary.
     step "soak (${CARPLAYD_SOAK_MINUTES:-1.5} min, seed ${CARPLAYD_SOAK_SEED:-1})"
     CARPLAYD_BIN="$("$SWIFT" build --show-bin-path)/carplayd" \
-        bash "$REPO_ROOT/tools/soak/run.sh" --minutes "${CARPLAYD_SOAK_MINUTES:-1.5}" \
+        bash "$REPO_ROOT/IntegrationTests/soak/run.sh" --minutes "${CARPLAYD_SOAK_MINUTES:-1.5}" \
         --seed "${CARPLAYD_SOAK_SEED:-1}" --restart-every 20 2>&1 | tee -a "$RESULTS"
 }
 
 stage_vcan() {
     # The system on a real kernel CAN stack: natively where the kernel has vcan,
-    # otherwise in a throwaway qemu VM (tools/vm/run-in-vm.sh); never skipped.
+    # otherwise in a throwaway qemu VM (IntegrationTests/support/vm/run-in-vm.sh); never skipped.
     step "vcan bench (carplayd + carplay-ecu + Python ECU + can-utils on vcan0)"
-    CARPLAY_BIN_DIR="$("$SWIFT" build --show-bin-path)" bash "$REPO_ROOT/tests/vcan/run.sh" | tee -a "$RESULTS"
+    CARPLAY_BIN_DIR="$("$SWIFT" build --show-bin-path)" bash "$REPO_ROOT/IntegrationTests/vcan/run.sh" | tee -a "$RESULTS"
 }
 
 stage_systemd() {
     # carplayd deployed as make install does, under systemd 252 as PID 1 in the qemu VM:
     # socket activation, READY/STATUS, journal fields, restart, watchdog, clean stop.
-    step "carplayd under systemd (tests/systemd, systemd as PID 1 in the VM)"
+    step "carplayd under systemd (IntegrationTests/systemd, systemd as PID 1 in the VM)"
     make -s build SWIFT="$SWIFT"
     CARPLAY_RELEASE_BIN_DIR="$("$SWIFT" build -c release --show-bin-path)" \
-        bash "$REPO_ROOT/tests/systemd/run.sh" | tee -a "$RESULTS"
+        bash "$REPO_ROOT/IntegrationTests/systemd/run.sh" | tee -a "$RESULTS"
 }
 
 main() {
     mkdir -p "$REPO_ROOT/.build"
+    if [ "${1:-}" = --only ]; then
+        shift
+        [ $# -gt 0 ] || die "--only needs at least one stage name"
+        local stage
+        for stage in "$@"; do declare -F "stage_$stage" >/dev/null || die "no stage '$stage' (see the header of $0)"; done
+        for stage in "$@"; do "stage_$stage"; done
+        return
+    fi
+    [ $# -eq 0 ] || die "unknown argument: $1 (scripts/test.sh [--only STAGE...])"
     : > "$RESULTS"
     stage_bootstrap
+    stage_corpus
     stage_build
     stage_release_build
     stage_golden

@@ -23,7 +23,7 @@ import cantools
 from cantools.database.utils import create_encode_decode_formats, encode_data
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "tools", "golden"))
+                                "..", "..", "IntegrationTests", "support", "golden"))
 from generate_vectors import mux_paths, mux_raw_candidates  # noqa: E402
 
 

@@ -19,7 +19,8 @@
 #   --no-doc           do not update docs/BENCHMARKS.md
 #
 # Environment: CARPLAYD_DBC_CORPUS (default ../shared/dbc-corpus/cantools-tests
-# relative to the repo root), SWIFT (default swift), CARPLAYCTL (use this
+# relative to the repo root if it exists, else scripts/test.sh's download in
+# .build/dbc-corpus/cantools-tests), SWIFT (default swift), CARPLAYCTL (use this
 # binary instead of building one).
 set -euo pipefail
 
@@ -53,9 +54,10 @@ CTL_RUNS="${CTL_RUNS:-$((3 * RUNS))}"
 case "$ONLY" in carplayctl|cantools|both) ;; *) echo "run.sh: --only carplayctl|cantools|both" >&2; exit 2 ;; esac
 
 CORPUS="${CARPLAYD_DBC_CORPUS:-../shared/dbc-corpus/cantools-tests}"
+[ -n "${CARPLAYD_DBC_CORPUS:-}" ] || [ -d "$CORPUS" ] || CORPUS=.build/dbc-corpus/cantools-tests
 case "$CORPUS" in /*) ;; *) CORPUS="$REPO_ROOT/$CORPUS" ;; esac
 if [ "${#DBCS[@]}" -eq 0 ]; then
-    [ -f "$CORPUS/motohawk.dbc" ] || { echo "run.sh: $CORPUS/motohawk.dbc not found" >&2; exit 1; }
+    [ -f "$CORPUS/motohawk.dbc" ] || { echo "run.sh: $CORPUS/motohawk.dbc not found (scripts/test.sh --only bootstrap corpus downloads the corpus)" >&2; exit 1; }
     DBCS=("$CORPUS/motohawk.dbc")
 fi
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The vcan bench's measuring half, run where vcan0 exists (in the VM, through
-tools/vm/run-in-vm.sh; Benchmarks/vcan/run.sh starts it). For each run:
+IntegrationTests/support/vm/run-in-vm.sh; Benchmarks/vcan/run.sh starts it). For each run:
 
 1. carplay-ecu + carplayd --can vcan0 as separate processes; the load generator
    ($CARPLAY_LOADGEN contract, default loadgen.py) with each client count;
@@ -27,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(REPO / "tools" / "intents"))
+sys.path.insert(0, str(REPO / "IntegrationTests" / "support" / "intents"))
 import check_intents  # noqa: E402
 import loadgen  # noqa: E402
 import python_peer  # noqa: E402

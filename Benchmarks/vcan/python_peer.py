@@ -29,7 +29,7 @@ import cantools
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workload  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "IntegrationTests" / "support"))
 import carplay_e2e  # noqa: E402
 
 

@@ -120,7 +120,7 @@ between the two stacks, measured side by side in the same VM, is the point.
 Last run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}
 
 - host: {host()}; {swift_version()}
-- VM: `tools/vm/run-in-vm.sh` (qemu TCG, `-smp 2`), vCPU "{data.get('cpu')}", profile `{data.get('profile')}`
+- VM: `IntegrationTests/support/vm/run-in-vm.sh` (qemu TCG, `-smp 2`), vCPU "{data.get('cpu')}", profile `{data.get('profile')}`
 - load generator: {loadgen_note(data['loadgen'], args.doc)};
   the last column is CPU time per intent (medians) of the client side (load generator;
   for the peer its whole process), carplayd and carplay-ecu, read from /proc

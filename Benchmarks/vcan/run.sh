@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Intents end to end on vcan: carplayd + carplay-ecu as separate processes on vcan0
-# (in the qemu VM of tools/vm/run-in-vm.sh where the host kernel has no vcan), driven
+# (in the qemu VM of IntegrationTests/support/vm/run-in-vm.sh where the host kernel has no vcan), driven
 # by a load generator over Varlink, against a Python peer (python-can + cantools) that
 # sends the same command frames to the same carplay-ecu, in the same VM and run.
 #
@@ -11,7 +11,7 @@
 #   --clients LIST    client counts (default 1,8)
 #   --intents N       intents per measurement, split between the clients (default 400)
 #   --profile DIR     vehicle profile (default VehicleProfiles/sedan; the workload is written for it)
-#   --vm | --native   passed to tools/vm/run-in-vm.sh (default: native if the kernel has vcan)
+#   --vm | --native   passed to IntegrationTests/support/vm/run-in-vm.sh (default: native if the kernel has vcan)
 #   --timeout S       whole VM run (default 1800)
 #   --no-doc          do not update docs/BENCHMARKS.md
 #
@@ -81,7 +81,7 @@ mkdir -p "$OUT_DIR"
 OUT="$OUT_DIR/vcan-bench.json"
 rm -f "$OUT"
 echo "==> vcan bench: $RUNS runs, clients $CLIENTS, $INTENTS intents each, load generator: $LOADGEN"
-"$REPO/tools/vm/run-in-vm.sh" "${MODE[@]}" --timeout "$TIMEOUT" -- \
+"$REPO/IntegrationTests/support/vm/run-in-vm.sh" "${MODE[@]}" --timeout "$TIMEOUT" -- \
     "$PY" "$REPO/Benchmarks/vcan/inside.py" --bin-dir "$BIN" --profile "$PROFILE" --runs "$RUNS" \
     --clients "$CLIENTS" --intents "$INTENTS" --loadgen "$LOADGEN" --out "$OUT"
 [ -s "$OUT" ] || { echo "run.sh: no results in $OUT" >&2; exit 1; }

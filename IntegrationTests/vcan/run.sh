@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The vcan bench: carplayd, carplay-ecu, an independent Python ECU, candump and cansend
 # on a real kernel CAN stack -- natively where the kernel has vcan, otherwise in a
-# throwaway VM (tools/vm/run-in-vm.sh). Fails loudly when neither works.
+# throwaway VM (IntegrationTests/support/vm/run-in-vm.sh). Fails loudly when neither works.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$REPO"
@@ -14,5 +14,5 @@ if [ ! -x "$BIN/carplayd" ] || [ ! -x "$BIN/carplay-ecu" ]; then
 fi
 [ -x "$REPO/.venv/bin/python" ] || bash "$REPO/scripts/bootstrap.sh"
 echo "==> vcan bench (binaries: $BIN)"
-exec "$REPO/tools/vm/run-in-vm.sh" --timeout "${VCAN_TIMEOUT:-900}" --env CARPLAY_BIN_DIR="$BIN" -- \
-    "$REPO/.venv/bin/python" -m pytest -p no:cacheprovider -q "$REPO/tests/vcan"
+exec "$REPO/IntegrationTests/support/vm/run-in-vm.sh" --timeout "${VCAN_TIMEOUT:-900}" --env CARPLAY_BIN_DIR="$BIN" -- \
+    "$REPO/.venv/bin/python" -m pytest -p no:cacheprovider -q "$REPO/IntegrationTests/vcan"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs inside the systemd VM (tests/systemd/run.sh). Everything written lands in the
+# Runs inside the systemd VM (IntegrationTests/systemd/run.sh). Everything written lands in the
 # VM's tmpfs overlay.
 set -u
 REPO="${CARPLAY_REPO:?}"

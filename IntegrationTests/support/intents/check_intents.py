@@ -27,7 +27,7 @@ car) and checks, independently of the Swift code, for profiles of schema 1 and 2
   - what an intent sets besides its scenario's property (docs/INTENTS.md: a fan speed
     sets the fan on, seat heating sets cooling 0 and the other way round, a station
     sets the radio source) is checked like the property itself where it has a command;
-- the protection of every frame (tools/intents/protection.py: carplayd-e2e, counter,
+- the protection of every frame (IntegrationTests/support/intents/protection.py: carplayd-e2e, counter,
   vw-mqb, honda, toyota);
 - the last status frame of each commanded property, read through the status mapping,
   and the vehicle state printed afterwards show the commanded value (numbers within

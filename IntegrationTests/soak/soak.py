@@ -2,7 +2,7 @@
 """Soak carplayd: many clients, random vehicle faults and daemon restarts, with the
 invariants checked as it runs.
 
-    tools/soak/run.sh --minutes N [--seed S] [--clients K] [...]   (see --help)
+    IntegrationTests/soak/run.sh --minutes N [--seed S] [--clients K] [...]   (see --help)
 
 What runs: carplayd's embedded default (in-process bus + simulated vehicle) with
 --simulator-control, so this script sets the vehicle's fault plan over Varlink

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# carplayd under a real systemd (PID 1 in a qemu VM, tools/vm/run-in-vm.sh --systemd):
+# carplayd under a real systemd (PID 1 in a qemu VM, IntegrationTests/support/vm/run-in-vm.sh --systemd):
 # the units installed the way `make install` does, socket activation, READY/STATUS,
 # an intent confirmed by carplay-ecu@vcan0, journal fields, restart after kill -9 with
 # saved car profiles intact, the watchdog after SIGSTOP, a clean stop.
@@ -16,7 +16,7 @@ if [ -z "$BIN" ]; then
     make -s build SWIFT="$SWIFT" >/dev/null
     BIN="$("$SWIFT" build -c release --show-bin-path)"
 fi
-for p in carplayd carplayctl carplay-ecu; do [ -x "$BIN/$p" ] || { echo "tests/systemd: $BIN/$p missing" >&2; exit 1; }; done
+for p in carplayd carplayctl carplay-ecu; do [ -x "$BIN/$p" ] || { echo "IntegrationTests/systemd: $BIN/$p missing" >&2; exit 1; }; done
 # The VM sees the host root, except /tmp (a fresh tmpfs there): stage binaries from /tmp.
 case "$BIN" in
     /tmp/*) mkdir -p "$REPO/.build/systemd-test-bin"
@@ -24,6 +24,6 @@ case "$BIN" in
             BIN="$REPO/.build/systemd-test-bin" ;;
 esac
 echo "==> carplayd under systemd in a VM (binaries: $BIN)"
-exec "$REPO/tools/vm/run-in-vm.sh" --systemd --timeout "${SYSTEMD_TEST_TIMEOUT:-900}" \
+exec "$REPO/IntegrationTests/support/vm/run-in-vm.sh" --systemd --timeout "${SYSTEMD_TEST_TIMEOUT:-900}" \
     --env CARPLAY_RELEASE_BIN_DIR="$BIN" --env CARPLAY_REPO="$REPO" -- \
-    bash "$REPO/tests/systemd/in-vm.sh"
+    bash "$REPO/IntegrationTests/systemd/in-vm.sh"

@@ -1,7 +1,7 @@
 """The production cars of VehicleProfiles/ (DBCs byte for byte from commaai/opendbc)
 through the real daemon on its embedded default: every intent their capabilities allow
 over Varlink, each reply checked as the in-process run checks `carplayctl perform
---simulate` (tools/intents/check_intents.py: command kinds, protection, read-only
+--simulate` (IntegrationTests/support/intents/check_intents.py: command kinds, protection, read-only
 refusals, the state), and the live state and GetInfo of a car without acknowledgement."""
 
 import os
@@ -12,7 +12,7 @@ import pytest
 
 from conftest import PROFILES, binary
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "intents"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support" / "intents"))
 import check_intents  # noqa: E402
 
 REAL_CARS = ["ford-cgea", "hyundai-mcan", "vw-mqb"]

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Proves tools/vm/run-in-vm.sh: frames really cross the kernel's SocketCAN
+# Proves IntegrationTests/support/vm/run-in-vm.sh: frames really cross the kernel's SocketCAN
 # (vcan0) wherever the harness runs (natively or in the VM).
 #
-# Usage: tools/vm/smoke.sh [--quick] [-- extra run-in-vm.sh options, e.g. --vm]
+# Usage: IntegrationTests/support/vm/smoke.sh [--quick] [-- extra run-in-vm.sh options, e.g. --vm]
 #   --quick   skip the --systemd boot (about a minute under TCG)
 #
 # Checks:
@@ -17,7 +17,7 @@
 set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-REPO_ROOT="$(cd "$HERE/../.." && pwd)"
+REPO_ROOT="$(cd "$HERE/../../.." && pwd)"
 RUN="$HERE/run-in-vm.sh"
 QUICK=0
 RUN_OPTS=()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of the real carplayd binary over its Varlink socket (pytest).
 #
-#   tests/daemon/run.sh [PYTEST ARGS...]
+#   IntegrationTests/daemon/run.sh [PYTEST ARGS...]
 #
 # Uses $CARPLAYD_BIN when it names an executable; otherwise builds the daemon
 # (`swift build --product carplayd` and `--product carplay-bench`, incremental) and tests that build. Creates the
@@ -22,16 +22,16 @@ if ! [ -x "$PY" ] || ! "$PY" -c 'import pytest, varlink' >/dev/null 2>&1; then
 fi
 
 if [ -n "${CARPLAYD_BIN:-}" ] && [ -x "$CARPLAYD_BIN" ]; then
-    echo "tests/daemon: carplayd = $CARPLAYD_BIN"
+    echo "IntegrationTests/daemon: carplayd = $CARPLAYD_BIN"
 else
     echo "==> swift build --product carplayd"
     "$SWIFT" build --product carplayd
-    "$SWIFT" build --product carplay-bench  # tests/daemon/test_load_generator.py
+    "$SWIFT" build --product carplay-bench  # IntegrationTests/daemon/test_load_generator.py
     CARPLAYD_BIN="$("$SWIFT" build --show-bin-path)/carplayd"
-    [ -x "$CARPLAYD_BIN" ] || { echo "tests/daemon: no carplayd at $CARPLAYD_BIN after the build" >&2; exit 1; }
+    [ -x "$CARPLAYD_BIN" ] || { echo "IntegrationTests/daemon: no carplayd at $CARPLAYD_BIN after the build" >&2; exit 1; }
 fi
 export CARPLAYD_BIN
 
-echo "==> pytest tests/daemon (carplayd end to end)"
+echo "==> pytest IntegrationTests/daemon (carplayd end to end)"
 # -p no:cacheprovider: no .pytest_cache in the source tree.
-exec "$PY" -m pytest "$REPO_ROOT/tests/daemon" -q -p no:cacheprovider "$@"
+exec "$PY" -m pytest "$REPO_ROOT/IntegrationTests/daemon" -q -p no:cacheprovider "$@"

@@ -1,6 +1,6 @@
 """Faults on a real kernel CAN stack (vcan0): a rogue process replays and forges
 command frames, error frames reach carplayd's bus health, untrusted status frames are
-counted and logged. Run with the rest of tests/vcan (tests/vcan/run.sh).
+counted and logged. Run with the rest of IntegrationTests/vcan (IntegrationTests/vcan/run.sh).
 
 vcan has no controller, so it never produces error frames itself; but a CAN_RAW socket
 may send a frame with CAN_ERR_FLAG set, and vcan delivers it to every socket whose error

@@ -151,7 +151,7 @@ def main():
     rng = random.Random(args.seed)
     configs = p1_configs(rng, args.per_config) + p2_configs(rng, args.per_config) + p5_configs(rng, args.per_config)
     document = {
-        "generator": "tools/protection/vectors.py",
+        "generator": "IntegrationTests/support/protection/vectors.py",
         "autosar_e2e": version("autosar-e2e"),
         "seed": args.seed,
         "configs": configs,

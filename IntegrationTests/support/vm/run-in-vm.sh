@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run a command against a REAL kernel SocketCAN stack (vcan0 and vcan1 exist).
 #
-# Usage: tools/vm/run-in-vm.sh [options] -- COMMAND [ARG...]
+# Usage: IntegrationTests/support/vm/run-in-vm.sh [options] -- COMMAND [ARG...]
 #
 #   --timeout SECONDS   kill the command (native) or the whole VM (boot
 #                       included) after SECONDS; exit 124. Default 900.
@@ -20,11 +20,11 @@
 # runs COMMAND in a chroot of it (or under systemd) in the same working
 # directory. COMMAND's stdout/stderr stream back to the host; its exit code is
 # this script's exit code. Any harness failure exits 125 (never a skip).
-# See tools/vm/README.md.
+# See IntegrationTests/support/vm/README.md.
 set -euo pipefail
 
 SCRIPT_PATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
-REPO_ROOT="$(cd "$(dirname "$SCRIPT_PATH")/../.." && pwd)"
+REPO_ROOT="$(cd "$(dirname "$SCRIPT_PATH")/../../.." && pwd)"
 VM_DIR="$REPO_ROOT/.build/vm"
 OUT_DIR="$REPO_ROOT/.build/vm-out"
 

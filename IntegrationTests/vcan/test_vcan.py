@@ -1,8 +1,8 @@
 """The system on a real kernel CAN stack (vcan0): carplayd --can vcan0 with
 carplay-ecu, or with an independent Python ECU, for every shipped profile.
 
-Run through tools/vm/run-in-vm.sh (natively where the kernel has vcan, in a VM
-otherwise): tests/vcan/run.sh. The binaries come from $CARPLAY_BIN_DIR.
+Run through IntegrationTests/support/vm/run-in-vm.sh (natively where the kernel has vcan, in a VM
+otherwise): IntegrationTests/vcan/run.sh. The binaries come from $CARPLAY_BIN_DIR.
 """
 
 import json
@@ -19,7 +19,7 @@ import pytest
 import varlink
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tools" / "intents"))
+sys.path.insert(0, str(REPO / "IntegrationTests" / "support" / "intents"))
 import check_intents  # noqa: E402  (scenarios and checks shared with the in-process run)
 
 BIN = Path(os.environ.get("CARPLAY_BIN_DIR", REPO / ".build" / "debug"))
@@ -38,7 +38,7 @@ def have_vcan():
 @pytest.fixture(scope="session", autouse=True)
 def vcan():
     # Never a silent skip: without the interface the whole suite fails.
-    assert have_vcan(), "%s does not exist: run through tools/vm/run-in-vm.sh" % IFACE
+    assert have_vcan(), "%s does not exist: run through IntegrationTests/support/vm/run-in-vm.sh" % IFACE
 
 
 class Process:
@@ -96,7 +96,7 @@ class Rig:
         if kind == "carplay-ecu":
             argv = [str(BIN / "carplay-ecu"), "--can", IFACE, "--profile", profile_dir, *args]
         else:
-            argv = [PYTHON, str(REPO / "tools" / "vcan" / "python_ecu.py"), "--profile", profile_dir, "--interface", IFACE]
+            argv = [PYTHON, str(REPO / "IntegrationTests" / "support" / "ecu" / "python_ecu.py"), "--profile", profile_dir, "--interface", IFACE]
         self.ecu = Process(kind, argv)
         self.procs.append(self.ecu)
 
@@ -138,7 +138,7 @@ def rig_factory():
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_intent_with_carplay_ecu(rig_factory, profile):
     """carplayd + carplay-ecu + Varlink for every intent the profile's capabilities allow
-    (the same scenarios and checks as the in-process run, tools/intents/check_intents.py):
+    (the same scenarios and checks as the in-process run, IntegrationTests/support/intents/check_intents.py):
     the frames candump captured while each intent ran are decoded by cantools with the
     profile's DBC and must carry the commanded requests per command kind, with valid
     protection; read-only properties are refused without a frame."""

@@ -7,7 +7,7 @@ schemes (VehicleProfiles/README.md, `messages.<M>.protection`):
 
 - `none` (or no entry): nothing;
 - `carplayd-e2e` (schema 1's `e2e`, `crc` there, `checksum` in schema 2): what
-  tools/carplay_e2e.py checks -- CRC-8 SAE J1850 over the data ID (low, high) and the
+  IntegrationTests/support/carplay_e2e.py checks -- CRC-8 SAE J1850 over the data ID (low, high) and the
   payload without the CRC byte; the alive counter 0...14;
 - `counter`: the counter signal moves on by 1 modulo 2^bits from one frame of the
   message to the next;

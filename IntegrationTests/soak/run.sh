@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Soak carplayd: many clients, random vehicle faults, SIGTERM/SIGKILL restarts, with
-# invariants checked continuously (tools/soak/soak.py has the list).
+# invariants checked continuously (IntegrationTests/soak/soak.py has the list).
 #
-#   tools/soak/run.sh --minutes N [--seed S] [--clients K] [--restart-every SEC] [...]
-#   tools/soak/run.sh --help
+#   IntegrationTests/soak/run.sh --minutes N [--seed S] [--clients K] [--restart-every SEC] [...]
+#   IntegrationTests/soak/run.sh --help
 #
 # The daemon: $CARPLAYD_BIN if set, else `swift build --product carplayd` (incremental)
 # and that build. Python 3 standard library only (no venv needed).
@@ -11,7 +11,7 @@
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$REPO"
-case " $* " in *" --help "*|*" -h "*) exec python3 "$REPO/tools/soak/soak.py" --help ;; esac
+case " $* " in *" --help "*|*" -h "*) exec python3 "$REPO/IntegrationTests/soak/soak.py" --help ;; esac
 SWIFT="${SWIFT:-swift}"
 command -v "$SWIFT" >/dev/null 2>&1 || SWIFT=/opt/swift/usr/bin/swift
 if [ -n "${CARPLAYD_BIN:-}" ] && [ -x "$CARPLAYD_BIN" ]; then
@@ -20,4 +20,4 @@ else
     "$SWIFT" build --product carplayd >&2
     BIN="$("$SWIFT" build --show-bin-path)/carplayd"
 fi
-exec python3 "$REPO/tools/soak/soak.py" --carplayd "$BIN" "$@"
+exec python3 "$REPO/IntegrationTests/soak/soak.py" --carplayd "$BIN" "$@"
