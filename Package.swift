@@ -68,18 +68,22 @@ let package = Package(
         .executableTarget(name: "frames-bench", dependencies: ["CANKit", "LinuxSupport", "VehicleKit"], path: "Benchmarks/frames", exclude: ["run.sh"]),
         .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink"]),
 
-        .testTarget(name: "CANKitTests", dependencies: ["CANKit", "CarplayJSON"]),
+        // What the test targets share: the repository's paths, the DBC corpus, hex
+        // helpers, a Varlink server on a temporary socket.
+        .target(name: "TestSupport", dependencies: ["LinuxSupport", "Varlink"], path: "Tests/TestSupport"),
+
+        .testTarget(name: "CANKitTests", dependencies: ["CANKit", "CarplayJSON", "TestSupport"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "CANBusTests", dependencies: ["CANBus", "CANKit"]),
         .testTarget(name: "SocketCANTests", dependencies: ["SocketCAN", "CANKit", "LinuxSupport"]),
-        .testTarget(name: "CarplayDaemonTests", dependencies: ["CarplayDaemon", "Varlink", "CarplayJSON", "LinuxSupport", "CANBus", "CANKit", "CarIntents"]),
-        .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "LinuxSupport"]),
-        .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANBus", "CANKit", "CarplayJSON"]),
-        .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "CANBus", "CANKit", "CarplayJSON"]),
+        .testTarget(name: "CarplayDaemonTests", dependencies: ["CarplayDaemon", "Varlink", "CarplayJSON", "LinuxSupport", "CANBus", "CANKit", "CarIntents", "TestSupport"]),
+        .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "LinuxSupport", "TestSupport"]),
+        .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANBus", "CANKit", "CarplayJSON", "TestSupport"]),
+        .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "CANBus", "CANKit", "CarplayJSON", "TestSupport"]),
         // Runs the built carplayctl binary as a subprocess; depending on the executable
         // target makes SwiftPM build it before the tests. CANKit lists a DBC's names.
         // Varlink, LinuxSupport, CarplayJSON: the fake daemon of ClientVerbTests.
-        .testTarget(name: "carplayctlTests", dependencies: ["carplayctl", "CANKit", "Varlink", "LinuxSupport", "CarplayJSON"]),
+        .testTarget(name: "carplayctlTests", dependencies: ["carplayctl", "CANKit", "Varlink", "LinuxSupport", "CarplayJSON", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

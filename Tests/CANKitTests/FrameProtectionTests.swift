@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import CANKit
 
 // Frame protection schemes (Sources/CANKit/Protection): the payload fields against the
@@ -609,7 +610,7 @@ extension FrameProtectionTests {
 
         /// What carplayd-e2e must produce, written out: the counter in its nibble, then
         /// CRC-8 SAE J1850 (bitwise) over the data ID's low and high byte and every payload
-        /// byte but the CRC byte -- what the Python peer `tools/carplay_e2e.py` checks.
+        /// byte but the CRC byte -- what the Python peer `IntegrationTests/support/carplay_e2e.py` checks.
         @Test func protectsAsSchema1Says() throws {
             var generator = SplitMix64(seed: 0xE2E)
             for layout in Self.layouts {
@@ -1184,7 +1185,7 @@ extension FrameProtectionTests {
 // MARK: - autosar-e2e vectors
 
 /// AUTOSAR E2E profiles 1 (every data-ID mode), 2 and 5 against the autosar-e2e package:
-/// tools/protection/vectors.py protects random payloads with it, scripts/test.sh writes them
+/// IntegrationTests/support/protection/vectors.py protects random payloads with it, scripts/test.sh writes them
 /// to CARPLAYD_PROTECTION_VECTORS. Without the file this test fails: it never passes
 /// without comparing.
 extension FrameProtectionTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import CANKit
 
 /// Inputs the fuzz targets (Fuzz/dbc.swift, Fuzz/candump.swift) found crashing or

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import CANKit
 
 /// Compares the codec with cantools on vectors that cantools produced
-/// (tools/golden/generate_vectors.py, run by scripts/test.sh into CARPLAYD_GOLDEN_DIR).
+/// (IntegrationTests/support/golden/generate_vectors.py, run by scripts/test.sh into CARPLAYD_GOLDEN_DIR).
 /// Without the vectors this test fails: it never passes without comparing.
 @Suite struct GoldenVectorTests {
     struct Tally {

@@ -3,20 +3,14 @@ import CANKit
 import CarplayJSON
 import Foundation
 import Testing
+import TestSupport
 import VehicleKit
 @testable import CarIntents
 
 /// The whole in-process pipeline on the shipped profiles: intent -> resolve -> confirm ->
 /// command frames on a virtual bus -> the simulated vehicle -> status frames -> response.
 enum ShippedProfiles {
-    static let root: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("Package.swift not found")
-    }()
+    static var root: URL { TestPaths.repositoryRoot }
 
     static func load(_ name: String) throws -> VehicleProfile {
         let directory = root.appendingPathComponent("VehicleProfiles/\(name)").path

@@ -1,12 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import CarplayDaemon
 
 @Suite struct ConfigurationTests {
     @Test func interfaceDescriptionIsServedVerbatimFromTheRepositoryFile() throws {
-        var url = URL(fileURLWithPath: #filePath)
-        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { url.deleteLastPathComponent() }
-        let file = try String(contentsOf: url.appendingPathComponent("docs/io.carplayd.Vehicle.varlink"), encoding: .utf8)
+        let file = try String(contentsOf: TestPaths.repository("docs/io.carplayd.Vehicle.varlink"), encoding: .utf8)
         #expect(VehicleInterface.description == file)
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import Synchronization
 import LinuxSupport
 import Testing
+import TestSupport
 @testable import Varlink
 
 /// A service with one interface: Echo returns its parameters, Count streams `more` replies.
@@ -31,36 +32,18 @@ struct EchoService: VarlinkService {
     }
 }
 
-/// @unchecked Sendable: immutable after init; the server and loop are thread-safe.
-final class TestServer: @unchecked Sendable {
-    let path = NSTemporaryDirectory() + "varlink-test-\(UUID().uuidString.prefix(8)).sock"
-    let loop: EventLoop
-    let server: VarlinkServer
+/// The echo service on a socket.
+final class TestServer: Sendable {
     static let description = "interface org.example.echo\nmethod Echo(text: string) -> (text: string)\n"
+    let running: VarlinkTestServer
+    var path: String { running.path }
+    var server: VarlinkServer { running.server }
+    var loop: EventLoop { running.loop }
 
     init(maxConnections: Int? = nil) throws {
-        loop = try EventLoop()
-        let listener = try UnixSocket.listen(path: path)
-        server = VarlinkServer(
-            listener: listener, loop: loop, info: VarlinkServerInfo(vendor: "test", product: "echo", version: "1", url: "https://example.org"),
-            interfaces: [VarlinkInterfaceDescription(name: "org.example.echo", text: Self.description)], service: EchoService(),
-            maxConnections: maxConnections)
-        try server.start()
-    }
-
-    deinit {
-        server.stopAccepting()
-        server.closeAll()
-        loop.shutdown()
-        unlink(path)
-    }
-}
-
-/// Runs blocking client code on a thread of its own: the server's connection tasks need
-/// the cooperative pool (two threads on a two-core machine), which a blocked test would hold.
-func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
+        running = try VarlinkTestServer(
+            name: "varlink-test", product: "echo", interfaces: [VarlinkInterfaceDescription(name: "org.example.echo", text: Self.description)],
+            service: EchoService(), maxConnections: maxConnections)
     }
 }
 

@@ -1,19 +1,13 @@
 import CANKit
 import Foundation
 import Testing
+import TestSupport
 @testable import VehicleKit
 
 /// The shipped profiles, read into memory; broken copies are loaded through a
 /// `readFile` closure over a dictionary.
 struct ProfileFixture {
-    static let repositoryRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("Package.swift not found above \(#filePath)")
-    }()
+    static var repositoryRoot: URL { TestPaths.repositoryRoot }
 
     let vehicle: String
     var json: String

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import CANKit
 
 /// End-to-end tests of the `carplayctl` binary: arguments in, stdout/stderr/exit code out.
@@ -23,25 +24,10 @@ import CANKit
         return URL(fileURLWithPath: "/nonexistent/carplayctl")
     }()
 
-    static let repositoryRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        fatalError("Package.swift not found above \(#filePath)")
-    }()
-
-    /// ../shared/dbc-corpus/cantools-tests, or CARPLAYD_DBC_CORPUS (as in CANKitTests' TestPaths).
-    static var dbcCorpus: URL {
-        if let path = ProcessInfo.processInfo.environment["CARPLAYD_DBC_CORPUS"] { return URL(fileURLWithPath: path) }
-        return repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/dbc-corpus/cantools-tests")
-    }
+    static var repositoryRoot: URL { TestPaths.repositoryRoot }
 
     static func corpusFile(_ name: String) throws -> String {
-        let url = dbcCorpus.appendingPathComponent(name)
-        try #require(FileManager.default.fileExists(atPath: url.path), "DBC corpus file missing: \(url.path)")
-        return url.path
+        try #require(TestPaths.corpusFile(name), "DBC corpus file missing: \(name) in \(TestPaths.dbcCorpus.path)")
     }
 
     struct Result {
@@ -55,11 +41,11 @@ import CANKit
     /// `run` on a thread of its own: a test blocked in waitUntilExit must not hold one of
     /// the cooperative pool's threads (two on a two-core machine) that other suites need.
     static func runOffThePool(_ arguments: [String], stdin: String = "") async throws -> Result {
-        try await onThread { try run(arguments, stdin: stdin) }
+        try await offThePool { try run(arguments, stdin: stdin) }
     }
 
     static func runProgramOffThePool(_ path: String, _ arguments: [String], stdin: String = "") async throws -> Result {
-        try await onThread { try runProgram(path, arguments, stdin: stdin) }
+        try await offThePool { try runProgram(path, arguments, stdin: stdin) }
     }
 
     static func run(_ arguments: [String], stdin: String = "") throws -> Result {

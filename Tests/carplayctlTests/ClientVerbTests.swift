@@ -4,6 +4,7 @@ import Glibc
 import LinuxSupport
 import Synchronization
 import Testing
+import TestSupport
 import Varlink
 
 // MARK: - The fake daemon
@@ -14,10 +15,9 @@ import Varlink
 final class FakeDaemon: Sendable {
     typealias Handler = @Sendable (VarlinkCall) -> [VarlinkReply]
 
-    let path = NSTemporaryDirectory() + "fake-carplayd-\(UUID().uuidString.prefix(8)).sock"
-    let loop: EventLoop
-    let server: VarlinkServer
+    private let running: VarlinkTestServer
     private let recorded: Recorder
+    var path: String { running.path }
 
     final class Recorder: Sendable {
         let calls = Mutex<[VarlinkCall]>([])
@@ -33,26 +33,17 @@ final class FakeDaemon: Sendable {
     }
 
     static let interfaceText: String = {
-        let url = CarplayctlTests.repositoryRoot.appendingPathComponent("docs/io.carplayd.Vehicle.varlink")
+        let url = TestPaths.repository("docs/io.carplayd.Vehicle.varlink")
         return (try? String(contentsOf: url, encoding: .utf8)) ?? "interface io.carplayd.Vehicle\n"
     }()
 
     init(_ handler: @escaping Handler = FakeDaemon.happyVehicle) throws {
-        loop = try EventLoop()
-        let listener = try UnixSocket.listen(path: path)
-        recorded = Recorder()
-        server = VarlinkServer(
-            listener: listener, loop: loop, info: VarlinkServerInfo(vendor: "test", product: "fake carplayd", version: "0", url: "https://example.org"),
+        let recorded = Recorder()
+        self.recorded = recorded
+        running = try VarlinkTestServer(
+            name: "fake-carplayd", product: "fake carplayd",
             interfaces: [VarlinkInterfaceDescription(name: "io.carplayd.Vehicle", text: Self.interfaceText)],
             service: Service(handler: handler, recorder: recorded))
-        try server.start()
-    }
-
-    deinit {
-        server.stopAccepting()
-        server.closeAll()
-        loop.shutdown()
-        unlink(path)
     }
 
     var calls: [VarlinkCall] { recorded.calls.withLock { $0 } }
@@ -123,16 +114,11 @@ final class FakeDaemon: Sendable {
 
 /// Runs blocking code on a thread of its own: the fake daemon's connection tasks need
 /// the cooperative pool, which a test blocked in waitUntilExit would hold.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
 
 /// carplayctl ARGUMENTS --socket PATH, off the pool.
 func ctl(_ arguments: [String], _ daemon: FakeDaemon, stdin: String = "") async throws -> CarplayctlTests.Result {
     let path = daemon.path
-    return try await onThread { try CarplayctlTests.run(arguments + ["--socket", path], stdin: stdin) }
+    return try await offThePool { try CarplayctlTests.run(arguments + ["--socket", path], stdin: stdin) }
 }
 
 func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
@@ -257,7 +243,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
     @Test(arguments: ["climate --temperature 22", "status", "monitor", "describe", "call GetState", "profile save 1", "lock --status", "power"])
     func daemonNotRunningExitsThree(_ command: String) async throws {
         let arguments = command.split(separator: " ").map(String.init) + ["--socket", NSTemporaryDirectory() + "no-carplayd-here.sock"]
-        let result = try await onThread { try CarplayctlTests.run(arguments) }
+        let result = try await offThePool { try CarplayctlTests.run(arguments) }
         #expect(result.status == 3, "\(command): \(result)")
         #expect(result.stderr.contains("cannot connect to carplayd"), "\(result.stderr)")
         #expect(result.stdout == "")
@@ -266,7 +252,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
     @Test func socketFromTheEnvironment() async throws {
         let daemon = try FakeDaemon()
         let path = daemon.path
-        let result = try await onThread { () throws -> CarplayctlTests.Result in
+        let result = try await offThePool { () throws -> CarplayctlTests.Result in
             setenv("CARPLAYD_SOCKET", path, 1)
             defer { unsetenv("CARPLAYD_SOCKET") }
             return try CarplayctlTests.run(["lock", "--status"])
@@ -372,7 +358,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         let daemon = try FakeDaemon(Self.askingVehicle)
         func onTerminal(_ arguments: [String], answers: String) async throws -> CarplayctlTests.Result {
             let command = ([CarplayctlTests.binary.path] + arguments + ["--socket", daemon.path]).map { "'\($0)'" }.joined(separator: " ")
-            return try await onThread {
+            return try await offThePool {
                 try CarplayctlTests.runProgram("/usr/bin/script", ["-qefc", command, "/dev/null"], stdin: answers)
             }
         }
@@ -495,7 +481,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
 
     @Test(arguments: ["climate", "defrost", "seat", "radio", "audio", "lock", "unlock", "signal", "power", "profile", "status", "monitor", "describe", "call"])
     func helpOfEachVerb(_ verb: String) async throws {
-        let result = try await onThread { try CarplayctlTests.run([verb, "--help"]) }
+        let result = try await offThePool { try CarplayctlTests.run([verb, "--help"]) }
         #expect(result.status == 0)
         #expect(result.stdout.contains("usage: carplayctl \(verb)") || (verb == "unlock" && result.stdout.contains("carplayctl unlock")), "\(result.stdout)")
         #expect(result.stdout.contains("--socket PATH"))

@@ -1,5 +1,5 @@
 /// Hex text <-> bytes for test data ("0a1B" <-> [0x0A, 0x1B]).
-func hexBytes(_ text: String) -> [UInt8] {
+public func hexBytes(_ text: String) -> [UInt8] {
     var bytes: [UInt8] = []
     var index = text.startIndex
     while index < text.endIndex {
@@ -11,7 +11,7 @@ func hexBytes(_ text: String) -> [UInt8] {
 }
 
 /// Two hex digits per byte, `uppercase` or not.
-func hexString(_ bytes: [UInt8], uppercase: Bool = false) -> String {
+public func hexString(_ bytes: [UInt8], uppercase: Bool = false) -> String {
     bytes.map { byte in
         let digits = String(byte, radix: 16, uppercase: uppercase)
         return digits.count == 1 ? "0" + digits : digits
