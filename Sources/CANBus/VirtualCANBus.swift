@@ -37,13 +37,8 @@ public final class VirtualCANBus: Sendable {
 
     public static let wallClock: @Sendable () -> CandumpTimestamp = { CandumpTimestamp.now() }
 
-    /// A new endpoint on the bus. (`async` as when the bus was an actor: callers await it.)
-    public func makePort() async -> VirtualCANPort {
-        makePortNow()
-    }
-
-    /// A new endpoint on the bus, from synchronous code.
-    public func makePortNow() -> VirtualCANPort {
+    /// A new endpoint on the bus; it hears the frames sent after it opened.
+    public func makePort() -> VirtualCANPort {
         let (stream, continuation) = AsyncStream<ReceivedFrame>.makeStream(bufferingPolicy: .unbounded)
         let id = ports.withLock { ports in
             let id = ports.nextPortID

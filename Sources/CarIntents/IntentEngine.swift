@@ -3,28 +3,6 @@ import CarplayJSON
 import Synchronization
 import VehicleKit
 
-/// What one intent produced: how each parameter resolved, the response, every frame
-/// sent and received while it was handled, and the vehicle state afterwards.
-/// Its JSON form is what `carplayctl perform --simulate` prints and what the
-/// daemon's `Perform` returns.
-public struct PerformResult: Sendable {
-    public var resolution: IntentResolution
-    public var response: IntentResponse
-    public var frames: [ReceivedFrame]
-    public var state: VehicleState
-
-    public var json: JSONValue {
-        var resolutions: [String: JSONValue] = [:]
-        for (name, result) in resolution.parameters { resolutions[name] = result.jsonValue }
-        return .object([
-            "resolutions": .object(resolutions),
-            "response": response.jsonValue,
-            "frames": .array(frames.map { .string($0.logLine) }),
-            "state": state.jsonValue,
-        ])
-    }
-}
-
 /// The three SiriKit phases over one vehicle: resolve and confirm are pure decisions
 /// on the profile and the live state; handle sends frames through the controller and
 /// succeeds only on confirmation. Handles that send the same command message run one
@@ -76,13 +54,7 @@ public final class IntentEngine: Sendable {
     }
 
     /// Handles running or waiting their turn (0 when idle).
-    public var handlesInFlight: Int {
-        get async { shared.withLock { $0.queue.count + $0.running.count } }
-    }
-
-    public var carProfiles: [SavedCarProfile] {
-        get async { savedList() }
-    }
+    public var handlesInFlight: Int { shared.withLock { $0.queue.count + $0.running.count } }
 
     private func savedList() -> [SavedCarProfile] {
         shared.withLock { Self.sorted($0.savedProfiles) }
@@ -92,49 +64,33 @@ public final class IntentEngine: Sendable {
         saved.values.sorted { $0.slot < $1.slot }
     }
 
-    public func resolve(_ intent: Intent) async -> IntentResolution {
-        IntentResolver.resolve(intent, profile: profile, state: await controller.currentState, savedProfiles: savedList())
-    }
-
-    /// `ready` when the intent may be handled, else the failure to answer.
-    public func confirm(_ resolution: IntentResolution) async -> IntentResponse {
-        let state = await controller.currentState
-        let reachable = await controller.isReachable
-        if let refusal = IntentConfirmer.confirm(resolution, profile: profile, state: state, vehicleReachable: reachable) {
-            return refusal
-        }
-        return IntentResponse(code: .ready, reason: nil, fields: [:])
-    }
-
-    /// Resolve and, when resolved, confirm, on one reading of the controller's state
-    /// (one hop to it instead of three); the confirmation is nil when unresolved.
-    public func prepare(_ intent: Intent) async -> (resolution: IntentResolution, confirmation: IntentResponse?) {
-        let (state, reachable) = await controller.snapshot()
+    /// Runs `phase` (and the phases before it) on `intent`: resolve and confirm on one
+    /// reading of the controller's state, then, for Handle and Perform, the action.
+    public func run(_ phase: IntentPhase, _ intent: Intent) async -> IntentOutcome {
+        let (state, reachable) = controller.snapshot()
         let resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedProfiles: savedList())
-        guard resolution.action != nil else { return (resolution, nil) }
-        if let refusal = IntentConfirmer.confirm(resolution, profile: profile, state: state, vehicleReachable: reachable) {
-            return (resolution, refusal)
+        var outcome = IntentOutcome(
+            phase: phase, resolution: resolution, response: IntentResponse(code: .ready), refusal: nil, frames: [], state: state, stateVersion: 0)
+        if resolution.action == nil {
+            outcome.response = .failure(IntentResponse.notResolved)
+            outcome.refusal = .notResolved(resolution)
+        } else if phase != .resolve, let refusal = IntentConfirmer.confirm(resolution, profile: profile, state: state, vehicleReachable: reachable) {
+            outcome.response = refusal
+            outcome.refusal = IntentRefusal(confirmation: refusal)
+        } else if phase == .handle || phase == .perform {
+            (outcome.response, outcome.frames) = await handle(resolution)
         }
-        return (resolution, IntentResponse(code: .ready, reason: nil, fields: [:]))
+        (outcome.state, outcome.stateVersion) = controller.versionedState()
+        return outcome
     }
 
     /// Resolve, confirm and handle.
-    public func perform(_ intent: Intent) async -> PerformResult {
-        let resolution = await resolve(intent)
-        guard resolution.action != nil else {
-            let response = IntentResponse(code: .failure, reason: "notResolved", fields: [:])
-            return PerformResult(resolution: resolution, response: response, frames: [], state: await controller.currentState)
-        }
-        let confirmation = await confirm(resolution)
-        guard confirmation.code == .ready else {
-            return PerformResult(resolution: resolution, response: confirmation, frames: [], state: await controller.currentState)
-        }
-        let (response, frames) = await handle(resolution)
-        return PerformResult(resolution: resolution, response: response, frames: frames, state: await controller.currentState)
+    public func perform(_ intent: Intent) async -> IntentOutcome {
+        await run(.perform, intent)
     }
 
     /// Sends the resolved action and waits for the vehicle to confirm it.
-    public func handle(_ resolution: IntentResolution) async -> (IntentResponse, [ReceivedFrame]) {
+    func handle(_ resolution: IntentResolution) async -> (IntentResponse, [ReceivedFrame]) {
         guard let action = resolution.action else {
             return (IntentResponse(code: .failure, reason: "notResolved", fields: [:]), [])
         }
@@ -155,7 +111,7 @@ public final class IntentEngine: Sendable {
             return (response, outcome.frames)
 
         case let .saveProfile(slot, name):
-            let state = await controller.currentState
+            let state = controller.currentState
             var settings: [PropertyKey: PropertyValue] = [:]
             for key in state.keys where Self.isSavedInCarProfile(key) && profile.bindings[key]?.command != nil {
                 settings[key] = state[key]
@@ -232,7 +188,7 @@ public final class IntentEngine: Sendable {
             if profile.power.battery { keys.append(.chargePercent) }
             let known = await controller.state(knowing: keys.filter { profile.bindings[$0] != nil }, timeout: timeout)
             let state: VehicleState
-            if let known { state = known } else { state = await controller.currentState }
+            if let known { state = known } else { state = controller.currentState }
             let fields = IntentResponse.powerLevelFields(from: state, power: profile.power)
             guard !fields.isEmpty else { return (IntentResponse(code: .failure, reason: "unknownState", fields: [:]), []) }
             return (IntentResponse(code: .success, reason: nil, fields: fields), [])

@@ -1,6 +1,5 @@
 import CANBus
 import CANKit
-import CarplayJSON
 import Synchronization
 import VehicleKit
 
@@ -139,8 +138,8 @@ public final class VehicleController: Sendable {
         var started = false
         var receiveTask: Task<Void, Never>?
         var readerFinished = false
-        var e2eErrors = 0
-        var lastUntrusted: String?
+        var untrustedFrames = 0
+        var lastUntrustedFrame: String?
         /// Acknowledgements received from the vehicle (any command).
         var acknowledgements = 0
 
@@ -156,11 +155,8 @@ public final class VehicleController: Sendable {
         var observers: [Int: AsyncStream<StateChange>.Continuation] = [:]
         var conditionWaiters: [Int: (condition: Condition, continuation: CheckedContinuation<Bool, Never>, timer: Task<Void, Never>?)] = [:]
 
-        var stateJSONCache: [UInt8]?
-        /// Per known property its `"key":value` JSON text, in the UTF-8 order of the
-        /// names (the order `JSONValue` writes object keys in), and where each key is.
-        var stateFragments: [(key: PropertyKey, text: [UInt8])] = []
-        var fragmentIndex: [PropertyKey: Int] = [:]
+        /// Counts state changes, so a reader can cache what it derives from the state.
+        var stateVersion = 0
 
         mutating func makeID() -> Int {
             defer { nextID += 1 }
@@ -217,11 +213,9 @@ public final class VehicleController: Sendable {
 
     /// The CAN reader is running: started and its frames have not ended. Answering at all
     /// shows the controller's lock is not wedged (the systemd watchdog asks).
-    public var isReading: Bool {
-        get async { core.withLock { $0.started && !$0.readerFinished } }
-    }
+    public var isReading: Bool { core.withLock { $0.started && !$0.readerFinished } }
 
-    public func stop() async {
+    public func stop() {
         let (wakes, observers, reaper, receiveTask) = core.withLock { core in
             var wakes: [Wake] = []
             for (_, waiter) in core.waiters {
@@ -246,83 +240,32 @@ public final class VehicleController: Sendable {
         for observer in observers { observer.finish() }
     }
 
-    public var currentState: VehicleState {
-        get async { core.withLock { $0.state } }
-    }
+    public var currentState: VehicleState { core.withLock { $0.state } }
 
     /// The state and whether the vehicle is reachable, read together.
-    public func snapshot() async -> (state: VehicleState, reachable: Bool) {
+    public func snapshot() -> (state: VehicleState, reachable: Bool) {
         core.withLock { ($0.state, isReachable($0)) }
     }
 
-    /// `currentState.jsonValue` serialized (sorted keys): made once per state change,
-    /// from per-property fragments that are serialized only when their value changes.
-    public func stateJSON() async -> [UInt8] {
-        core.withLock { Self.stateJSON(&$0) }
+    /// The state and its version, which changes whenever the state does (the service
+    /// serializes the state once per version).
+    public func versionedState() -> (state: VehicleState, version: Int) {
+        core.withLock { ($0.state, $0.stateVersion) }
     }
 
-    /// The state and `stateJSON()` read together (tests compare them).
-    func stateWithJSON() async -> (state: VehicleState, json: [UInt8]) {
-        core.withLock { ($0.state, Self.stateJSON(&$0)) }
-    }
+    /// Frames from the vehicle's IDs that failed their protection check (wrong CRC,
+    /// repeated or skipped alive counter): GetState's `bus.untrustedFrames`.
+    public var untrustedFrames: Int { core.withLock { $0.untrustedFrames } }
 
-    private static func stateJSON(_ core: inout Core) -> [UInt8] {
-        if let cached = core.stateJSONCache { return cached }
-        var bytes: [UInt8] = [UInt8(ascii: "{")]
-        bytes.reserveCapacity(core.stateFragments.count * 40 + 2)
-        for (index, fragment) in core.stateFragments.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: fragment.text)
-        }
-        bytes.append(UInt8(ascii: "}"))
-        core.stateJSONCache = bytes
-        return bytes
-    }
-
-    /// Re-serializes the fragments of `keys` after their values changed.
-    private static func stateChanged(_ keys: [PropertyKey], _ core: inout Core) {
-        core.stateJSONCache = nil
-        var added = false
-        for key in keys {
-            guard let value = core.state[key] else { continue }
-            var fragment: [UInt8] = []
-            JSONValue.string(key.rawValue).write(to: &fragment)
-            fragment.append(UInt8(ascii: ":"))
-            value.jsonValue.write(to: &fragment, sortedKeys: true)
-            if let index = core.fragmentIndex[key] {
-                core.stateFragments[index].text = fragment
-            } else {
-                core.fragmentIndex[key] = core.stateFragments.count
-                core.stateFragments.append((key, fragment))
-                added = true
-            }
-        }
-        if added {
-            core.stateFragments.sort { $0.key.rawValue.utf8.lexicographicallyPrecedes($1.key.rawValue.utf8) }
-            core.fragmentIndex = Dictionary(uniqueKeysWithValues: core.stateFragments.enumerated().map { ($1.key, $0) })
-        }
-    }
-
-    public var trustFailures: Int {
-        get async { core.withLock { $0.e2eErrors } }
-    }
-
-    /// The latest untrusted frame from the vehicle's IDs (for the log): the message and
-    /// why (wrong CRC, repeated or skipped alive counter), nil before the first.
-    public var lastTrustFailure: String? {
-        get async { core.withLock { $0.lastUntrusted } }
-    }
+    /// The latest untrusted frame (for the log): the message and why, nil before the first.
+    public var lastUntrustedFrame: String? { core.withLock { $0.lastUntrustedFrame } }
 
     /// Commands sent and still waiting for their confirmation (0 when idle: nothing is
     /// left pending after every `apply` returned).
-    public var pendingCommands: Int {
-        get async { core.withLock { $0.waiters.count } }
-    }
+    public var pendingCommands: Int { core.withLock { $0.waiters.count } }
 
     /// True when a trusted status frame arrived within `unreachableAfterCycles` cycle times.
-    public var isReachable: Bool {
-        get async { core.withLock { isReachable($0) } }
-    }
+    public var isReachable: Bool { core.withLock { isReachable($0) } }
 
     private func isReachable(_ core: Core) -> Bool {
         guard let last = core.lastTrustedStatus else { return false }
@@ -343,7 +286,7 @@ public final class VehicleController: Sendable {
     /// The state once it holds every key in `keys` (the vehicle reports them within a
     /// cycle time), or nil after `timeout`.
     public func state(knowing keys: [PropertyKey], timeout: Duration) async -> VehicleState? {
-        await wait(for: .knowing(keys), timeout: timeout) ? await currentState : nil
+        await wait(for: .knowing(keys), timeout: timeout) ? currentState : nil
     }
 
     private func holds(_ condition: Condition, _ core: Core) -> Bool {
@@ -386,7 +329,7 @@ public final class VehicleController: Sendable {
     }
 
     /// State changes as they happen, with the frame that caused each.
-    public func changes() async -> AsyncStream<StateChange> {
+    public func changes() -> AsyncStream<StateChange> {
         let (stream, continuation) = AsyncStream<StateChange>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let id = core.withLock { core in
             let id = core.makeID()
@@ -687,7 +630,7 @@ public final class VehicleController: Sendable {
                 core.state[key] = value
                 changed.append(key)
             }
-            if !changed.isEmpty { Self.stateChanged(changed, &core) }
+            if !changed.isEmpty { core.stateVersion &+= 1 }
             if !changed.isEmpty, !core.observers.isEmpty {
                 let change = StateChange(keys: changed.sorted(), state: core.state, frame: received)
                 for observer in core.observers.values { observer.yield(change) }
@@ -713,8 +656,8 @@ public final class VehicleController: Sendable {
                 }
             }
         case let .e2eError(message, status):
-            core.e2eErrors += 1
-            core.lastUntrusted = "\(message) \(received.frame.id): \(Self.describe(status))"
+            core.untrustedFrames += 1
+            core.lastUntrustedFrame = "\(message) \(received.frame.id): \(Self.describe(status))"
             // A status message a waiter needs, or the acknowledgement message: an untrusted
             // acknowledgement may have been any waiter's (its command ID cannot be trusted
             // either), so a wait that then times out reports the E2E error, not a timeout.

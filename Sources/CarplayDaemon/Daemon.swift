@@ -1,8 +1,10 @@
+import CarIntents
 import LinuxSupport
+import SocketCAN
 import Varlink
 import VehicleKit
 
-/// carplayd as a service: `run()` starts the vehicle runtime and the Varlink server,
+/// carplayd as a service: `run()` starts the vehicle session and the Varlink server,
 /// then serves until SIGTERM/SIGINT (graceful stop) while SIGHUP reloads.
 public final class Daemon: Sendable {
     public let configuration: DaemonConfiguration
@@ -36,18 +38,19 @@ public final class Daemon: Sendable {
             return 2
         }
         if let text = configuration.simulatorFaults { log.warning("the simulated vehicle runs with faults: \(text)") }
-        let made = await Self.makeRuntime(configuration, profile: profile, directory: directory, store: store, faults: faults)
-        guard case let .success(runtime) = made else {
-            if case let .failure(error) = made { log.error(error.description) }
+        let opened = Self.openVehicle(configuration, profile: profile, faults: faults)
+        guard case let .success(vehicle) = opened else {
+            if case let .failure(error) = opened { log.error(error.description) }
             return 1
         }
-        let state = DaemonState(runtime: runtime, allowedUsers: users, allowedGroups: groups)
+        let session = await Self.startSession(configuration, profile: profile, vehicle: vehicle, store: store)
+        let state = DaemonState(session: session, allowedUsers: users, allowedGroups: groups)
 
         let socketPath = configuration.socket
         let activated = Self.activatedListener()
         if case let .failure(error) = activated {
             log.error(error.description)
-            await runtime.stop()
+            await session.stop()
             return 1
         }
         let passed = (try? activated.get()) ?? nil
@@ -57,15 +60,15 @@ public final class Daemon: Sendable {
         let served = Self.serve(socketPath: socketPath, listener: passed, service: VehicleService(state: state, log: log), simulatorControl: configuration.simulatorControl)
         guard case let .success((server, loops)) = served else {
             if case let .failure(error) = served { log.error(error.description) }
-            await runtime.stop()
+            await session.stop()
             return 1
         }
-        let reachable = await runtime.controller.waitUntilReachable(timeout: .seconds(2))
-        let where_ = runtime.isEmbedded ? "embedded simulated vehicle on an in-process \(runtime.interface)" : "CAN interface \(runtime.interface)"
+        let reachable = await session.controller.waitUntilReachable(timeout: .seconds(2))
+        let bus = session.isSimulated ? "embedded simulated vehicle on an in-process \(session.interface)" : "CAN interface \(session.interface)"
         let listening = passed == nil ? socketPath : "\(socketPath) (socket-activated, fd \(passed!.rawValue))"
-        log.info("listening on \(listening) (\(profile.displayName), profile \(directory); \(where_)\(reachable ? "" : ", vehicle not reachable yet"))")
+        log.info("listening on \(listening) (\(profile.displayName), profile \(directory); \(bus)\(reachable ? "" : ", vehicle not reachable yet"))")
         let notifier = SystemdNotifier()
-        _ = try? notifier.notify("READY=1\nSTATUS=\(Self.statusText(reachable: reachable, interface: runtime.interface))")
+        _ = try? notifier.notify("READY=1\nSTATUS=\(Self.statusText(reachable: reachable, interface: session.interface))")
         let supervisor = Task { await self.supervise(state: state, loops: loops, notifier: notifier, reachable: reachable) }
         log.info("try: carplayctl --socket \(socketPath) climate --temperature 21.5 --zone driver   (or: carplayctl --socket \(socketPath) status)")
 
@@ -73,9 +76,8 @@ public final class Daemon: Sendable {
             if signal == Signals.hangup {
                 _ = try? notifier.notify("RELOADING=1\nSTATUS=reloading")
                 await reload(state: state, store: store)
-                let runtime = await state.runtime
-                let now = await runtime.controller.isReachable
-                _ = try? notifier.notify("READY=1\nSTATUS=\(Self.statusText(reachable: now, interface: runtime.interface))")
+                let session = state.session
+                _ = try? notifier.notify("READY=1\nSTATUS=\(Self.statusText(reachable: session.controller.isReachable, interface: session.interface))")
                 continue
             }
             log.info("stopping: no new connections, finishing intents in flight")
@@ -85,7 +87,7 @@ public final class Daemon: Sendable {
             let left = await state.drain(timeout: .seconds(5))
             if left > 0 { log.warning("\(left) intents still in flight after 5 s; their clients are disconnected") }
             server.closeAll()
-            await state.runtime.stop()
+            await state.session.stop()
             for loop in loops { loop.shutdown() }
             // A socket-activated listener belongs to carplayd.socket: systemd keeps the path.
             if passed == nil { FileSystem.remove(socketPath) }
@@ -95,15 +97,36 @@ public final class Daemon: Sendable {
         return 0
     }
 
-    static func makeRuntime(_ configuration: DaemonConfiguration, profile: VehicleProfile, directory: String, store: CarProfileStore, faults: FaultPlan) async -> Result<VehicleRuntime, DaemonError> {
+    /// The one decision that is the daemon's: which bus. A CAN interface, where only the
+    /// profile's status and acknowledgement frames pass the kernel's filters, or the
+    /// embedded simulated vehicle. (Synchronous: the throwing step stays out of `run`'s
+    /// coroutine, see there.)
+    static func openVehicle(_ configuration: DaemonConfiguration, profile: VehicleProfile, faults: FaultPlan) -> Result<VehicleSession.Vehicle, DaemonError> {
+        guard let interface = configuration.canInterface else {
+            var simulation = VehicleSimulation(profile: profile, faults: faults)
+            // Nothing reads the embedded vehicle's own log (carplayd logs each intent itself).
+            simulation.logLimit = 0
+            return .success(.simulated(simulation))
+        }
+        var ids = VehicleFrames(profile: profile).statusMessages.values.map(\.message.canID)
+        if let ack = profile.acknowledgement, let message = profile.database.message(named: ack.message) { ids.append(message.canID) }
+        do {
+            return .success(.bus(try SocketCANPort(interface: interface, fd: profile.database.messages.contains(where: \.isFD), acceptedIDs: ids)))
+        } catch {
+            return .failure(DaemonError("cannot open CAN interface \(interface): \(error)"))
+        }
+    }
+
+    /// The session on `vehicle`, with the configured confirmation timeout and the saved car profiles.
+    static func startSession(_ configuration: DaemonConfiguration, profile: VehicleProfile, vehicle: VehicleSession.Vehicle, store: CarProfileStore) async -> VehicleSession {
         var profile = profile
         if let milliseconds = configuration.confirmationTimeoutMilliseconds {
             profile.policies.confirmationTimeout = .milliseconds(milliseconds)
         }
-        if let interface = configuration.canInterface {
-            return await VehicleRuntime.socketCAN(profile: profile, profileDirectory: directory, interface: interface, store: store)
+        let identifier = profile.identifier
+        return await VehicleSession(profile: profile, vehicle: vehicle, savedProfiles: store.load(profile: identifier)) { profiles in
+            try store.save(profiles, profile: identifier)
         }
-        return .success(await VehicleRuntime.embedded(profile: profile, profileDirectory: directory, store: store, faults: faults))
     }
 
     /// Listens on the socket and starts the Varlink server on new event loops: one per
@@ -182,25 +205,26 @@ public final class Daemon: Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: tick)
             if Task.isCancelled { return }
-            let runtime = await state.runtime
-            let nowReachable = await runtime.controller.isReachable
+            let session = state.session
+            let controller = session.controller
+            let nowReachable = controller.isReachable
             if nowReachable != wasReachable {
                 wasReachable = nowReachable
-                _ = try? notifier.notify("STATUS=\(Self.statusText(reachable: nowReachable, interface: runtime.interface))")
-                if nowReachable { log.info("vehicle reachable on \(runtime.interface)") } else { log.warning("vehicle not reachable on \(runtime.interface)") }
+                _ = try? notifier.notify("STATUS=\(Self.statusText(reachable: nowReachable, interface: session.interface))")
+                if nowReachable { log.info("vehicle reachable on \(session.interface)") } else { log.warning("vehicle not reachable on \(session.interface)") }
             }
             // Untrusted frames (wrong CRC, repeated or skipped alive counter on the
             // vehicle's IDs): at most one line per tick, with the count and the latest.
-            let untrusted = await runtime.controller.trustFailures
+            let untrusted = controller.untrustedFrames
             if untrusted < untrustedReported { untrustedReported = 0 }  // a reload: a new controller
             if untrusted > untrustedReported {
-                let last = await runtime.controller.lastTrustFailure ?? "?"
+                let last = controller.lastUntrustedFrame ?? "?"
                 log.warning("\(untrusted - untrustedReported) untrusted frame(s) from the vehicle's IDs ignored (\(untrusted) in all; last: \(last))")
                 untrustedReported = untrusted
             }
             guard watchdog != nil else { continue }
             let loopAlive = zip(loops, beats).allSatisfy { $0.heartbeat != $1 }
-            let reading = await runtime.controller.isReading
+            let reading = controller.isReading
             beats = loops.map(\.heartbeat)
             for loop in loops { loop.poke() }
             if clock.now - lastPing >= pingEvery - tick / 2 {
@@ -249,12 +273,13 @@ public final class Daemon: Sendable {
             if case let .failure(error) = parsedFaults { log.error("reload: --simulator-faults: \(error); keeping the running vehicle") }
             return
         }
-        let made = await Self.makeRuntime(next, profile: profile, directory: directory, store: CarProfileStore(directory: next.stateDirectory), faults: faults)
-        guard case let .success(runtime) = made else {
-            if case let .failure(error) = made { log.error("reload: \(error); keeping the running vehicle") }
+        let opened = Self.openVehicle(next, profile: profile, faults: faults)
+        guard case let .success(vehicle) = opened else {
+            if case let .failure(error) = opened { log.error("reload: \(error); keeping the running vehicle") }
             return
         }
-        let old = await state.replace(runtime: runtime, allowedUsers: users, allowedGroups: groups)
+        let session = await Self.startSession(next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory))
+        let old = state.replace(session: session, allowedUsers: users, allowedGroups: groups)
         await old.stop()
         log.info("reloaded: \(profile.displayName) (profile \(directory))")
     }

@@ -34,36 +34,37 @@ error NoSimulator ()
 }
 
 extension VehicleService {
-    func handleSimulator(_ call: VarlinkCall, runtime: VehicleRuntime, replies: VarlinkReplies) async {
-        guard let simulator = runtime.simulator else {
-            replies.send(error: VarlinkError("io.carplayd.Simulator.NoSimulator", [:]))
+    func setFaults(_ request: Request) {
+        guard let simulator = Self.simulator(request) else { return }
+        guard case let .object(plan)? = request.call.parameters["plan"] else {
+            request.replies.send(error: VarlinkError("io.carplayd.Simulator.InvalidFaultPlan", ["reason": .string("expected plan: an object {\"rules\": [...]}")]))
             return
         }
-        switch call.member {
-        case "SetFaults":
-            guard case let .object(plan)? = call.parameters["plan"] else {
-                replies.send(error: VarlinkError("io.carplayd.Simulator.InvalidFaultPlan", ["reason": .string("expected plan: an object {\"rules\": [...]}")]))
-                return
-            }
-            let faults: FaultPlan
-            do {
-                faults = try FaultPlan(json: JSONNode(value: .object(plan), path: "plan", file: "SetFaults"))
-            } catch {
-                replies.send(error: VarlinkError("io.carplayd.Simulator.InvalidFaultPlan", ["reason": .string(error.description)]))
-                return
-            }
-            await simulator.setFaults(faults)
-            log.info("simulator: fault plan \(faults.isEmpty ? "cleared" : faults.rules.map(\.description).joined(separator: "; "))")
-            replies.send(VarlinkReply(parameters: [:]))
-        case "GetVehicle":
-            let state = await simulator.state()
-            let faults = await simulator.faults()
-            let statistics = await simulator.statistics()
-            replies.send(VarlinkReply(parameters: [
-                "state": state.jsonValue, "faults": faults.jsonValue, "statistics": statistics.jsonValue,
-            ]))
-        default:
-            replies.send(error: .methodNotFound(call.method))
+        let faults: FaultPlan
+        do {
+            faults = try FaultPlan(json: JSONNode(value: .object(plan), path: "plan", file: "SetFaults"))
+        } catch {
+            request.replies.send(error: VarlinkError("io.carplayd.Simulator.InvalidFaultPlan", ["reason": .string(error.description)]))
+            return
         }
+        simulator.setFaults(faults)
+        log.info("simulator: fault plan \(faults.isEmpty ? "cleared" : faults.rules.map(\.description).joined(separator: "; "))")
+        request.replies.send(VarlinkReply(parameters: [:]))
+    }
+
+    func getVehicle(_ request: Request) {
+        guard let simulator = Self.simulator(request) else { return }
+        request.replies.send(VarlinkReply(parameters: [
+            "state": simulator.state().jsonValue, "faults": simulator.faults().jsonValue, "statistics": simulator.statistics().jsonValue,
+        ]))
+    }
+
+    /// The session's simulated vehicle, or nil after answering NoSimulator.
+    private static func simulator(_ request: Request) -> SimulatedVehicleNode? {
+        guard let vehicle = request.session.vehicle else {
+            request.replies.send(error: VarlinkError("io.carplayd.Simulator.NoSimulator", [:]))
+            return nil
+        }
+        return vehicle
     }
 }

@@ -2,17 +2,45 @@ import CANBus
 import CANKit
 import CarIntents
 import CarplayJSON
-import Synchronization
 import LinuxSupport
+import Synchronization
 import Varlink
 import VehicleKit
 
-/// `io.carplayd.Vehicle` over Varlink: each method on the current vehicle runtime.
+/// `io.carplayd.Vehicle` (and with `--simulator-control` `io.carplayd.Simulator`) over
+/// Varlink: a table from method to handler, as systemd binds its Varlink methods. Each
+/// handler reads the call, asks the current vehicle session, and maps the outcome to a
+/// reply or a typed error.
 public final class VehicleService: VarlinkService {
     public static let interfaceName = "io.carplayd.Vehicle"
 
+    /// One call being served: what it asked, who asked, the session it runs on.
+    struct Request: Sendable {
+        let call: VarlinkCall
+        let peer: PeerCredentials
+        let session: VehicleSession
+        let replies: VarlinkReplies
+    }
+
+    typealias Method = @Sendable (VehicleService, Request) async -> Void
+
+    /// Every method served, by its qualified name. The server answers calls to an
+    /// interface it does not serve (the simulator's, without `--simulator-control`).
+    static let methods: [String: Method] = [
+        "io.carplayd.Vehicle.Describe": { service, request in service.describe(request) },
+        "io.carplayd.Vehicle.GetState": { service, request in await service.getState(request) },
+        "io.carplayd.Vehicle.Resolve": { service, request in await service.runIntent(.resolve, request) },
+        "io.carplayd.Vehicle.Confirm": { service, request in await service.runIntent(.confirm, request) },
+        "io.carplayd.Vehicle.Handle": { service, request in await service.runIntent(.handle, request) },
+        "io.carplayd.Vehicle.Perform": { service, request in await service.runIntent(.perform, request) },
+        "io.carplayd.Vehicle.Monitor": { service, request in await service.monitor(request) },
+        "io.carplayd.Simulator.SetFaults": { service, request in service.setFaults(request) },
+        "io.carplayd.Simulator.GetVehicle": { service, request in service.getVehicle(request) },
+    ]
+
     private let state: DaemonState
     let log: Logger
+    private let stateJSON = StateJSONCache()
 
     public init(state: DaemonState, log: Logger) {
         self.state = state
@@ -20,146 +48,120 @@ public final class VehicleService: VarlinkService {
     }
 
     public func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: VarlinkReplies) async {
-        // Authorization and the runtime in one hop to the daemon's state.
-        let (authorized, runtime) = await state.admit(peer)
+        // Authorization and the session in one reading of the daemon's state.
+        let (authorized, session) = state.admit(peer)
         guard authorized else {
             log.warning("refused \(call.method) from uid \(peer.uid) gid \(peer.gid) (pid \(peer.pid)): not allowed")
             replies.send(error: VarlinkError("io.carplayd.Vehicle.NotAuthorized", ["uid": .integer(Int(peer.uid)), "gid": .integer(Int(peer.gid))]))
             return
         }
-        if call.interface == SimulatorInterface.name {
-            await handleSimulator(call, runtime: runtime, replies: replies)
+        guard let method = Self.methods[call.method] else {
+            replies.send(error: .methodNotFound(call.method))
             return
         }
-        switch call.member {
-        case "Describe":
-            guard Self.noParameters(call, replies) else { return }
-            replies.send(VarlinkReply(parameters: ["vehicle": VehicleDescription.json(runtime.profile)]))
-        case "GetState":
-            guard Self.noParameters(call, replies) else { return }
-            let current = await runtime.controller.currentState
-            let reachable = await runtime.controller.isReachable
-            let trustFailures = await runtime.controller.trustFailures
-            let health = await runtime.busHealth()
-            var bus: [String: JSONValue] = [
-                "interface": .string(runtime.interface), "kind": .string(runtime.isEmbedded ? "embedded" : "socketcan"),
-                "untrustedFrames": .integer(trustFailures), "state": .string(health.state.rawValue),
-                "droppedFrames": .integer(Int(health.droppedFrames)), "errorFrames": .integer(health.errorFrames),
-                "restarts": .integer(health.restarts),
-            ]
-            if let lastError = health.lastError { bus["lastError"] = .string(lastError) }
-            replies.send(VarlinkReply(parameters: ["state": current.jsonValue, "reachable": .bool(reachable), "bus": .object(bus)]))
-        case "Resolve", "Confirm", "Handle", "Perform":
-            guard let intent = Self.intent(from: call, replies) else { return }
-            // Intents in flight finish before a graceful stop; new ones are refused.
-            guard await state.beginCall() else {
-                replies.send(error: Self.unavailable("carplayd is shutting down"))
-                return
-            }
-            await phase(call.member, intent: intent, parameters: Self.givenParameters(call), runtime: runtime, peer: peer, replies: replies)
-            await state.endCall()
-        case "Monitor":
-            guard call.more else {
-                replies.send(error: .expectedMore)
-                return
-            }
-            guard Self.noParameters(call, replies) else { return }
-            for await change in await runtime.controller.changes() {
-                var changed: [String: JSONValue] = [:]
-                for key in change.keys { changed[key.rawValue] = change.state[key]?.jsonValue ?? .null }
-                let sent = replies.send(VarlinkReply(parameters: [
-                    "keys": .array(change.keys.map { .string($0.rawValue) }), "state": .object(changed), "frame": .string(change.frame.logLine),
-                ], continues: true))
-                if !sent { break }
-            }
-        default:
-            replies.send(error: .methodNotFound(call.method))
-        }
+        await method(self, Request(call: call, peer: peer, session: session, replies: replies))
     }
 
-    private func phase(_ member: String, intent: Intent, parameters: JSONValue, runtime: VehicleRuntime, peer: PeerCredentials, replies: VarlinkReplies) async {
-        let engine = runtime.engine
+    // MARK: - Methods
+
+    func describe(_ request: Request) {
+        guard Self.noParameters(request.call, request.replies) else { return }
+        request.replies.send(VarlinkReply(parameters: ["vehicle": VehicleDescription.json(request.session.profile)]))
+    }
+
+    func getState(_ request: Request) async {
+        guard Self.noParameters(request.call, request.replies) else { return }
+        let session = request.session
+        let (current, reachable) = session.controller.snapshot()
+        let health = await session.busHealth()
+        var bus: [String: JSONValue] = [
+            "interface": .string(session.interface), "kind": .string(session.isSimulated ? "embedded" : "socketcan"),
+            "untrustedFrames": .integer(session.controller.untrustedFrames), "state": .string(health.state.rawValue),
+            "droppedFrames": .integer(Int(health.droppedFrames)), "errorFrames": .integer(health.errorFrames),
+            "restarts": .integer(health.restarts),
+        ]
+        if let lastError = health.lastError { bus["lastError"] = .string(lastError) }
+        request.replies.send(VarlinkReply(parameters: ["state": current.jsonValue, "reachable": .bool(reachable), "bus": .object(bus)]))
+    }
+
+    /// Resolve, Confirm, Handle and Perform: one phase runner, one serializer.
+    func runIntent(_ phase: IntentPhase, _ request: Request) async {
+        let (call, replies) = (request.call, request.replies)
+        guard let intent = Self.intent(from: call, replies) else { return }
+        // Intents in flight finish before a graceful stop; new ones are refused.
+        guard state.beginCall() else {
+            replies.send(error: Self.unavailable("carplayd is shutting down"))
+            return
+        }
+        defer { state.endCall() }
         let clock = ContinuousClock()
         let start = clock.now
-        // Resolve and confirm in one hop to the engine (confirm is nil when unresolved).
-        let (resolution, prepared) = await engine.prepare(intent)
-        // Handle's reply has no resolutions: build them only for the other phases.
-        let resolutions = member == "Handle" ? JSONValue.null : Self.resolutionsJSON(resolution)
-        if member == "Resolve" {
-            log.info("resolve \(intent.name.rawValue) \(Self.compact(parameters)): \(Self.kinds(resolution))")
-            replies.send(VarlinkReply(parameters: ["resolutions": resolutions, "ready": .bool(resolution.action != nil)]))
+        let outcome = await request.session.engine.run(phase, intent)
+        logIntent(outcome, parameters: Self.givenParameters(call), latency: clock.now - start, peer: request.peer)
+        if let error = Self.error(for: outcome) {
+            replies.send(error: error)
             return
         }
-        if resolution.action == nil {
-            log.info("\(member.lowercased()) \(intent.name.rawValue) \(Self.compact(parameters)): unresolved (\(Self.kinds(resolution)))")
-            if member == "Handle" {
-                let (name, result) = resolution.parameters.first { !$0.result.isResolved } ?? ("parameters", .notRequired)
-                replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(name), "reason": .string(Self.reason(result))]))
-                return
-            }
-            let response = IntentResponse(code: .failure, reason: "notResolved", fields: [:])
-            if member == "Confirm" {
-                replies.send(VarlinkReply(parameters: ["resolutions": resolutions, "response": response.jsonValue]))
-            } else {
-                let state = await runtime.controller.currentState
-                replies.send(VarlinkReply(parameters: ["resolutions": resolutions, "response": response.jsonValue, "frames": .array([]), "state": state.jsonValue]))
-            }
-            return
-        }
-        let confirmation = prepared ?? IntentResponse(code: .failure, reason: "notResolved", fields: [:])
-        if confirmation.code != .ready {
-            log.info("\(member.lowercased()) \(intent.name.rawValue) \(Self.compact(parameters)): refused (\(confirmation.reason ?? confirmation.code.rawValue))")
-            switch confirmation.reason {
-            case "restrictedWhileLocked" where member != "Confirm":
-                replies.send(error: VarlinkError("io.carplayd.Vehicle.RestrictedWhileLocked", ["intent": .string(intent.name.rawValue)]))
-                return
-            case "vehicleUnreachable" where member != "Confirm":
-                replies.send(error: Self.unavailable("the vehicle sends no status frames"))
-                return
-            default:
-                break
-            }
-        }
-        if member == "Confirm" {
-            replies.send(VarlinkReply(parameters: ["resolutions": resolutions, "response": confirmation.jsonValue]))
-            return
-        }
-        var response = confirmation
-        var frames: [ReceivedFrame] = []
-        if confirmation.code == .ready {
-            (response, frames) = await engine.handle(resolution)
-        }
-        // The state's JSON is serialized once per state change (by the controller).
-        let state = await runtime.controller.stateJSON()
-        let elapsed = clock.now - start
-        if log.level <= .info {
-            log.intent(
-                name: intent.name.rawValue, parameters: Self.compact(parameters), resolutions: Self.kinds(resolution),
-                frames: frames, response: response.code.rawValue, reason: response.reason, detail: response.fields["detail"]?.stringValue,
-                latency: elapsed, peer: peer)
-        }
-        replies.send(serialized: Self.outcomeReply(frames: frames, resolutions: member == "Perform" ? .some(resolutions) : .none, response: response, state: state))
+        let controller = ObjectIdentifier(request.session.controller)
+        let (members, raw) = outcome.replyMembers { state, version in self.stateJSON.json(state, version: version, of: controller) }
+        replies.send(serialized: VarlinkReply(parameters: members).serialized(adding: raw))
     }
 
-    /// The serialized reply of a Handle/Perform that reached the vehicle: the frames'
-    /// candump lines written straight into JSON bytes and the cached state spliced in
-    /// (`VarlinkReply.serialized(adding:)`): every intent ends here. `resolutions`
-    /// `.none` leaves the key out (`nil` would be JSON null: `JSONValue` is nil-literal).
-    static func outcomeReply(frames: [ReceivedFrame], resolutions: JSONValue?, response: IntentResponse, state: [UInt8]) -> [UInt8] {
-        var lines: [UInt8] = [UInt8(ascii: "[")]
-        lines.reserveCapacity(frames.count * 64 + 2)
-        var line: [UInt8] = []
-        line.reserveCapacity(64)
-        for (index, frame) in frames.enumerated() {
-            if index > 0 { lines.append(UInt8(ascii: ",")) }
-            line.removeAll(keepingCapacity: true)
-            CandumpWriter.appendLogLine(CandumpRecord(timestamp: frame.timestamp, interface: frame.interface, frame: frame.frame), to: &line)
-            line.withUnsafeBufferPointer { JSONBytes.appendString(utf8: $0, to: &lines) }
+    /// The typed error a phase answers with instead of its reply: Handle needs every
+    /// parameter resolved; Handle and Perform refuse a restricted intent and an
+    /// unreachable vehicle. Confirm answers every refusal in its response, and Perform
+    /// an unresolved intent (its resolutions say why).
+    static func error(for outcome: IntentOutcome) -> VarlinkError? {
+        switch (outcome.phase, outcome.refusal) {
+        case let (.handle, .notResolved(parameter, reason)?):
+            VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(parameter), "reason": .string(reason)])
+        case (.handle, .restrictedWhileLocked?), (.perform, .restrictedWhileLocked?):
+            VarlinkError("io.carplayd.Vehicle.RestrictedWhileLocked", ["intent": .string(outcome.resolution.intent.name.rawValue)])
+        case (.handle, .vehicleUnreachable?), (.perform, .vehicleUnreachable?):
+            unavailable("the vehicle sends no status frames")
+        default:
+            nil
         }
-        lines.append(UInt8(ascii: "]"))
-        var parameters: [String: JSONValue] = ["response": response.jsonValue]
-        if let resolutions { parameters["resolutions"] = resolutions }
-        return VarlinkReply(parameters: parameters).serialized(adding: ["frames": lines, "state": state])
+    }
+
+    private func logIntent(_ outcome: IntentOutcome, parameters: JSONValue, latency: Duration, peer: PeerCredentials) {
+        guard log.level <= .info else { return }
+        let name = outcome.resolution.intent.name.rawValue
+        let phase = outcome.phase.rawValue
+        switch outcome.refusal {
+        case _ where outcome.phase == .resolve:
+            log.info("resolve \(name) \(Self.compact(parameters)): \(Self.kinds(outcome.resolution))")
+            return
+        case .notResolved?:
+            log.info("\(phase) \(name) \(Self.compact(parameters)): unresolved (\(Self.kinds(outcome.resolution)))")
+            return
+        case .some:
+            log.info("\(phase) \(name) \(Self.compact(parameters)): refused (\(outcome.response.reason ?? outcome.response.code.rawValue))")
+        case nil:
+            break
+        }
+        guard outcome.phase == .handle || outcome.phase == .perform else { return }
+        let response = outcome.response
+        log.intent(
+            name: name, parameters: Self.compact(parameters), resolutions: Self.kinds(outcome.resolution),
+            frames: outcome.frames, response: response.code.rawValue, reason: response.reason, detail: response.fields["detail"]?.stringValue,
+            latency: latency, peer: peer)
+    }
+
+    func monitor(_ request: Request) async {
+        guard request.call.more else {
+            request.replies.send(error: .expectedMore)
+            return
+        }
+        guard Self.noParameters(request.call, request.replies) else { return }
+        for await change in request.session.controller.changes() {
+            var changed: [String: JSONValue] = [:]
+            for key in change.keys { changed[key.rawValue] = change.state[key]?.jsonValue ?? .null }
+            let sent = request.replies.send(VarlinkReply(parameters: [
+                "keys": .array(change.keys.map { .string($0.rawValue) }), "state": .object(changed), "frame": .string(change.frame.logLine),
+            ], continues: true))
+            if !sent { break }
+        }
     }
 
     // MARK: - Helpers
@@ -209,20 +211,6 @@ public final class VehicleService: VarlinkService {
         }
     }
 
-    static func resolutionsJSON(_ resolution: IntentResolution) -> JSONValue {
-        var object: [String: JSONValue] = [:]
-        for (name, result) in resolution.parameters { object[name] = result.jsonValue }
-        return .object(object)
-    }
-
-    static func reason(_ result: ResolutionResult) -> String {
-        switch result {
-        case let .needsValue(reason), let .unsupported(reason), let .confirmationRequired(_, reason): reason
-        case .disambiguation: "several values match; choose one (Resolve lists them)"
-        default: "not resolved"
-        }
-    }
-
     static func kinds(_ resolution: IntentResolution) -> String {
         var text = ""
         for (name, result) in resolution.parameters where result != .notRequired {
@@ -250,107 +238,27 @@ public final class VehicleService: VarlinkService {
     }
 }
 
-/// What the whole daemon shares: the current runtime (replaced on reload), who may
-/// call, and the calls in flight (for a graceful stop). A lock, not an actor: every
-/// intent passes here three times, and a lock taken for a few instructions costs less
-/// than three executor hops.
-public final class DaemonState: Sendable {
-    private struct Shared {
-        var runtime: VehicleRuntime
-        var allowedUsers: Set<UInt32>
-        var allowedGroups: Set<UInt32>
-        var inFlight = 0
-        var stopping = false
-        var drained: [CheckedContinuation<Void, Never>] = []
+/// The state's JSON text, made once per state version: every Handle and Perform reply
+/// carries the whole state, and most replies between two changes are to intents that
+/// changed nothing. Keyed by the controller too: a reload starts a new one.
+final class StateJSONCache: Sendable {
+    private struct Entry {
+        var controller: ObjectIdentifier
+        var version: Int
+        var bytes: [UInt8]
     }
 
-    private let shared: Mutex<Shared>
-    private let ownUser = Accounts.currentUserID
+    private let entry = Mutex<Entry?>(nil)
 
-    public init(runtime: VehicleRuntime, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>) {
-        shared = Mutex(Shared(runtime: runtime, allowedUsers: allowedUsers, allowedGroups: allowedGroups))
-    }
-
-    public var runtime: VehicleRuntime {
-        get async { shared.withLock { $0.runtime } }
-    }
-
-    /// Root, the daemon's own user, the allowed users, and members of allowed groups.
-    /// `authorize(peer)` and the current runtime, read together.
-    public func admit(_ peer: PeerCredentials) async -> (authorized: Bool, runtime: VehicleRuntime) {
-        let (runtime, users, groups) = shared.withLock { ($0.runtime, $0.allowedUsers, $0.allowedGroups) }
-        return (authorize(peer, users: users, groups: groups), runtime)
-    }
-
-    public func authorize(_ peer: PeerCredentials) async -> Bool {
-        let (users, groups) = shared.withLock { ($0.allowedUsers, $0.allowedGroups) }
-        return authorize(peer, users: users, groups: groups)
-    }
-
-    /// Outside the lock: a group lookup may read /etc/group.
-    private func authorize(_ peer: PeerCredentials, users: Set<UInt32>, groups: Set<UInt32>) -> Bool {
-        if peer.uid == 0 || peer.uid == ownUser || users.contains(peer.uid) { return true }
-        if groups.contains(peer.gid) { return true }
-        guard !groups.isEmpty else { return false }
-        return !groups.isDisjoint(with: Accounts.groups(ofUser: peer.uid, primary: peer.gid))
-    }
-
-    public func replace(runtime: VehicleRuntime, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>) async -> VehicleRuntime {
-        shared.withLock { shared in
-            let old = shared.runtime
-            shared.runtime = runtime
-            shared.allowedUsers = allowedUsers
-            shared.allowedGroups = allowedGroups
-            return old
-        }
-    }
-
-    func beginCall() async -> Bool {
-        shared.withLock { shared in
-            guard !shared.stopping else { return false }
-            shared.inFlight += 1
-            return true
-        }
-    }
-
-    func endCall() async {
-        let waiting = shared.withLock { shared -> [CheckedContinuation<Void, Never>] in
-            shared.inFlight -= 1
-            guard shared.inFlight == 0 else { return [] }
-            defer { shared.drained.removeAll() }
-            return shared.drained
-        }
-        for continuation in waiting { continuation.resume() }
-    }
-
-    /// Refuses new calls; returns once the calls in flight have finished (or `timeout`).
-    public func drain(timeout: Duration) async -> Int {
-        let busy = shared.withLock { shared -> Bool in
-            shared.stopping = true
-            return shared.inFlight > 0
-        }
-        guard busy else { return 0 }
-        let waiting = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            self?.releaseWaiters()
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let idle = shared.withLock { shared -> Bool in
-                guard shared.inFlight > 0 else { return true }
-                shared.drained.append(continuation)
-                return false
+    func json(_ state: VehicleState, version: Int, of controller: ObjectIdentifier) -> [UInt8] {
+        if let cached = entry.withLock({ $0 }), cached.controller == controller, cached.version == version { return cached.bytes }
+        let bytes = state.jsonValue.serializedBytes(sortedKeys: true)
+        entry.withLock { current in
+            // Keep the newest version (a slower reply may serialize an older one).
+            if current == nil || current!.controller != controller || current!.version <= version {
+                current = Entry(controller: controller, version: version, bytes: bytes)
             }
-            if idle { continuation.resume() }
         }
-        waiting.cancel()
-        return shared.withLock { $0.inFlight }
-    }
-
-    private func releaseWaiters() {
-        let waiting = shared.withLock { shared in
-            defer { shared.drained.removeAll() }
-            return shared.drained
-        }
-        for continuation in waiting { continuation.resume() }
+        return bytes
     }
 }

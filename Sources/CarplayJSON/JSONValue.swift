@@ -59,6 +59,26 @@ extension JSONValue {
     }
 }
 
+extension JSONBytes {
+    /// A JSON object from `members` and `raw` (members already serialized: a cached
+    /// state, frames written straight as bytes), keys in the order `JSONValue` writes
+    /// them, so the bytes equal those of the object with the raw text parsed. A name in
+    /// both takes the raw value.
+    public static func appendObject(_ members: [String: JSONValue], raw: [String: [UInt8]] = [:], to bytes: inout [UInt8]) {
+        var keys = Array(members.keys.filter { raw[$0] == nil })
+        keys.append(contentsOf: raw.keys)
+        keys.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        bytes.append(UInt8(ascii: "{"))
+        for (index, key) in keys.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            appendString(key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            if let text = raw[key] { bytes.append(contentsOf: text) } else { members[key]!.write(to: &bytes, sortedKeys: true) }
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+}
+
 extension JSONValue: CustomStringConvertible {
     public var description: String { serialized() }
 }

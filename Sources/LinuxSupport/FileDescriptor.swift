@@ -122,18 +122,11 @@ public struct LineReader {
 public struct BufferedWriter {
     private let descriptor: FileDescriptor
     public var buffer: [UInt8]
-    private let limit: Int
 
     public init(_ descriptor: FileDescriptor, capacity: Int = 1 << 16) {
         self.descriptor = descriptor
-        self.limit = capacity
         self.buffer = []
         buffer.reserveCapacity(capacity + 4096)
-    }
-
-    /// Writes the buffer when it is full enough.
-    public mutating func flushIfNeeded() throws(Errno) {
-        if buffer.count >= limit { try flush() }
     }
 
     public mutating func flush() throws(Errno) {
@@ -200,12 +193,6 @@ extension UnsafeBufferPointer<UInt8> {
         guard index < count, let base = baseAddress else { return count }
         guard let found = memchr(base + index, 0x0A, count - index) else { return count }
         return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-    }
-
-    public func countNewlines(in range: Range<Int>) -> Int {
-        var lines = 0
-        for position in range where self[position] == 0x0A { lines += 1 }
-        return lines
     }
 }
 

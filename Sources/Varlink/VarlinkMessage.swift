@@ -122,20 +122,12 @@ public struct VarlinkReply: Sendable, Hashable {
         if continues { bytes.append(contentsOf: #""continues":true,"#.utf8) }
         if let error {
             bytes.append(contentsOf: #""error":"#.utf8)
-            JSONValue.string(error).write(to: &bytes)
+            JSONBytes.appendString(error, to: &bytes)
             bytes.append(UInt8(ascii: ","))
         }
-        bytes.append(contentsOf: #""parameters":{"#.utf8)
-        var keys = Array(parameters.keys.filter { raw[$0] == nil })
-        keys.append(contentsOf: raw.keys)
-        keys.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        for (index, key) in keys.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONValue.string(key).write(to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            if let text = raw[key] { bytes.append(contentsOf: text) } else { parameters[key]!.write(to: &bytes, sortedKeys: true) }
-        }
-        bytes.append(contentsOf: "}}".utf8)
+        bytes.append(contentsOf: #""parameters":"#.utf8)
+        JSONBytes.appendObject(parameters, raw: raw, to: &bytes)
+        bytes.append(UInt8(ascii: "}"))
         bytes.append(0)
         return bytes
     }

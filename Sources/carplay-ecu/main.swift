@@ -90,7 +90,7 @@ let run = Task { await node.run() }
 let logger = Task {
     while !Task.isCancelled {
         try? await Task.sleep(for: .milliseconds(200))
-        for entry in await node.drainLog() {
+        for entry in node.drainLog() {
             let line = entry.description
             if quiet, line.contains(" applied ") { continue }
             try? FileDescriptor.standardError.writeAll("carplay-ecu: \(line)\n")
@@ -99,7 +99,7 @@ let logger = Task {
 }
 for await signal in signals {
     if signal == Signals.hangup {
-        try? FileDescriptor.standardError.writeAll("carplay-ecu: \(await node.statistics())\n")
+        try? FileDescriptor.standardError.writeAll("carplay-ecu: \(node.statistics())\n")
         continue
     }
     break
@@ -107,5 +107,5 @@ for await signal in signals {
 run.cancel()
 logger.cancel()
 await port.close()
-try? FileDescriptor.standardError.writeAll("carplay-ecu: stopped; \(await node.statistics())\n")
+try? FileDescriptor.standardError.writeAll("carplay-ecu: stopped; \(node.statistics())\n")
 exit(0)

@@ -15,7 +15,6 @@ import CarplayJSON
 enum IntentRunner {
     /// Resolve rounds at most (each answer can raise a new question).
     static let maxRounds = 8
-    static let asking: Set<String> = ["disambiguation", "confirmationRequired", "needsValue"]
 
     static func run(_ intent: IntentName, _ parameters: [String: JSONValue], _ options: DaemonOptions) throws -> Int32 {
         try withDaemonErrorsAsJSON(options.json) {

@@ -92,17 +92,6 @@ enum PerformCommand {
             }
         }
 
-        let bus = VirtualCANBus(interface: "vcan0")
-        // The head unit's port first: a port hears only frames sent after it opened.
-        let controller = VehicleController(profile: profile, port: await bus.makePort())
-        await controller.start()
-        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: state, faults: faults), port: await bus.makePort())
-        let vehicleTask = Task { await vehicle.run() }
-        defer { vehicleTask.cancel() }
-        // The whole state first, so relative settings and the printed state are complete.
-        guard await controller.waitUntilComplete(timeout: .seconds(3)) else {
-            throw CommandFailure("the simulated vehicle did not send all its status messages")
-        }
         var saved: [SavedCarProfile] = []
         if let carProfilesText {
             do {
@@ -111,11 +100,16 @@ enum PerformCommand {
                 throw UsageError("\(error)")
             }
         }
-        let engine = IntentEngine(profile: profile, controller: controller, savedProfiles: saved)
-        let result = await engine.perform(intent)
+        let session = await VehicleSession(
+            profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile, state: state, faults: faults)), savedProfiles: saved)
+        // The whole state first, so relative settings and the printed state are complete.
+        guard await session.controller.waitUntilComplete(timeout: .seconds(3)) else {
+            await session.stop()
+            throw CommandFailure("the simulated vehicle did not send all its status messages")
+        }
+        let result = await session.engine.perform(intent)
         print(result.json.serialized(sortedKeys: true))
-        await controller.stop()
-        vehicleTask.cancel()
+        await session.stop()
         return result.response.code == .success ? ExitCode.success : ExitCode.failure
     }
 }

@@ -6,9 +6,9 @@ import Testing
 @Suite struct VirtualCANBusTests {
     @Test func everyOtherPortReceivesEachFrameInOrder() async throws {
         let bus = VirtualCANBus(interface: "vcan9")
-        let a = await bus.makePort()
-        let b = await bus.makePort()
-        let c = await bus.makePort()
+        let a = bus.makePort()
+        let b = bus.makePort()
+        let c = bus.makePort()
         let frame1 = try CANFrame(id: CANID(standard: 0x123), data: [1, 2])
         let frame2 = try CANFrame(id: CANID(extended: 0x1234567), data: [3])
         let sent = try await a.send(frame1)
@@ -30,7 +30,7 @@ import Testing
 
     @Test func closedPortCannotSend() async throws {
         let bus = VirtualCANBus()
-        let port = await bus.makePort()
+        let port = bus.makePort()
         await port.close()
         await #expect(throws: CANBusError.closed) {
             try await port.send(try CANFrame(id: CANID(standard: 1), data: []))
@@ -40,8 +40,8 @@ import Testing
 
     @Test func sendImmediatelyDeliversInOrderWithSend() async throws {
         let bus = VirtualCANBus(interface: "vcan8")
-        let a = await bus.makePort()
-        let b = await bus.makePort()
+        let a = bus.makePort()
+        let b = bus.makePort()
         let frame1 = try CANFrame(id: CANID(standard: 0x10), data: [1])
         let frame2 = try CANFrame(id: CANID(standard: 0x20), data: [2])
         let frame3 = try CANFrame(id: CANID(standard: 0x30), data: [3])
@@ -65,8 +65,8 @@ import Testing
     /// then finishes; a receiver may send in turn; closing tells it.
     @Test func directDeliveryRunsTheReceiverBeforeSendReturns() async throws {
         let bus = VirtualCANBus(interface: "vcan7")
-        let head = await bus.makePort()
-        let car = await bus.makePort()
+        let head = bus.makePort()
+        let car = bus.makePort()
         let early = try CANFrame(id: CANID(standard: 0x01), data: [1])
         let command = try CANFrame(id: CANID(standard: 0x100), data: [2])
         let answer = try CANFrame(id: CANID(standard: 0x200), data: [3])
@@ -98,7 +98,7 @@ import Testing
 
     @Test func timestampsNeverGoBackwards() async throws {
         let bus = VirtualCANBus(now: { CandumpTimestamp(seconds: 5, microseconds: 0) })
-        let a = await bus.makePort()
+        let a = bus.makePort()
         let first = try await a.send(try CANFrame(id: CANID(standard: 1), data: []))
         let second = try await a.send(try CANFrame(id: CANID(standard: 2), data: []))
         #expect(first.timestamp <= second.timestamp)

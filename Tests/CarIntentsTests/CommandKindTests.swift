@@ -113,34 +113,27 @@ enum KindsCar {
 /// The head unit and the simulated vehicle of `KindsCar` on one virtual bus, with a
 /// candump-like observer.
 struct KindsRig {
-    let engine: IntentEngine
-    let controller: VehicleController
-    let vehicle: SimulatedVehicleNode
-    let task: Task<Void, Never>
+    let session: VehicleSession
+    var engine: IntentEngine { session.engine }
+    var controller: VehicleController { session.controller }
+    var vehicle: SimulatedVehicleNode { session.vehicle! }
 
     static func start(state: [PropertyKey: PropertyValue] = [:], faults: FaultPlan = .none) async throws -> KindsRig {
         var profile = try KindsCar.load()
         profile.policies.confirmationTimeout = .seconds(2)
         var initial = VehicleSimulation.defaultState(for: profile)
         for (key, value) in state { initial[key] = value }
-        let bus = VirtualCANBus()
-        let controller = VehicleController(profile: profile, port: await bus.makePort())
-        await controller.start()
-        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: initial, faults: faults), port: await bus.makePort())
-        let task = Task { await vehicle.run() }
-        #expect(await controller.waitUntilComplete(timeout: .seconds(10)), "the simulated car sent all its status messages")
-        return KindsRig(engine: IntentEngine(profile: profile, controller: controller), controller: controller, vehicle: vehicle, task: task)
+        let session = await VehicleSession(profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile, state: initial, faults: faults)))
+        #expect(await session.controller.waitUntilComplete(timeout: .seconds(10)), "the simulated car sent all its status messages")
+        return KindsRig(session: session)
     }
 
-    func perform(_ json: String) async throws -> PerformResult { await engine.perform(try Intent(parsing: json)) }
+    func perform(_ json: String) async throws -> IntentOutcome { await engine.perform(try Intent(parsing: json)) }
 
-    func stop() async {
-        await controller.stop()
-        task.cancel()
-    }
+    func stop() async { await session.stop() }
 
     /// The command frames of `message` the result recorded, decoded (raw values, no choices).
-    func commands(_ result: PerformResult, _ message: String) throws -> [[String: Int128]] {
+    func commands(_ result: IntentOutcome, _ message: String) throws -> [[String: Int128]] {
         let dbcMessage = try #require(engine.profile.database.message(named: message))
         return try result.frames.filter { $0.frame.id == dbcMessage.canID }.map { received in
             var values: [String: Int128] = [:]
@@ -159,14 +152,14 @@ struct KindsRig {
         defer { Task { await rig.stop() } }
         let off = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAirConditioner":false}}"#)
         #expect(off.response.code == .success, "\(off.response)")
-        #expect(await rig.vehicle.state()[.airConditioner] == .bool(false))
+        #expect(rig.vehicle.state()[.airConditioner] == .bool(false))
         let frames = try rig.commands(off, "ClimateRequest")
         #expect(frames.map { $0["AC_Off"] } == [1, 1, 0], "held for 2 frames, then released")
         #expect(frames.allSatisfy { $0["AC_On"] == 0 && $0["Spare"] == 255 }, "unbound signals at the profile's default: \(frames)")
         let on = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAirConditioner":true}}"#)
         #expect(on.response.code == .success, "\(on.response)")
         #expect(try rig.commands(on, "ClimateRequest").map { $0["AC_On"] } == [1, 1, 0])
-        #expect(await rig.vehicle.state()[.airConditioner] == .bool(true))
+        #expect(rig.vehicle.state()[.airConditioner] == .bool(true))
     }
 
     @Test func oneSignalCarriesARequestPerValue() async throws {
@@ -178,7 +171,7 @@ struct KindsRig {
         let fresh = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"airCirculationMode":"freshAir"}}"#)
         #expect(fresh.response.code == .success, "\(fresh.response)")
         #expect(try rig.commands(fresh, "ClimateRequest").map { $0["Intake"] } == [2, 0])
-        #expect(await rig.vehicle.state()[.airCirculation] == .enumeration("freshAir"))
+        #expect(rig.vehicle.state()[.airCirculation] == .enumeration("freshAir"))
     }
 
     @Test func aToggleHeldForThreeFramesFlipsOnceAndIsNotPressedWhenItShowsTheTarget() async throws {
@@ -187,11 +180,11 @@ struct KindsRig {
         let on = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAutoMode":true}}"#)
         #expect(on.response.code == .success, "\(on.response)")
         #expect(try rig.commands(on, "ClimateRequest").map { $0["Auto_Button"] } == [1, 1, 1, 0])
-        #expect(await rig.vehicle.state()[.autoMode] == .bool(true), "one press, not three")
+        #expect(rig.vehicle.state()[.autoMode] == .bool(true), "one press, not three")
         let again = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAutoMode":true}}"#)
         #expect(again.response.code == .success, "\(again.response)")
         #expect(try rig.commands(again, "ClimateRequest").isEmpty, "already on: no press")
-        #expect(await rig.vehicle.state()[.autoMode] == .bool(true))
+        #expect(rig.vehicle.state()[.autoMode] == .bool(true))
     }
 
     @Test func stepsUntilTheStatusShowsTheTarget() async throws {
@@ -200,13 +193,13 @@ struct KindsRig {
         let up = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
         #expect(up.response.code == .success, "\(up.response)")
         #expect(try rig.commands(up, "ClimateRequest").map { $0["Temp_UpDn"] } == [1, 0, 1, 0, 1, 0, 1, 0], "four presses of 0.5 °C")
-        #expect(await rig.vehicle.state()[.temperature(zone: "left")] == .number(23))
+        #expect(rig.vehicle.state()[.temperature(zone: "left")] == .number(23))
         let down = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":22,"unit":"celsius"},"climateZone":"driver"}}"#)
         #expect(down.response.code == .success, "\(down.response)")
         #expect(try rig.commands(down, "ClimateRequest").map { $0["Temp_UpDn"] } == [2, 0, 2, 0])
         let fan = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"fanSpeedIndex":5}}"#)
         #expect(fan.response.code == .success, "\(fan.response) \(fan.resolution.parameters)")
-        #expect(await rig.vehicle.state()[.fanSpeed] == .integer(5))
+        #expect(rig.vehicle.state()[.fanSpeed] == .integer(5))
     }
 
     @Test func aStepTheCarIgnoresEndsInATimeoutNamingWhatItReports() async throws {
@@ -229,7 +222,7 @@ struct KindsRig {
         let on = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAirConditioner":true}}"#)
         #expect(on.response.code == .success, "\(on.response)")
         #expect(try rig.commands(on, "ClimateRequest").allSatisfy { $0["Setpoint"] == 0 })
-        #expect(await rig.vehicle.state()[.temperature(zone: "right")] == .number(21), "raw 0 is no request for 0 °C")
+        #expect(rig.vehicle.state()[.temperature(zone: "right")] == .number(21), "raw 0 is no request for 0 °C")
         let right = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":19.5,"unit":"celsius"},"climateZone":"passenger"}}"#)
         #expect(right.response.code == .success, "\(right.response)")
         #expect(try rig.commands(right, "ClimateRequest").map { $0["Setpoint"] } == [39])
@@ -241,13 +234,13 @@ struct KindsRig {
         let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":3}}"#)
         #expect(result.response.code == .success, "\(result.response)")
         #expect(try rig.commands(result, "SeatRequest") == [["HeatLeft": 3, "HeatRight": 2]])
-        #expect(await rig.vehicle.state()[.seat(.frontRight, .heating)] == .integer(2), "the passenger's seat kept its level")
+        #expect(rig.vehicle.state()[.seat(.frontRight, .heating)] == .integer(2), "the passenger's seat kept its level")
     }
 
     @Test func oneBlowerDisplayReportsFanOnAndFanLevel() async throws {
         let rig = try await KindsRig.start(state: [.fan: .bool(false), .fanSpeed: .integer(4)])
         defer { Task { await rig.stop() } }
-        let state = await rig.controller.currentState
+        let state = rig.controller.currentState
         #expect(state[.fan] == .bool(false), "blower 0 reads fan off")
         #expect(state[.fanSpeed] == .integer(0), "the display shows level 0 while off")
         let turnOn = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableFan":true}}"#)

@@ -29,7 +29,7 @@ final class FinishOrder: Sendable {
 
     /// Starts the dropped temperature intent and returns once the vehicle has dropped
     /// its command (so the intent holds the climate message's claim).
-    static func startDroppedTemperature(_ rig: Rig, finished: FinishOrder) async throws -> Task<PerformResult, any Error> {
+    static func startDroppedTemperature(_ rig: Rig, finished: FinishOrder) async throws -> Task<IntentOutcome, any Error> {
         let task = Task {
             let result = try await rig.perform(temperature)
             finished.append("temperature")
@@ -37,7 +37,7 @@ final class FinishOrder: Sendable {
         }
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(20)
-        while await rig.vehicle.statistics().commandsDropped == 0 {
+        while rig.vehicle.statistics().commandsDropped == 0 {
             #expect(clock.now < deadline, "the vehicle never dropped the temperature command")
             if clock.now >= deadline { break }
             try await Task.sleep(for: .milliseconds(5))

@@ -22,10 +22,10 @@ enum ShippedProfiles {
 
 /// A simulated vehicle and a head unit on one virtual bus.
 struct Rig {
-    let engine: IntentEngine
-    let controller: VehicleController
-    let vehicle: SimulatedVehicleNode
-    let task: Task<Void, Never>
+    let session: VehicleSession
+    var engine: IntentEngine { session.engine }
+    var controller: VehicleController { session.controller }
+    var vehicle: SimulatedVehicleNode { session.vehicle! }
 
     /// `confirmationTimeout` replaces the profile's where a test expects success: a
     /// loaded test machine must not turn a slow confirmation into a failure.
@@ -34,24 +34,17 @@ struct Rig {
         if let confirmationTimeout { profile.policies.confirmationTimeout = confirmationTimeout }
         var initial = VehicleSimulation.defaultState(for: profile)
         for (key, value) in state { initial[key] = value }
-        let bus = VirtualCANBus()
-        let controller = VehicleController(profile: profile, port: await bus.makePort())
-        await controller.start()
-        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: initial, faults: faults), port: await bus.makePort())
-        let task = Task { await vehicle.run() }
-        let complete = await controller.waitUntilComplete(timeout: .seconds(10))
+        let session = await VehicleSession(profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile, state: initial, faults: faults)))
+        let complete = await session.controller.waitUntilComplete(timeout: .seconds(10))
         #expect(complete, "the simulated \(profileName) sent all its status messages")
-        return Rig(engine: IntentEngine(profile: profile, controller: controller), controller: controller, vehicle: vehicle, task: task)
+        return Rig(session: session)
     }
 
-    func perform(_ json: String) async throws -> PerformResult {
+    func perform(_ json: String) async throws -> IntentOutcome {
         await engine.perform(try Intent(parsing: json))
     }
 
-    func stop() async {
-        await controller.stop()
-        task.cancel()
-    }
+    func stop() async { await session.stop() }
 }
 
 @Suite struct EngineTests {
@@ -63,25 +56,23 @@ struct Rig {
         #expect(result.response.code == .success, "\(result.response)")
         let zone = try #require(rig.engine.profile.climate?.zones.first { $0.seats.contains(.frontLeft) })
         #expect(result.state[.temperature(zone: zone.id)] == .number(23))
-        #expect(await rig.vehicle.state()[.temperature(zone: zone.id)] == .number(23), "the vehicle itself holds the value")
+        #expect(rig.vehicle.state()[.temperature(zone: zone.id)] == .number(23), "the vehicle itself holds the value")
         // A command frame went out and status frames came back, all E2E-valid.
         #expect(result.frames.count >= 2)
-        #expect(await rig.controller.trustFailures == 0)
+        #expect(rig.controller.untrustedFrames == 0)
     }
 
     @Test(arguments: ["sedan", "suv"])
-    func cachedStateJSONMatchesTheState(_ profileName: String) async throws {
+    func theStateVersionChangesWithTheState(_ profileName: String) async throws {
         let rig = try await Rig.start(profileName, confirmationTimeout: .seconds(2))
         defer { Task { await rig.stop() } }
-        func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
-        let before = await rig.controller.stateWithJSON()
-        #expect(text(before.json) == text(before.state.jsonValue.serializedBytes(sortedKeys: true)))
+        let before = rig.controller.versionedState()
         let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
         #expect(result.response.code == .success, "\(result.response)")
-        // After a change (only the changed keys' fragments made again), still the same text.
-        let after = await rig.controller.stateWithJSON()
-        #expect(text(after.json) == text(after.state.jsonValue.serializedBytes(sortedKeys: true)))
-        #expect(text(after.json) != text(before.json))
+        let after = rig.controller.versionedState()
+        #expect(after.state != before.state)
+        #expect(after.version != before.version, "a cache keyed by the version sees the change")
+        #expect(result.stateVersion > before.version && result.stateVersion <= after.version)
     }
 
     @Test func relativeSettingsFollowTheLiveState() async throws {
@@ -130,7 +121,7 @@ struct Rig {
         // way can confirm the audio command before the vehicle's rejection arrives.
         let source = try await rig.perform(#"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"bluetooth"}}"#)
         #expect(source.response.code == .success, "\(source.response)")
-        await rig.vehicle.setFaults(FaultPlan([FaultRule(.reject(result: nil), message: "AudioCommand")]))
+        rig.vehicle.setFaults(FaultPlan([FaultRule(.reject(result: nil), message: "AudioCommand")]))
         let restore = try await rig.perform(#"{"intent":"SetProfileInCar","parameters":{"profileNumber":1}}"#)
         #expect(restore.response.code == .failure)
         #expect(restore.response.reason == "rejectedByVehicle")
@@ -148,9 +139,9 @@ struct Rig {
     @Test func aRestartedHeadUnitResynchronises() async throws {
         let profile = try ShippedProfiles.load("sedan")
         let bus = VirtualCANBus()
-        let firstController = VehicleController(profile: profile, port: await bus.makePort())
+        let firstController = VehicleController(profile: profile, port: bus.makePort())
         await firstController.start()
-        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: await bus.makePort())
+        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: bus.makePort())
         let task = Task { await vehicle.run() }
         defer { task.cancel() }
         // Generous waits: on a loaded machine the vehicle's cyclic frames can lag past the
@@ -161,15 +152,15 @@ struct Rig {
             let outcome = await firstController.apply([.seat(.frontLeft, .heating): .integer(level)], timeout: .seconds(1))
             #expect(outcome.succeeded)
         }
-        await firstController.stop()
+        firstController.stop()
         // The "restarted daemon": a new controller, counters from 0 again.
-        let secondController = VehicleController(profile: profile, port: await bus.makePort())
+        let secondController = VehicleController(profile: profile, port: bus.makePort())
         await secondController.start()
         #expect(await secondController.waitUntilComplete(timeout: .seconds(20)))
         let outcome = await secondController.apply([.seat(.frontLeft, .heating): .integer(1)], timeout: .seconds(1))
         #expect(outcome.succeeded, "\(String(describing: outcome.failure))")
-        #expect(await vehicle.state()[.seat(.frontLeft, .heating)] == .integer(1))
-        await secondController.stop()
+        #expect(vehicle.state()[.seat(.frontLeft, .heating)] == .integer(1))
+        secondController.stop()
     }
 
     @Test func unresolvedIntentSendsNothing() async throws {
@@ -200,7 +191,7 @@ struct Rig {
     /// controller starts from are trusted), not from the vehicle's first frame.
     func expectFailure(_ faults: FaultPlan, reason: String, profile: String = "sedan", afterStart: Bool = false) async throws {
         let rig = try await Rig.start(profile, faults: afterStart ? .none : faults)
-        if afterStart { await rig.vehicle.setFaults(faults) }
+        if afterStart { rig.vehicle.setFaults(faults) }
         defer { Task { await rig.stop() } }
         let clock = ContinuousClock()
         let start = clock.now
@@ -259,10 +250,10 @@ struct Rig {
     func silenceMakesTheVehicleUnreachable(_ profile: String) async throws {
         let rig = try await Rig.start(profile)
         defer { Task { await rig.stop() } }
-        await rig.vehicle.setFaults(FaultPlan([FaultRule(.silence)]))
+        rig.vehicle.setFaults(FaultPlan([FaultRule(.silence)]))
         // After unreachableAfterCycles cycle times without a status frame.
         try await Task.sleep(for: .milliseconds(1200))
-        #expect(await rig.controller.isReachable == false)
+        #expect(rig.controller.isReachable == false)
         let result = try await rig.perform(Self.climate)
         #expect(result.response.code == .failure)
         #expect(result.response.reason == "vehicleUnreachable")

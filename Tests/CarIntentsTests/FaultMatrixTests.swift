@@ -24,7 +24,7 @@ final class Locked<Value: Sendable>: Sendable {
 
 /// A port whose sends can be made to fail (a transmit queue that stays full) in process.
 struct FlakyPort: CANPort {
-    let inner: VirtualCANPort
+    let inner: any CANPort
     let failing = Locked<CANBusError?>(nil)
     let refused = Locked(0)
     var interface: String { inner.interface }
@@ -48,7 +48,7 @@ final class StateHistory: Sendable {
     private let task: Task<Void, Never>
 
     init(controller: VehicleController, initial: VehicleState) async {
-        let stream = await controller.changes()
+        let stream = controller.changes()
         seen.withLock { seen in for key in initial.keys { seen[key] = [initial[key]!] } }
         let seen = self.seen
         task = Task {
@@ -82,51 +82,43 @@ struct SeededGenerator: RandomNumberGenerator {
 
 /// One head unit and one simulated vehicle on a virtual bus, with a flaky head-unit port.
 struct FaultRig {
-    let engine: IntentEngine
-    let controller: VehicleController
-    let vehicle: SimulatedVehicleNode
-    let port: FlakyPort
-    let bus: VirtualCANBus
-    let task: Task<Void, Never>
+    let session: VehicleSession
     let timeout: Duration
+    var engine: IntentEngine { session.engine }
+    var controller: VehicleController { session.controller }
+    var vehicle: SimulatedVehicleNode { session.vehicle! }
+    var port: FlakyPort { session.port as! FlakyPort }
+    var bus: VirtualCANBus { session.virtualBus! }
 
     static func start(_ profileName: String = "sedan", timeout: Duration) async throws -> FaultRig {
         var profile = try ShippedProfiles.load(profileName)
         profile.policies.confirmationTimeout = timeout
-        let bus = VirtualCANBus()
-        let port = FlakyPort(inner: await bus.makePort())
-        let controller = VehicleController(profile: profile, port: port)
-        await controller.start()
-        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: await bus.makePort())
-        let task = Task { await vehicle.run() }
-        let complete = await controller.waitUntilComplete(timeout: .seconds(20))
+        let session = await VehicleSession(profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile)), headUnitPort: { FlakyPort(inner: $0) })
+        let complete = await session.controller.waitUntilComplete(timeout: .seconds(20))
         #expect(complete, "the simulated \(profileName) sent all its status messages")
-        return FaultRig(engine: IntentEngine(profile: profile, controller: controller), controller: controller, vehicle: vehicle, port: port, bus: bus, task: task, timeout: timeout)
+        return FaultRig(session: session, timeout: timeout)
     }
 
-    func stop() async {
-        await controller.stop()
-        task.cancel()
-    }
+    func stop() async { await session.stop() }
 
     /// Performs and checks the bound: at most two tries (the second only while the
     /// vehicle never acknowledged anything) plus a generous slack for a loaded machine.
-    func perform(_ json: String) async throws -> PerformResult {
+    func perform(_ json: String) async throws -> IntentOutcome {
         let clock = ContinuousClock()
         let start = clock.now
         let result = await engine.perform(try Intent(parsing: json))
         let elapsed = clock.now - start
         #expect(elapsed < timeout * 2 + .seconds(10), "\(json) ended after \(elapsed)")
-        #expect(await controller.pendingCommands == 0, "no command left waiting after \(json)")
-        #expect(await engine.handlesInFlight == 0, "no handle left queued after \(json)")
+        #expect(controller.pendingCommands == 0, "no command left waiting after \(json)")
+        #expect(engine.handlesInFlight == 0, "no handle left queued after \(json)")
         return result
     }
 
     /// The controller's live state agrees with what the vehicle holds (every property the
     /// vehicle reports, except those that drift by physics).
     func disagreements() async -> [String] {
-        let vehicleState = await vehicle.state()
-        let live = await controller.currentState
+        let vehicleState = vehicle.state()
+        let live = controller.currentState
         var problems: [String] = []
         for key in vehicleState.keys where !key.rawValue.hasPrefix("climate.cabinTemperature") && !key.rawValue.hasPrefix("power.") {
             guard engine.profile.bindings[key] != nil else { continue }
@@ -259,24 +251,24 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
         // retried (the retry is for a restarted daemon; EngineTests covers it).
         let warmUp = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":1}}"#)
         #expect(warmUp.response.code == .success, "\(warmUp.response)")
-        let before = await rig.vehicle.state()[key]
-        await rig.vehicle.setFaults(FaultPlan(testCase.rules))
+        let before = rig.vehicle.state()[key]
+        rig.vehicle.setFaults(FaultPlan(testCase.rules))
         let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":2}}"#)
         if testCase.reasons.isEmpty {
             #expect(result.response.code == .success, "\(testCase.name): \(result.response)")
-            #expect(await rig.vehicle.state()[key] == .integer(2), "success means the vehicle holds the value")
+            #expect(rig.vehicle.state()[key] == .integer(2), "success means the vehicle holds the value")
         } else {
             #expect(result.response.code == .failure, "\(testCase.name): \(result.response)")
             #expect(result.response.reason.map(testCase.reasons.contains) == true, "\(testCase.name): \(result.response)")
             #expect(result.response.fields["detail"] != nil, "a failure explains itself")
         }
-        await rig.vehicle.setFaults(.none)
+        rig.vehicle.setFaults(.none)
         // A late (delayed) command still lands; wait for it before comparing.
         if case .delay = testCase.rules.first?.kind {
-            let landed = await eventuallyTrue { await rig.vehicle.state()[key] == .integer(2) }
+            let landed = await eventuallyTrue { rig.vehicle.state()[key] == .integer(2) }
             #expect(landed, "the delayed command applies in the end")
         }
-        let after = await rig.vehicle.state()[key]
+        let after = rig.vehicle.state()[key]
         switch testCase.vehicleEnds {
         case .target: #expect(after == .integer(2), "\(testCase.name): the vehicle applied the command")
         case .unchanged: #expect(after == before, "\(testCase.name): the vehicle applied nothing")
@@ -286,7 +278,7 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
         // Recovery: the next intent succeeds.
         let next = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":3}}"#)
         #expect(next.response.code == .success, "\(testCase.name): after clearing: \(next.response)")
-        #expect(await rig.vehicle.state()[key] == .integer(3))
+        #expect(rig.vehicle.state()[key] == .integer(3))
     }
 
     /// The head unit cannot send (a transmit queue that stays full): busError at once,
@@ -300,7 +292,7 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
         #expect(result.response.reason == "busError", "\(result.response)")
         #expect(result.response.fields["detail"]?.stringValue == "the CAN transmit queue is full")
         #expect(rig.port.refused.withLock { $0 } >= 1)
-        #expect(await rig.vehicle.state()[.defroster(.rear)] == .bool(false), "nothing reached the vehicle")
+        #expect(rig.vehicle.state()[.defroster(.rear)] == .bool(false), "nothing reached the vehicle")
         rig.port.failing.withLock { $0 = nil }
         let next = try await rig.perform(#"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true,"defroster":"rear"}}"#)
         #expect(next.response.code == .success, "\(next.response)")
@@ -317,19 +309,19 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
         var generator = SeededGenerator(seed: seed)
         let rig = try await FaultRig.start(timeout: .seconds(1))
         defer { Task { await rig.stop() } }
-        let history = await StateHistory(controller: rig.controller, initial: await rig.controller.currentState)
+        let history = await StateHistory(controller: rig.controller, initial: rig.controller.currentState)
         var tally: [String: Int] = [:]
         for step in 0..<steps {
             let intent = FaultIntent.allCases.randomElement(using: &generator)!
             let rule = Self.randomRule(for: intent, using: &generator)
-            let (target, json) = intent.target(current: await rig.controller.currentState[intent.key], using: &generator)
+            let (target, json) = intent.target(current: rig.controller.currentState[intent.key], using: &generator)
             let context = "seed \(seed) step \(step): \(rule) on \(json)"
-            await rig.vehicle.setFaults(FaultPlan([rule]))
+            rig.vehicle.setFaults(FaultPlan([rule]))
             let result = try await rig.perform(json)
             tally["\(rule.kind.name) -> \(result.response.reason ?? "success")", default: 0] += 1
             if result.response.code == .success {
                 #expect(history.showed(intent.key, target), "\(context): success, but no trusted status frame showed \(target)")
-                let held = await rig.vehicle.state()[intent.key]
+                let held = rig.vehicle.state()[intent.key]
                 #expect(held.map { VehicleController.matches($0, target) } == true, "\(context): success, but the vehicle holds \(String(describing: held))")
                 let certainFailure = rule.count == nil && rule.matches(message: intent.commandMessage, keys: [intent.key])
                     && ["drop", "reject", "wrongValue"].contains(rule.kind.name)
@@ -338,12 +330,12 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
                 #expect(result.response.code == .failure, "\(context): \(result.response)")
                 #expect(result.response.reason.map(allowedReasons(for: rule).contains) == true, "\(context): \(result.response)")
             }
-            await rig.vehicle.setFaults(.none)
+            rig.vehicle.setFaults(.none)
             if case let .delay(delay) = rule.kind { try await Task.sleep(for: delay + .milliseconds(200)) }
             await rig.expectConvergence(context)
         }
         print("FaultMatrixTests.randomMix: seed \(seed): \(tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
-        let statistics = await rig.vehicle.statistics()
+        let statistics = rig.vehicle.statistics()
         #expect(statistics.commandsReceived >= 1)
     }
 

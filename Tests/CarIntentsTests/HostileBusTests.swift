@@ -13,7 +13,7 @@ final class RogueNode: Sendable {
     private let task: Task<Void, Never>
 
     init(bus: VirtualCANBus) async {
-        port = await bus.makePort()
+        port = bus.makePort()
         let seen = self.seen
         let frames = port.frames
         task = Task { for await received in frames { seen.withLock { $0.append(received.frame) } } }
@@ -71,7 +71,7 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
         // The rogue has seen SeatStatus frames with heating 2 by now (200 ms cycle).
         let id = rig.engine.profile.canID("SeatStatus")
         #expect(await eventuallyTrue { rogue.frames(id: id).count >= 2 })
-        let history = await StateHistory(controller: rig.controller, initial: await rig.controller.currentState)
+        let history = await StateHistory(controller: rig.controller, initial: rig.controller.currentState)
         return (rig, rogue, history)
     }
 
@@ -87,11 +87,11 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
     /// `statuses`: the verdicts accepted (a genuine frame may slip in between the rogue
     /// reading the last counter and injecting, turning "repeated" into "wrongSequence").
     func expectUntrusted(_ rig: FaultRig, history: StateHistory, before: Int, status statuses: String...) async {
-        #expect(await eventuallyTrue { await rig.controller.trustFailures > before }, "counted as untrusted")
-        let last = await rig.controller.lastTrustFailure ?? ""
+        #expect(await eventuallyTrue { rig.controller.untrustedFrames > before }, "counted as untrusted")
+        let last = rig.controller.lastUntrustedFrame ?? ""
         #expect(last.contains("SeatStatus") && statuses.contains(where: last.contains), "named: \(last)")
         #expect(!history.showed(Self.seatHeating, .integer(0)), "the forged value never reached the live state: \(history.values(Self.seatHeating))")
-        #expect(await rig.controller.currentState[Self.seatHeating] == .integer(2))
+        #expect(rig.controller.currentState[Self.seatHeating] == .integer(2))
     }
 
     @Test func wrongCRCIsNotTrusted() async throws {
@@ -100,7 +100,7 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
         let protection = rig.engine.profile.protection("SeatStatus")
         let latest = try #require(protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data))
         let forged = try reprotected(try forgedSeatStatus(rig), protection, counter: protection.nextCounter(after: latest))
-        let before = await rig.controller.trustFailures
+        let before = rig.controller.untrustedFrames
         try await rogue.inject(try corrupted(forged, protection))
         await expectUntrusted(rig, history: history, before: before, status: "wrongCRC")
     }
@@ -111,7 +111,7 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
         let protection = rig.engine.profile.protection("SeatStatus")
         // Old content replayed under the counter the vehicle used last: a repetition.
         let latest = try #require(protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data))
-        let before = await rig.controller.trustFailures
+        let before = rig.controller.untrustedFrames
         try await rogue.inject(try reprotected(try forgedSeatStatus(rig), protection, counter: latest))
         await expectUntrusted(rig, history: history, before: before, status: "repeated", "wrongSequence")
     }
@@ -122,7 +122,7 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
         let protection = rig.engine.profile.protection("SeatStatus")
         let latest = try #require(protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data))
         let skipped = protection.nextCounter(after: protection.nextCounter(after: protection.nextCounter(after: latest)))
-        let before = await rig.controller.trustFailures
+        let before = rig.controller.untrustedFrames
         try await rogue.inject(try reprotected(try forgedSeatStatus(rig), protection, counter: skipped))
         await expectUntrusted(rig, history: history, before: before, status: "wrongSequence")
         // The checker resynchronises: the vehicle's own frames are trusted again and
@@ -135,12 +135,12 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
     @Test func foreignIDsAreIgnoredNotCounted() async throws {
         let (rig, rogue, _) = try await setUp()
         defer { Task { await rig.stop() } }
-        let before = await rig.controller.trustFailures
+        let before = rig.controller.untrustedFrames
         try await rogue.inject(try CANFrame(id: CANID(standard: 0x7FF), data: [0xDE, 0xAD]))
         try await rogue.inject(try CANFrame(id: CANID(extended: 0x1ABC_DEF0), data: [1, 2, 3, 4, 5, 6, 7, 8]))
         let next = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":1}}"#)
         #expect(next.response.code == .success)
-        #expect(await rig.controller.trustFailures == before, "not the vehicle's frames: not a trust failure")
+        #expect(rig.controller.untrustedFrames == before, "not the vehicle's frames: not a trust failure")
     }
 }
 
@@ -151,7 +151,7 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
 @Suite struct RogueCommandFrameTests {
     static let key = PropertyKey.seat(.frontLeft, .heating)
 
-    func setLevel(_ rig: FaultRig, _ level: Int) async throws -> PerformResult {
+    func setLevel(_ rig: FaultRig, _ level: Int) async throws -> IntentOutcome {
         try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":\#(level)}}"#)
     }
 
@@ -168,18 +168,18 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
 
     /// Waits until the vehicle counted `count` more E2E errors, then checks it holds 3.
     func expectRefused(_ rig: FaultRig, before: SimulationStatistics, more count: Int) async {
-        #expect(await eventuallyTrue { await rig.vehicle.statistics().e2eErrors >= before.e2eErrors + count }, "the vehicle counted the rogue frames")
-        let after = await rig.vehicle.statistics()
+        #expect(await eventuallyTrue { rig.vehicle.statistics().untrustedFrames >= before.untrustedFrames + count }, "the vehicle counted the rogue frames")
+        let after = rig.vehicle.statistics()
         #expect(after.commandsApplied == before.commandsApplied, "nothing applied")
-        #expect(await rig.vehicle.state()[Self.key] == .integer(3))
-        let log = await rig.vehicle.drainLog().map(\.description)
+        #expect(rig.vehicle.state()[Self.key] == .integer(3))
+        let log = rig.vehicle.drainLog().map(\.description)
         #expect(log.contains { $0.contains("e2eError") && $0.contains("SeatCommand") }, "logged: \(log.suffix(5))")
     }
 
     @Test func replayedCommandsAreRefused() async throws {
         let (rig, rogue, captured) = try await setUp()
         defer { Task { await rig.stop() } }
-        let before = await rig.vehicle.statistics()
+        let before = rig.vehicle.statistics()
         // The latest frame again (a repeated counter), then the older one (set 1).
         try await rogue.inject(captured[captured.count - 1])
         try await rogue.inject(captured[captured.count - 2])
@@ -191,7 +191,7 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
         #expect(next.response.code == .success || next.response.reason == "timeout", "\(next.response)")
         let again = try await setLevel(rig, 1)
         #expect(again.response.code == .success, "\(again.response)")
-        #expect(await rig.vehicle.state()[Self.key] == .integer(1))
+        #expect(rig.vehicle.state()[Self.key] == .integer(1))
     }
 
     @Test func forgedCommandsAreRefused() async throws {
@@ -199,7 +199,7 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
         defer { Task { await rig.stop() } }
         let protection = rig.engine.profile.protection("SeatCommand")
         let latest = try #require(protection.counter(in: captured.last!.data))
-        let before = await rig.vehicle.statistics()
+        let before = rig.vehicle.statistics()
         // The "set 1" frame with the next counter but a broken CRC.
         let older = try reprotected(captured[captured.count - 2], protection, counter: protection.nextCounter(after: latest))
         try await rogue.inject(try corrupted(older, protection))
@@ -227,15 +227,15 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
         let rig = try await FaultRig.start(timeout: .seconds(5))
         defer { Task { await rig.stop() } }
         let observer = await RogueNode(bus: rig.bus)
-        let history = await StateHistory(controller: rig.controller, initial: await rig.controller.currentState)
+        let history = await StateHistory(controller: rig.controller, initial: rig.controller.currentState)
         if rejections > 0 {
             // The first `rejections` radio commands the vehicle receives are rejected.
-            await rig.vehicle.setFaults(FaultPlan([.reject(message: "AudioCommand", count: rejections)]))
+            rig.vehicle.setFaults(FaultPlan([.reject(message: "AudioCommand", count: rejections)]))
         }
         // Distinct FM frequencies, none of them the current one.
-        let current = await rig.controller.currentState[.radioFrequency]
+        let current = rig.controller.currentState[.radioFrequency]
         let values = (0..<clients).map { Double(900 + 3 * $0) / 10 }.filter { value in current.map { !VehicleController.matches($0, .number(value)) } ?? true }
-        let results = await withTaskGroup(of: (Double, PerformResult?).self) { group in
+        let results = await withTaskGroup(of: (Double, IntentOutcome?).self) { group in
             for value in values {
                 group.addTask {
                     let intent = try? Intent(parsing: #"{"intent":"SetRadioStation","parameters":{"radioType":"FM","frequency":\#(value)}}"#)
@@ -243,13 +243,13 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
                     return (value, await rig.engine.perform(intent))
                 }
             }
-            var all: [(Double, PerformResult?)] = []
+            var all: [(Double, IntentOutcome?)] = []
             for await result in group { all.append(result) }
             return all
         }
         #expect(results.count == values.count)
-        #expect(await rig.controller.pendingCommands == 0)
-        #expect(await rig.engine.handlesInFlight == 0)
+        #expect(rig.controller.pendingCommands == 0)
+        #expect(rig.engine.handlesInFlight == 0)
         // The commanded frequencies in bus order (one frame per intent).
         let profile = rig.engine.profile
         let vehicleFrames = VehicleFrames(profile: profile)
@@ -281,10 +281,10 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
         // what the vehicle and the head unit hold.
         let last = try #require(commanded.last)
         #expect(succeeded.contains { VehicleController.matches(.number($0), .number(last)) }, "the last intent handled was confirmed")
-        let held = await rig.vehicle.state()[.radioFrequency]
+        let held = rig.vehicle.state()[.radioFrequency]
         #expect(held.map { VehicleController.matches($0, .number(last)) } == true, "the vehicle holds \(String(describing: held)), the last command was \(last)")
         await rig.expectConvergence("after \(values.count) conflicting clients")
-        let live = await rig.controller.currentState[.radioFrequency]
+        let live = rig.controller.currentState[.radioFrequency]
         #expect(live.map { VehicleController.matches($0, .number(last)) } == true)
     }
 }

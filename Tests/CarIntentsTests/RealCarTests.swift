@@ -28,20 +28,20 @@ import Testing
             "650c000400000000", "410d000400000000", "7f0e000400000000", "980f000400000000",
         ].map { hex in stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! } }
         let bus = VirtualCANBus()
-        let controller = VehicleController(profile: profile, port: await bus.makePort())
+        let controller = VehicleController(profile: profile, port: bus.makePort())
         await controller.start()
-        let car = await bus.makePort()
+        let car = bus.makePort()
         let id = try #require(CANID(0x3D5, extended: false))
         for data in published { try await car.send(try CANFrame(id: id, data: data)) }
-        let failure = await controller.lastTrustFailure
-        #expect(await controller.trustFailures == 0, "\(failure ?? "")")
-        #expect(await controller.isReachable, "trusted frames make the car reachable")
+        let failure = controller.lastUntrustedFrame
+        #expect(controller.untrustedFrames == 0, "\(failure ?? "")")
+        #expect(controller.isReachable, "trusted frames make the car reachable")
         var forged = published[0]
         forged[3] ^= 0x04
         try await car.send(try CANFrame(id: id, data: forged))
-        #expect(await controller.trustFailures == 1)
-        #expect(await controller.lastTrustFailure?.contains("Licht_Anf_01") == true)
-        await controller.stop()
+        #expect(controller.untrustedFrames == 1)
+        #expect(controller.lastUntrustedFrame?.contains("Licht_Anf_01") == true)
+        controller.stop()
     }
 
     /// The simulated VW sends Licht_Anf_01 under the same protection, its counter running
@@ -100,15 +100,15 @@ import Testing
             initial[.temperature(zone: "frontLeft")] = .number(21)
             initial[.airConditioner] = .bool(true)
             let bus = VirtualCANBus()
-            let controller = VehicleController(profile: profile, port: await bus.makePort())
+            let controller = VehicleController(profile: profile, port: bus.makePort())
             await controller.start()
-            let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: initial), port: await bus.makePort())
+            let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: initial), port: bus.makePort())
             let task = Task { await vehicle.run() }
             #expect(await controller.waitUntilComplete(timeout: .seconds(10)))
             let engine = IntentEngine(profile: profile, controller: controller)
-            await vehicle.setFaults(FaultPlan(testCase.rules))
+            vehicle.setFaults(FaultPlan(testCase.rules))
             let result = await engine.perform(try Intent(parsing: intent.json))
-            let holds = VehicleController.matches(await vehicle.state()[intent.key] ?? .bool(false), intent.value)
+            let holds = VehicleController.matches(vehicle.state()[intent.key] ?? .bool(false), intent.value)
             if testCase.reasons.isEmpty {
                 #expect(result.response.code == .success, "\(intent.name), \(testCase.name): \(result.response)")
                 #expect(holds, "\(intent.name): success means the car holds the value")
@@ -117,9 +117,9 @@ import Testing
                 #expect(result.response.reason.map(testCase.reasons.contains) == true, "\(intent.name), \(testCase.name): \(result.response)")
                 #expect(result.response.fields["detail"] != nil, "a failure explains itself")
             }
-            #expect(await controller.pendingCommands == 0)
-            await vehicle.setFaults(.none)
-            await controller.stop()
+            #expect(controller.pendingCommands == 0)
+            vehicle.setFaults(.none)
+            controller.stop()
             task.cancel()
         }
     }

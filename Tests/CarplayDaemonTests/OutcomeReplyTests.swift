@@ -4,30 +4,88 @@ import CarIntents
 import CarplayJSON
 import Testing
 import Varlink
+import VehicleKit
 @testable import CarplayDaemon
 
-/// The Handle/Perform reply is written straight into bytes; it must be the bytes the
-/// generic serializer gives for the same parameters.
+/// The Handle/Perform reply is written straight into bytes (frames as candump lines, the
+/// state as cached text); it must be the bytes the generic serializer gives for the same
+/// parameters.
 @Suite struct OutcomeReplyTests {
-    @Test(arguments: [false, true]) func equalsTheGenericSerialization(withResolutions: Bool) throws {
+    static func outcome(_ phase: IntentPhase, frames: [ReceivedFrame], response: IntentResponse) throws -> IntentOutcome {
+        let intent = try Intent(parsing: #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":22.5,"unit":"celsius"}}}"#)
+        let resolution = IntentResolution(
+            intent: intent, parameters: [("temperature", .success(.number(22.5))), ("climateZone", .notRequired)], action: .set([:]))
+        return IntentOutcome(
+            phase: phase, resolution: resolution, response: response, refusal: nil, frames: frames,
+            state: VehicleState([.fan: .bool(true), .radioFrequency: .number(102.2)]), stateVersion: 7)
+    }
+
+    @Test(arguments: [IntentPhase.handle, .perform]) func equalsTheGenericSerialization(phase: IntentPhase) throws {
         let frames = [
             ReceivedFrame(frame: try CANFrame(id: CANID(standard: 0x300), data: [0x7F, 0xF0, 0x1B]), timestamp: CandumpTimestamp(seconds: 1_700_000_000, microseconds: 80050), interface: "vcan0"),
             ReceivedFrame(frame: try CANFrame(id: CANID(extended: 0x18A0_2020), data: Array(0..<12), kind: .fd(bitRateSwitch: true, errorStateIndicator: false)), timestamp: CandumpTimestamp(seconds: 1_700_000_000, microseconds: 80164), interface: "odd\"name"),
         ]
         let response = IntentResponse(code: .failure, reason: "timeout", fields: ["detail": .string("no status frame")])
-        let resolutions: JSONValue = ["temperature": ["kind": "success", "value": 22.5], "climateZone": ["kind": "notRequired"]]
-        let state = Array(#"{"climate.fan":true,"radio.frequency":102.2}"#.utf8)
-        var parameters: [String: JSONValue] = ["response": response.jsonValue, "frames": .array(frames.map { .string($0.logLine) })]
-        if withResolutions { parameters["resolutions"] = resolutions }
-        let expected = VarlinkReply(parameters: parameters).serialized(adding: "state", raw: state)
-        let written = VehicleService.outcomeReply(frames: frames, resolutions: withResolutions ? .some(resolutions) : .none, response: response, state: state)
+        let outcome = try Self.outcome(phase, frames: frames, response: response)
+        var parameters: [String: JSONValue] = [
+            "response": response.jsonValue, "frames": .array(frames.map { .string($0.logLine) }), "state": outcome.state.jsonValue,
+        ]
+        if phase == .perform { parameters["resolutions"] = outcome.resolutionsJSON }
+        let expected = VarlinkReply(parameters: parameters).serialized()
+        let (members, raw) = outcome.replyMembers { state, version in
+            #expect(version == 7)
+            return state.jsonValue.serializedBytes()
+        }
+        let written = VarlinkReply(parameters: members).serialized(adding: raw)
         #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
         #expect(written.last == 0)
+        // What carplayctl perform --simulate prints is the same object.
+        #expect(outcome.json == .object(parameters))
     }
 
-    @Test func noFrames() {
-        let response = IntentResponse(code: .success, reason: nil, fields: [:])
-        let written = VehicleService.outcomeReply(frames: [], resolutions: nil, response: response, state: Array("{}".utf8))
+    @Test func noFrames() throws {
+        let outcome = try Self.outcome(.handle, frames: [], response: IntentResponse(code: .success, reason: nil, fields: [:]))
+        let (members, raw) = outcome.replyMembers { _, _ in Array("{}".utf8) }
+        let written = VarlinkReply(parameters: members).serialized(adding: raw)
         #expect(String(decoding: written.dropLast(), as: UTF8.self) == #"{"parameters":{"frames":[],"response":{"code":"success"},"state":{}}}"#)
+    }
+
+    /// Which refusals become typed errors, by phase (the table of docs/INTENTS.md).
+    @Test func refusalsAsErrors() throws {
+        var outcome = try Self.outcome(.handle, frames: [], response: .failure(IntentResponse.notResolved))
+        outcome.refusal = .notResolved(parameter: "temperature", reason: "which temperature?")
+        #expect(VehicleService.error(for: outcome) == VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": "temperature", "reason": "which temperature?"]))
+        outcome.phase = .perform
+        #expect(VehicleService.error(for: outcome) == nil, "Perform answers an unresolved intent with its resolutions")
+        outcome.refusal = .restrictedWhileLocked
+        #expect(VehicleService.error(for: outcome)?.name == "io.carplayd.Vehicle.RestrictedWhileLocked")
+        outcome.refusal = .vehicleUnreachable
+        #expect(VehicleService.error(for: outcome)?.name == "io.carplayd.Vehicle.VehicleUnavailable")
+        outcome.refusal = .refused
+        #expect(VehicleService.error(for: outcome) == nil)
+        outcome.phase = .confirm
+        for refusal in [IntentRefusal.restrictedWhileLocked, .vehicleUnreachable, .notResolved(parameter: "x", reason: "y")] {
+            outcome.refusal = refusal
+            #expect(VehicleService.error(for: outcome) == nil, "Confirm answers \(refusal) in its response")
+        }
+    }
+}
+
+@Suite struct StateJSONCacheTests {
+    final class Controller {}
+
+    @Test func serializesOncePerVersionAndController() {
+        let cache = StateJSONCache()
+        let one = Controller(), two = Controller()
+        let warm = VehicleState([.fan: .bool(true), .fanSpeed: .integer(3)])
+        let cold = VehicleState([.fan: .bool(false)])
+        let text = { (bytes: [UInt8]) in String(decoding: bytes, as: UTF8.self) }
+        #expect(text(cache.json(warm, version: 1, of: ObjectIdentifier(one))) == warm.jsonValue.serialized())
+        // The same version is the same state: the cached text, whatever is passed.
+        #expect(text(cache.json(cold, version: 1, of: ObjectIdentifier(one))) == warm.jsonValue.serialized())
+        #expect(text(cache.json(cold, version: 2, of: ObjectIdentifier(one))) == cold.jsonValue.serialized())
+        // A new controller (a reload) counts from its own start.
+        #expect(text(cache.json(warm, version: 2, of: ObjectIdentifier(two))) == warm.jsonValue.serialized())
+        withExtendedLifetime((one, two)) {}
     }
 }

@@ -236,7 +236,7 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         frame.data[0] ^= 0x01
         #expect(car.receive(frame, at: .zero).isEmpty)
         #expect(car.state[temperature] == .number(21))
-        #expect(car.statistics.e2eErrors == 1 && car.statistics.commandsReceived == 0)
+        #expect(car.statistics.untrustedFrames == 1 && car.statistics.commandsReceived == 0)
         #expect(car.log.last?.kind == .e2eError)
     }
 
@@ -251,7 +251,7 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         #expect(car.receive(second, at: .milliseconds(20)).isEmpty, "same counter: repeated")
         #expect(car.receive(first, at: .milliseconds(30)).isEmpty, "older counter: out of sequence")
         #expect(car.state[temperature] == .number(23))
-        #expect(car.statistics.commandsApplied == 2 && car.statistics.e2eErrors == 2)
+        #expect(car.statistics.commandsApplied == 2 && car.statistics.untrustedFrames == 2)
     }
 
     /// Limits of capabilities the test DBC does not carry (radio, audio, profiles),
@@ -512,8 +512,8 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
     @Test(.timeLimit(.minutes(1))) func nodeOnVirtualBus() async throws {
         let profile = try TestVehicle.profile()
         let bus = VirtualCANBus()
-        let vehiclePort = await bus.makePort()
-        let headPort = await bus.makePort()
+        let vehiclePort = bus.makePort()
+        let headPort = bus.makePort()
         let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: vehiclePort)
         let running = Task { await node.run() }
 
@@ -547,9 +547,9 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
             return first
         }
         #expect(confirmed, "ack and status within 3 s")
-        #expect(await node.state()[temperature] == .number(26))
-        #expect(await node.statistics().commandsApplied == 1)
-        #expect(await node.drainLog().contains { $0.kind == .applied })
+        #expect(node.state()[temperature] == .number(26))
+        #expect(node.statistics().commandsApplied == 1)
+        #expect(node.drainLog().contains { $0.kind == .applied })
 
         running.cancel()
         await running.value
@@ -559,16 +559,16 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
 
     @Test(.timeLimit(.minutes(1))) func nodeStopsWhenThePortCloses() async throws {
         let bus = VirtualCANBus()
-        let port = await bus.makePort()
+        let port = bus.makePort()
         let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: try TestVehicle.profile()), port: port)
         let running = Task { await node.run() }
         // Cyclic status while running (waited for, not timed: a loaded machine is slow).
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(10)
-        while await node.statistics().framesSent < 2, clock.now < deadline {
+        while node.statistics().framesSent < 2, clock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(await node.statistics().framesSent >= 2, "cyclic status while running")
+        #expect(node.statistics().framesSent >= 2, "cyclic status while running")
         await port.close()
         await running.value
     }

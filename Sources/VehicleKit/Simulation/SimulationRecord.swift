@@ -15,7 +15,7 @@ public struct SimulationStatistics: Sendable, Hashable {
     /// Properties a `wrongValue` fault set to something other than commanded.
     public var wrongValuesApplied = 0
     /// Command frames ignored for a wrong CRC, a repeated or skipped alive counter.
-    public var e2eErrors = 0
+    public var untrustedFrames = 0
     /// Command frames of this vehicle that did not decode.
     public var undecodable = 0
     /// Frames handed out to be sent (status and acknowledgements).
@@ -33,7 +33,7 @@ public struct SimulationStatistics: Sendable, Hashable {
             "commandsReceived": .integer(commandsReceived), "commandsApplied": .integer(commandsApplied),
             "commandsRejected": .integer(commandsRejected), "commandsDropped": .integer(commandsDropped),
             "commandsDelayed": .integer(commandsDelayed), "wrongValuesApplied": .integer(wrongValuesApplied),
-            "e2eErrors": .integer(e2eErrors), "undecodable": .integer(undecodable), "framesSent": .integer(framesSent),
+            "untrustedFrames": .integer(untrustedFrames), "undecodable": .integer(undecodable), "framesSent": .integer(framesSent),
             "framesSuppressed": .integer(framesSuppressed), "framesCorrupted": .integer(framesCorrupted),
         ])
     }

@@ -117,7 +117,7 @@ public struct VehicleSimulation: Sendable {
             statistics.undecodable += 1
             record(.undecodable, name, nil, "frame \(frame.id) does not decode", at: now)
         case let .e2eError(name, status):
-            statistics.e2eErrors += 1
+            statistics.untrustedFrames += 1
             record(.e2eError, name, nil, "ignored: \(status)", at: now)
         case let .command(command):
             statistics.commandsReceived += 1

@@ -1,0 +1,137 @@
+import CANBus
+import CANKit
+import CarplayJSON
+import VehicleKit
+
+/// SiriKit's phases, as a client asks for them: each later one runs the earlier ones
+/// first, on one reading of the vehicle's state.
+public enum IntentPhase: String, Sendable, Hashable, CaseIterable {
+    /// How each parameter resolves; nothing is sent.
+    case resolve
+    /// Resolve, then whether the intent may be handled now.
+    case confirm
+    /// Resolve, confirm, then send and wait for the vehicle to confirm; the reply
+    /// leaves out the resolutions.
+    case handle
+    /// Handle with the resolutions in the reply.
+    case perform
+}
+
+/// Why an intent was not handled.
+public enum IntentRefusal: Sendable, Hashable {
+    /// A parameter did not resolve to a value: the first such parameter and why.
+    case notResolved(parameter: String, reason: String)
+    /// The intent is restricted while locked and the lock reads locked.
+    case restrictedWhileLocked
+    /// No trusted status frame from the vehicle for several cycle times.
+    case vehicleUnreachable
+    /// Confirm refused for another reason; the response says which (satellite radio
+    /// not subscribed).
+    case refused
+}
+
+/// What one phase produced: the resolutions, the response (after Resolve: ready or
+/// notResolved), why the intent was not handled if it was not, every frame sent and
+/// received while it was handled, and the vehicle state afterwards.
+public struct IntentOutcome: Sendable {
+    public var phase: IntentPhase
+    public var resolution: IntentResolution
+    public var response: IntentResponse
+    public var refusal: IntentRefusal?
+    public var frames: [ReceivedFrame]
+    public var state: VehicleState
+    /// `VehicleController.versionedState()`'s version of `state`.
+    public var stateVersion: Int
+
+    public init(
+        phase: IntentPhase, resolution: IntentResolution, response: IntentResponse, refusal: IntentRefusal?, frames: [ReceivedFrame],
+        state: VehicleState, stateVersion: Int
+    ) {
+        self.phase = phase
+        self.resolution = resolution
+        self.response = response
+        self.refusal = refusal
+        self.frames = frames
+        self.state = state
+        self.stateVersion = stateVersion
+    }
+
+    /// Every parameter resolved to a value: the intent can be confirmed and handled.
+    public var isReady: Bool { resolution.action != nil }
+
+    public var resolutionsJSON: JSONValue {
+        var object: [String: JSONValue] = [:]
+        for (name, result) in resolution.parameters { object[name] = result.jsonValue }
+        return .object(object)
+    }
+
+    /// The members of the phase's reply:
+    /// - resolve: `resolutions`, `ready`;
+    /// - confirm: `resolutions`, `response`;
+    /// - handle: `response`, `frames`, `state`;
+    /// - perform: `resolutions`, `response`, `frames`, `state`.
+    /// `frames` and `state` come as serialized JSON (`raw`): the frames' candump lines
+    /// written straight into bytes, the state as `stateJSON` gives it (a cache).
+    public func replyMembers(stateJSON: (VehicleState, Int) -> [UInt8]) -> (members: [String: JSONValue], raw: [String: [UInt8]]) {
+        switch phase {
+        case .resolve:
+            return (["resolutions": resolutionsJSON, "ready": .bool(isReady)], [:])
+        case .confirm:
+            return (["resolutions": resolutionsJSON, "response": response.jsonValue], [:])
+        case .handle, .perform:
+            var members: [String: JSONValue] = ["response": response.jsonValue]
+            if phase == .perform { members["resolutions"] = resolutionsJSON }
+            return (members, ["frames": framesJSON(), "state": stateJSON(state, stateVersion)])
+        }
+    }
+
+    /// The phase's reply as one JSON object (what `carplayctl perform --simulate` prints).
+    public var json: JSONValue {
+        let (members, raw) = replyMembers { state, _ in state.jsonValue.serializedBytes() }
+        var bytes: [UInt8] = []
+        JSONBytes.appendObject(members, raw: raw, to: &bytes)
+        // The bytes were written from values: they parse.
+        return (try? JSONValue(parsing: bytes)) ?? .null
+    }
+
+    /// `["(1700000000.000100) vcan0 3A0#2D00", …]`.
+    func framesJSON() -> [UInt8] {
+        var lines: [UInt8] = [UInt8(ascii: "[")]
+        lines.reserveCapacity(frames.count * 64 + 2)
+        var line: [UInt8] = []
+        line.reserveCapacity(64)
+        for (index, frame) in frames.enumerated() {
+            if index > 0 { lines.append(UInt8(ascii: ",")) }
+            line.removeAll(keepingCapacity: true)
+            CandumpWriter.appendLogLine(CandumpRecord(timestamp: frame.timestamp, interface: frame.interface, frame: frame.frame), to: &line)
+            line.withUnsafeBufferPointer { JSONBytes.appendString(utf8: $0, to: &lines) }
+        }
+        lines.append(UInt8(ascii: "]"))
+        return lines
+    }
+}
+
+extension IntentRefusal {
+    /// The refusal a confirm-phase response stands for.
+    init(confirmation response: IntentResponse) {
+        switch response.reason {
+        case IntentResponse.restrictedWhileLocked?: self = .restrictedWhileLocked
+        case IntentResponse.vehicleUnreachable?: self = .vehicleUnreachable
+        default: self = .refused
+        }
+    }
+
+    /// The first parameter of `resolution` that did not resolve, and why.
+    static func notResolved(_ resolution: IntentResolution) -> IntentRefusal {
+        guard let (name, result) = resolution.parameters.first(where: { !$0.result.isResolved }) else {
+            return .notResolved(parameter: "parameters", reason: "not resolved")
+        }
+        let reason: String
+        switch result {
+        case let .needsValue(text), let .unsupported(text), let .confirmationRequired(_, text): reason = text
+        case .disambiguation: reason = "several values match; choose one (Resolve lists them)"
+        default: reason = "not resolved"
+        }
+        return .notResolved(parameter: name, reason: reason)
+    }
+}
