@@ -45,7 +45,8 @@ let package = Package(
         // The bus abstraction and the in-process virtual bus (vcan semantics).
         .target(name: "CANBus", dependencies: ["CANKit"]),
 
-        // Pure: vehicle profiles, state, state <-> frames, the simulated vehicle.
+        // Vehicle profiles, state, state <-> frames, the simulated vehicle: all pure but
+        // SimulatedVehicleNode, which runs the simulation on a port (tasks, timers, sends).
         .target(name: "VehicleKit", dependencies: ["CANKit", "CANBus", "CarplayJSON"]),
 
         // The eleven intents: resolve, confirm, handle; the controller over a bus.
@@ -63,8 +64,10 @@ let package = Package(
         // Thin executables.
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),
         .executableTarget(name: "carplay-ecu", dependencies: ["CANBus", "CarplayJSON", "LinuxSupport", "SocketCAN", "VehicleKit"]),
-        .executableTarget(name: "carplay-bench", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit"]),
-        // The CPU cost of one intent's frame path (Benchmarks/frames/run.sh).
+        // The benchmark executables, beside their drivers: the load generator of
+        // Benchmarks/intents (a client of a running carplayd) and the CPU cost of one
+        // intent's frame path (Benchmarks/frames/run.sh).
+        .executableTarget(name: "carplay-bench", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit"], path: "Benchmarks/intents/carplay-bench"),
         .executableTarget(name: "frames-bench", dependencies: ["CANKit", "LinuxSupport", "VehicleKit"], path: "Benchmarks/frames", exclude: ["run.sh"]),
         .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink"]),
 

@@ -45,8 +45,9 @@ module_sources() {
 
 module_deps() {
     case "$1" in
-        CANBus) echo CANKit ;;
-        VehicleKit) echo CANKit CANBus ;;
+        CANKit) echo CarplayJSON ;;
+        CANBus) echo CarplayJSON CANKit ;;
+        VehicleKit) echo CarplayJSON CANKit CANBus ;;
         Varlink) echo CarplayJSON ;;
         *) echo "" ;;
     esac
@@ -55,8 +56,8 @@ module_deps() {
 # Which modules each target links (dependencies first).
 target_modules() {
     case "$1" in
-        dbc|candump) echo CANKit ;;
-        profile|frames) echo CANKit CANBus VehicleKit ;;
+        dbc|candump) echo CarplayJSON CANKit ;;
+        profile|frames) echo CarplayJSON CANKit CANBus VehicleKit ;;
         varlink) echo CarplayJSON Varlink ;;
         *) echo "build.sh: no module list for target $1 (add it to Fuzz/build.sh)" >&2; exit 2 ;;
     esac

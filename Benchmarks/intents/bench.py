@@ -191,7 +191,7 @@ carries at two frames per confirmed change) and **p99 < 1 ms** with 8 clients.
 
 - what runs: `carplayd --profile VehicleProfiles/sedan` (the embedded default: the
   simulated vehicle on the in-process bus; log level info, stderr to /dev/null) as one
-  process; `carplay-bench` (Swift, `Sources/carplay-bench`) as another, with N client
+  process; `carplay-bench` (Swift, `Benchmarks/intents/carplay-bench`) as another, with N client
   threads, one Varlink connection each, calling `io.carplayd.Vehicle.Handle` back to back
   (each waits for its reply in `poll`, then reads it: see "What changed" below).
 - every intent changes the vehicle: each client owns a property and two values of it

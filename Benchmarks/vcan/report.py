@@ -21,7 +21,7 @@ def loadgen_note(loadgen, doc):
         path = os.path.relpath(loadgen.split()[-1], os.path.dirname(os.path.dirname(os.path.abspath(doc))))
         return f"`{path}` (Python, multi-process, raw Varlink)"
     if os.path.basename(loadgen.split()[0]) == 'carplay-bench':
-        return "`carplay-bench --json` (Swift, `Sources/carplay-bench`, one thread per client)"
+        return "`carplay-bench --json` (Swift, `Benchmarks/intents/carplay-bench`, one thread per client)"
     return f"`{loadgen}` (CARPLAY_LOADGEN)"
 
 

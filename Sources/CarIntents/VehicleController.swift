@@ -98,13 +98,18 @@ public final class VehicleController: Sendable {
         var lastE2EError: (message: String, status: E2EStatus)?
         var frames: [ReceivedFrame] = []
         var continuation: CheckedContinuation<CommandFailure?, Never>?
-        /// An outcome that arrived before the continuation was installed (while sending).
-        var early: CommandFailure??
+        /// The outcome when it arrived before the continuation was installed (while sending).
+        var settledWhileSending: Settled?
         /// Set once the frames are sent: when the command times out, and its timeout.
         var deadline: ContinuousClock.Instant?
         var timeout: Duration = .zero
 
         var isConfirmed: Bool { confirmed.count == expected.count }
+    }
+
+    /// How a command ended: confirmed (no failure) or failed.
+    struct Settled {
+        var failure: CommandFailure?
     }
 
     /// What a caller of the waits below waits for; checked after every trusted frame.
@@ -517,7 +522,7 @@ public final class VehicleController: Sendable {
         let deadline = clock.now + timeout
         let settled = core.withLock { core -> (failure: CommandFailure?, waiter: Waiter?)? in
             guard let waiter = core.waiters[id] else { return (.vehicleUnreachable, nil) }
-            if let early = waiter.early { return (early, core.waiters.removeValue(forKey: id)) }
+            if let settled = waiter.settledWhileSending { return (settled.failure, core.waiters.removeValue(forKey: id)) }
             if waiter.isConfirmed { return (nil, core.waiters.removeValue(forKey: id)) }
             core.waiters[id]?.deadline = deadline
             core.waiters[id]?.timeout = timeout
@@ -528,14 +533,14 @@ public final class VehicleController: Sendable {
             return CommandOutcome(targets: targets, confirmed: settled.waiter?.confirmed ?? [:], failure: settled.failure, frames: settled.waiter?.frames ?? [])
         }
         let failure: CommandFailure? = await withCheckedContinuation { continuation in
-            let now = core.withLock { core -> CommandFailure?? in
-                guard let waiter = core.waiters[id] else { return .some(.vehicleUnreachable) }
-                if let early = waiter.early { return .some(early) }
-                if waiter.isConfirmed { return .some(nil) }
+            let now = core.withLock { core -> Settled? in
+                guard let waiter = core.waiters[id] else { return Settled(failure: .vehicleUnreachable) }
+                if let settled = waiter.settledWhileSending { return settled }
+                if waiter.isConfirmed { return Settled(failure: nil) }
                 core.waiters[id]?.continuation = continuation
-                return .none
+                return nil
             }
-            if case let .some(failure) = now { continuation.resume(returning: failure) }
+            if let now { continuation.resume(returning: now.failure) }
         }
         let finished = core.withLock { $0.waiters.removeValue(forKey: id) }
         return CommandOutcome(targets: targets, confirmed: finished?.confirmed ?? [:], failure: failure, frames: finished?.frames ?? [])
@@ -572,7 +577,7 @@ public final class VehicleController: Sendable {
                 guard let deadline = waiter.deadline else { continue }
                 if deadline <= now {
                     if let wake = Self.expire(id, after: waiter.timeout, &core) { wakes.append(wake) }
-                } else if waiter.continuation != nil || waiter.early == nil {
+                } else if waiter.continuation != nil || waiter.settledWhileSending == nil {
                     next = next.map { min($0, deadline) } ?? deadline
                 }
             }
@@ -598,7 +603,7 @@ public final class VehicleController: Sendable {
     private static func finish(_ id: Int, with failure: CommandFailure?, _ core: inout Core, _ wakes: inout [Wake]) {
         guard let continuation = core.waiters[id]?.continuation else {
             // Still sending: keep the first outcome for when the waiter starts waiting.
-            if core.waiters[id] != nil, core.waiters[id]?.early == nil { core.waiters[id]?.early = .some(failure) }
+            if core.waiters[id] != nil, core.waiters[id]?.settledWhileSending == nil { core.waiters[id]?.settledWhileSending = Settled(failure: failure) }
             return
         }
         core.waiters[id]?.continuation = nil

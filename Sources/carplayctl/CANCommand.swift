@@ -18,7 +18,7 @@ enum CANCommand {
         guard arguments.count <= 2 else { throw UsageError("can status takes at most one interface") }
         let name = arguments.count == 2 ? arguments[1] : "vcan0"
         guard CANSocket.interfaceExists(name) else {
-            throw CommandFailure("no network interface \(name)")
+            throw OperationFailure("no network interface \(name)")
         }
         let facts = CANInterfaceFacts.read(interface: name)
         func show<T>(_ value: T?) -> String { value.map { "\($0)" } ?? "not applicable" }

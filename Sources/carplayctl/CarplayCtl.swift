@@ -21,7 +21,7 @@ struct UsageError: Error, CustomStringConvertible {
 }
 
 /// A failure of the operation itself: printed, exit code 1.
-struct CommandFailure: Error, CustomStringConvertible {
+struct OperationFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
@@ -101,7 +101,7 @@ enum CarplayCtl {
         } catch let error as DaemonUnreachable {
             printError("carplayctl \(verb.name): \(error)")
             return ExitCode.unreachable
-        } catch let error as CommandFailure {
+        } catch let error as OperationFailure {
             printError("carplayctl \(verb.name): \(error)")
             return ExitCode.failure
         } catch {

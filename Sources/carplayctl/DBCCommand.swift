@@ -141,7 +141,7 @@ enum DBCCommand {
         do {
             payload = try message.codec.encode(values)
         } catch {
-            throw CommandFailure(error.description)
+            throw OperationFailure(error.description)
         }
         let frame: CANFrame
         if message.isFD {
@@ -149,7 +149,7 @@ enum DBCCommand {
             frame = try CANFrame(id: message.canID, data: payload + [UInt8](repeating: 0, count: length - payload.count), kind: .fd(bitRateSwitch: true, errorStateIndicator: false))
         } else {
             guard payload.count <= 8 else {
-                throw CommandFailure("message \(message.name) is \(payload.count) bytes but not CAN FD (VFrameFormat); a classic frame holds 8")
+                throw OperationFailure("message \(message.name) is \(payload.count) bytes but not CAN FD (VFrameFormat); a classic frame holds 8")
             }
             frame = try CANFrame(id: message.canID, data: payload)
         }

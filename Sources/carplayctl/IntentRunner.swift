@@ -70,7 +70,7 @@ enum IntentRunner {
             guard interactive else {
                 // Say everything that would have been asked.
                 if options.json { output(JSONValue.object(reply).serialized()) }
-                throw CommandFailure(pending.map { question(for: $0, resolutions[$0]!.objectValue!) }.joined(separator: "\n"))
+                throw OperationFailure(pending.map { question(for: $0, resolutions[$0]!.objectValue!) }.joined(separator: "\n"))
             }
             let name = pending[0]
             let resolution = resolutions[name]!.objectValue!
@@ -78,11 +78,11 @@ enum IntentRunner {
             case "confirmationRequired":
                 let value = resolution["value"] ?? .null
                 let reason = resolution["reason"]?.stringValue ?? "\(name) needs confirmation"
-                guard try askYesNo("\(reason); use \(readableOption(value))?") else { throw CommandFailure("cancelled; nothing was changed") }
+                guard try askYesNo("\(reason); use \(readableOption(value))?") else { throw OperationFailure("cancelled; nothing was changed") }
                 apply(name, value, to: &parameters, intent: intent)
             case "disambiguation":
                 let choices = resolution["options"]?.arrayValue ?? []
-                guard !choices.isEmpty else { throw CommandFailure(question(for: name, resolution)) }
+                guard !choices.isEmpty else { throw OperationFailure(question(for: name, resolution)) }
                 apply(name, try choose(name, choices), to: &parameters, intent: intent)
             default:  // needsValue
                 parameters[name] = try askValue(name, reason: resolution["reason"]?.stringValue)
@@ -140,7 +140,7 @@ enum IntentRunner {
     // MARK: - Questions (on a terminal)
 
     static func readAnswer() throws -> String {
-        guard let line = readLine(strippingNewline: true) else { throw CommandFailure("cancelled; nothing was changed") }
+        guard let line = readLine(strippingNewline: true) else { throw OperationFailure("cancelled; nothing was changed") }
         return line.trimming(" ")
     }
 
@@ -159,7 +159,7 @@ enum IntentRunner {
             if let match = choices.first(where: { readableOption($0).lowercased() == answer.lowercased() }) { return match }
             output("give a number from 1 to \(choices.count)")
         }
-        throw CommandFailure("no valid choice; nothing was changed")
+        throw OperationFailure("no valid choice; nothing was changed")
     }
 
     static func askValue(_ name: String, reason: String?) throws -> JSONValue {
@@ -172,6 +172,6 @@ enum IntentRunner {
                 output("\(error)")
             }
         }
-        throw CommandFailure("no valid value for \(name); nothing was changed")
+        throw OperationFailure("no valid value for \(name); nothing was changed")
     }
 }

@@ -105,7 +105,7 @@ enum PerformCommand {
         // The whole state first, so relative settings and the printed state are complete.
         guard await session.controller.waitUntilComplete(timeout: .seconds(3)) else {
             await session.stop()
-            throw CommandFailure("the simulated vehicle did not send all its status messages")
+            throw OperationFailure("the simulated vehicle did not send all its status messages")
         }
         let result = await session.engine.perform(intent)
         print(result.json.serialized(sortedKeys: true))

@@ -18,10 +18,10 @@ extension ProfileReader {
 
     func checkGrid(_ range: SteppedRange, object: JSONObject) throws(ProfileError) {
         guard range.step > 0 else { throw fail(object.path("step"), "must be greater than 0") }
-        guard range.min < range.max else { throw fail(object.path("max"), "max \(format(range.max)) must be greater than min \(format(range.min))") }
+        guard range.min < range.max else { throw fail(object.path("max"), "max \(range.max.plainText()) must be greater than min \(range.min.plainText())") }
         let steps = (range.max - range.min) / range.step
         guard abs(steps - steps.rounded()) < 1e-6 else {
-            throw fail(object.path("max"), "max \(format(range.max)) is not min \(format(range.min)) plus a whole number of steps of \(format(range.step))")
+            throw fail(object.path("max"), "max \(range.max.plainText()) is not min \(range.min.plainText()) plus a whole number of steps of \(range.step.plainText())")
         }
     }
 
@@ -65,7 +65,7 @@ extension ProfileReader {
         let slack = celsius.step / 2 + 1e-9
         guard low >= celsius.min - slack, high <= celsius.max + slack else {
             throw fahrenheitNode.error(
-                "\(format(fahrenheit.min)) °F to \(format(fahrenheit.max)) °F is \(format(low, digits: 1)) °C to \(format(high, digits: 1)) °C, outside the Celsius range \(format(celsius.min)) °C to \(format(celsius.max)) °C")
+                "\(fahrenheit.min.plainText()) °F to \(fahrenheit.max.plainText()) °F is \(low.plainText(decimals: 1)) °C to \(high.plainText(decimals: 1)) °C, outside the Celsius range \(celsius.min.plainText()) °C to \(celsius.max.plainText()) °C")
         }
         let levelsNode = try object.required("fanSpeedLevels")
         let levels = try levelsNode.integer()
@@ -192,10 +192,10 @@ extension ProfileReader {
         let valueNode = try object.required(wanted)
         let value = band.tunesByChannel ? Double(try valueNode.integer()) : try valueNode.number()
         guard band.range.contains(value) else {
-            throw valueNode.error("\(format(value)) \(band.unit) is outside the \(type.rawValue) band (\(format(band.range.min))...\(format(band.range.max)) \(band.unit))")
+            throw valueNode.error("\(value.plainText()) \(band.unit) is outside the \(type.rawValue) band (\(band.range.min.plainText())...\(band.range.max.plainText()) \(band.unit))")
         }
         guard abs(band.range.snap(value) - value) < 1e-6 else {
-            throw valueNode.error("\(format(value)) \(band.unit) is not on the \(type.rawValue) band's \(format(band.range.step)) \(band.unit) steps from \(format(band.range.min)) (nearest: \(format(band.range.snap(value))))")
+            throw valueNode.error("\(value.plainText()) \(band.unit) is not on the \(type.rawValue) band's \(band.range.step.plainText()) \(band.unit) steps from \(band.range.min.plainText()) (nearest: \(band.range.snap(value).plainText()))")
         }
         return band.tunesByChannel
             ? RadioStation(name: name, type: type, channel: Int(value))

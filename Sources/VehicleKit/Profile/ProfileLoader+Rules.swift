@@ -126,16 +126,16 @@ extension ProfileReader {
             let celsius = climate.celsius
             for zone in climate.zones {
                 try expect(bindings[.temperature(zone: zone.id)], [celsius.min, celsius.min + celsius.step, celsius.max],
-                    path: "climate.temperature.celsius", describe: { "\(format($0)) °C" })
+                    path: "climate.temperature.celsius", describe: { "\($0.plainText()) °C" })
             }
             if climate.fanSpeedLevels > 0 {
-                try expect(bindings[.fanSpeed], [1, Double(climate.fanSpeedLevels)], path: "climate.fanSpeedLevels", describe: { "fan level \(format($0))" })
+                try expect(bindings[.fanSpeed], [1, Double(climate.fanSpeedLevels)], path: "climate.fanSpeedLevels", describe: { "fan level \($0.plainText())" })
             }
         }
         for (index, seat) in profile.seats.enumerated() {
             for feature in SeatFeature.allCases where seat.maximum(feature) > 0 {
                 try expect(bindings[.seat(seat.seat, feature)], [0, Double(seat.maximum(feature))],
-                    path: "seats[\(index)].\(feature.rawValue)", describe: { "\(feature.rawValue) level \(format($0))" })
+                    path: "seats[\(index)].\(feature.rawValue)", describe: { "\(feature.rawValue) level \($0.plainText())" })
             }
         }
         if let radio = profile.radio {
@@ -143,7 +143,7 @@ extension ProfileReader {
                 let range = band.range
                 let samples = [range.min, range.min + range.step, range.max]
                 if band.tunesByChannel {
-                    try expect(bindings[.radioChannel], samples, path: "radio.bands[\(index)]", describe: { "\(band.type.rawValue) channel \(format($0))" })
+                    try expect(bindings[.radioChannel], samples, path: "radio.bands[\(index)]", describe: { "\(band.type.rawValue) channel \($0.plainText())" })
                 } else {
                     let binding = bindings[.radioFrequency]?.binding
                     if let binding, binding.signalUnit == nil,
@@ -151,16 +151,16 @@ extension ProfileReader {
                         throw fail("bindings[\"radio.frequency\"].signalUnit",
                             "missing: the \(band.type.rawValue) band is in \(band.unit) and the \(other.type.rawValue) band in \(other.unit), so one signal needs its unit (\"kHz\" or \"MHz\")")
                     }
-                    try expect(bindings[.radioFrequency], samples, path: "radio.bands[\(index)]", describe: { "\(band.type.rawValue) \(format($0)) \(band.unit)" },
+                    try expect(bindings[.radioFrequency], samples, path: "radio.bands[\(index)]", describe: { "\(band.type.rawValue) \($0.plainText()) \(band.unit)" },
                         signalValue: { binding?.signalValue(frequency: $0, band: band) ?? $0 })
                 }
             }
         }
         if profile.profileSlots > 0 {
-            try expect(bindings[.activeProfile], [0, Double(profile.profileSlots)], path: "profileSlots", describe: { "profile slot \(format($0))" })
+            try expect(bindings[.activeProfile], [0, Double(profile.profileSlots)], path: "profileSlots", describe: { "profile slot \($0.plainText())" })
         }
         for key in [PropertyKey.fuelPercent, .chargePercent] {
-            try expect(bindings[key], [0, 100], path: "bindings[\"\(key.rawValue)\"]", describe: { "\(format($0)) %" })
+            try expect(bindings[key], [0, 100], path: "bindings[\"\(key.rawValue)\"]", describe: { "\($0.plainText()) %" })
         }
         for binding in bindings.values.sorted(by: { $0.key < $1.key }) where binding.key.kind == .bool && binding.binding.statusValues.values.isEmpty {
             try expect(binding, [0, 1], path: binding.path, describe: { $0 == 0 ? "false (0)" : "true (1)" })
@@ -183,7 +183,7 @@ extension ProfileReader {
         }
         for side in sides {
             for value in values {
-                if side.mapping.values[format(value)] != nil { continue }
+                if side.mapping.values[value.plainText()] != nil { continue }
                 var carried = signalValue(value)
                 if let linear = side.mapping.linear { carried = linear.signal(fromProperty: carried) }
                 if let problem = Self.roundTrip(carried, side.reference, exact: side.mapping.linear == nil) {
@@ -236,12 +236,4 @@ extension ProfileReader {
         }
         return nil
     }
-}
-/// A number without a needless ".0"; at most `digits` decimals.
-func format(_ value: Double, digits: Int = 6) -> String {
-    if value.rounded() == value, abs(value) < 1e15 { return String(Int(value)) }
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let rounded = (value * scale).rounded() / scale
-    return rounded.rounded() == rounded && abs(rounded) < 1e15 ? String(Int(rounded)) : "\(rounded)"
 }

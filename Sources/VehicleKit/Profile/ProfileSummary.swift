@@ -41,8 +41,8 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
             if climate.autoMode { features.append("auto") }
             if climate.recirculation { features.append("recirculation") }
             if climate.climateControl { features.append("on/off") }
-            lines.append("  \(format(climate.celsius.min))...\(format(climate.celsius.max)) °C step \(format(climate.celsius.step)), "
-                + "\(format(climate.fahrenheit.min))...\(format(climate.fahrenheit.max)) °F step \(format(climate.fahrenheit.step)); \(features.joined(separator: ", "))")
+            lines.append("  \(climate.celsius.min.plainText())...\(climate.celsius.max.plainText()) °C step \(climate.celsius.step.plainText()), "
+                + "\(climate.fahrenheit.min.plainText())...\(climate.fahrenheit.max.plainText()) °F step \(climate.fahrenheit.step.plainText()); \(features.joined(separator: ", "))")
         } else {
             lines.append("climate zones: none")
         }
@@ -53,7 +53,7 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
         }
         lines.append("seats: \(profile.seats.count): \(seats.joined(separator: "; "))")
         if let radio = profile.radio {
-            let bands = radio.bands.map { "\($0.type.rawValue) \(format($0.range.min))...\(format($0.range.max)) \($0.unit) step \(format($0.range.step))" }
+            let bands = radio.bands.map { "\($0.type.rawValue) \($0.range.min.plainText())...\($0.range.max.plainText()) \($0.unit) step \($0.range.step.plainText())" }
             lines.append("radio bands: \(radio.bands.count): \(bands.joined(separator: "; "))")
             lines.append("  \(radio.presets.count) presets, \(radio.stations.count) stations, satellite \(radio.satelliteSubscribed ? "subscribed" : "not subscribed")")
         } else {

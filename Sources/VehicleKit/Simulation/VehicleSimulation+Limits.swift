@@ -31,7 +31,7 @@ extension VehicleSimulation {
         }
         func number(in range: SteppedRange) -> Result<PropertyValue, Violation> {
             guard let number = value.doubleValue, number.isFinite else { return outside("\(range.min)...\(range.max)") }
-            guard range.contains(number) else { return outside("\(Self.format(range.min))...\(Self.format(range.max))") }
+            guard range.contains(number) else { return outside("\(range.min.plainText())...\(range.max.plainText())") }
             return .success(.number(range.snap(number)))
         }
         func integer(in range: ClosedRange<Int>) -> Result<PropertyValue, Violation> {
@@ -267,10 +267,6 @@ extension VehicleSimulation {
         }
         let frequency = station?.frequency ?? band.range.min
         return .number(band.range.contains(frequency) ? band.range.snap(frequency) : band.range.min)
-    }
-
-    static func format(_ number: Double) -> String {
-        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
     }
 }
 
