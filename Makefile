@@ -63,7 +63,7 @@ install-files:
 	    n=$$(basename $$d); $(INSTALL) -d $(DESTDIR)$(DATADIR)/VehicleProfiles/$$n && \
 	    $(INSTALL) -m 0644 $$d* $(DESTDIR)$(DATADIR)/VehicleProfiles/$$n/ || exit 1; done
 	$(INSTALL) -m 0644 Systemd/carplayd.conf.example $(DESTDIR)$(SYSCONFDIR)/carplayd/carplayd.conf.example
-	$(INSTALL) -m 0644 README.md docs/*.md docs/io.carplayd.Vehicle.varlink $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 0644 README.md docs/*.md docs/*.varlink $(DESTDIR)$(DOCDIR)/
 
 uninstall:
 	for p in $(PROGRAMS); do rm -f $(DESTDIR)$(BINDIR)/$$p; done

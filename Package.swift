@@ -58,8 +58,13 @@ let package = Package(
         // The SocketCAN transport: a CANPort on a Linux CAN interface.
         .target(name: "SocketCAN", dependencies: ["CANBus", "CANKit", "LinuxSupport"]),
 
-        // The daemon: configuration, the Varlink service, the vehicle runtime, lifecycle.
-        .target(name: "CarplayDaemon", dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "SocketCAN", "Varlink", "VehicleKit"]),
+        // The daemon: configuration, the Varlink service, daemon state, lifecycle. Its
+        // interface texts are docs/*.varlink, embedded at build time.
+        .target(
+            name: "CarplayDaemon", dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "SocketCAN", "Varlink", "VehicleKit"],
+            plugins: ["EmbedInterfaces"]),
+        .plugin(name: "EmbedInterfaces", capability: .buildTool(), dependencies: ["embed-interfaces"]),
+        .executableTarget(name: "embed-interfaces", path: "Plugins/embed-interfaces"),
 
         // Thin executables.
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),

@@ -9,28 +9,8 @@ import VehicleKit
 public enum SimulatorInterface {
     public static let name = "io.carplayd.Simulator"
 
-    public static let description = """
-# carplayd's embedded simulated vehicle, for tests and soaks (carplayd --simulator-control).
-# Not served otherwise; never on a real CAN interface.
-interface io.carplayd.Simulator
-
-# Replaces the simulated vehicle's fault plan (docs/SIMULATION.md), e.g.
-# {"rules": [{"kind": "reject", "property": "climate.", "count": 2}]}; {"rules": []} clears it.
-# Time windows (fromMs, untilMs) count from the vehicle's start.
-method SetFaults(plan: object) -> ()
-
-# What the vehicle itself holds (not what its status frames told the daemon), the
-# faults still in force, and its statistics (commands received, applied, rejected,
-# dropped, E2E errors, frames sent and suppressed...).
-method GetVehicle() -> (state: object, faults: object, statistics: object)
-
-# The fault plan is not valid.
-error InvalidFaultPlan (reason: string)
-
-# The daemon drives a CAN interface: there is no simulated vehicle in it.
-error NoSimulator ()
-
-"""
+    /// The interface text, served verbatim: docs/io.carplayd.Simulator.varlink.
+    public static let description = InterfaceTexts.simulator
 }
 
 extension VehicleService {

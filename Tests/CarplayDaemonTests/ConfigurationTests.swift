@@ -7,6 +7,9 @@ import TestSupport
     @Test func interfaceDescriptionIsServedVerbatimFromTheRepositoryFile() throws {
         let file = try String(contentsOf: TestPaths.repository("docs/io.carplayd.Vehicle.varlink"), encoding: .utf8)
         #expect(VehicleInterface.description == file)
+        let simulator = try String(contentsOf: TestPaths.repository("docs/io.carplayd.Simulator.varlink"), encoding: .utf8)
+        #expect(SimulatorInterface.description == simulator)
+        #expect(simulator.contains("interface io.carplayd.Simulator\n"))
     }
 
     @Test func commandLineOverridesTheConfigFile() throws {
