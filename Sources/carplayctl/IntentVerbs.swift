@@ -35,6 +35,18 @@ enum IntentVerbs {
         return positional
     }
 
+    /// The arguments of a verb whose only own option is `--car NAME` (carName).
+    static func parseCarOnly(_ arguments: [String], _ options: inout DaemonOptions, _ parameters: inout [String: JSONValue]) throws -> [String] {
+        var carName: JSONValue?
+        let positional = try parse(arguments, &options) { argument, list in
+            guard argument == "--car" else { return false }
+            carName = .string(try list.value(for: argument))
+            return true
+        }
+        if let carName { parameters["carName"] = carName }
+        return positional
+    }
+
     static func setOnce(_ parameters: inout [String: JSONValue], _ name: String, _ value: JSONValue, option: String) throws {
         if let existing = parameters[name], existing != value { throw UsageError("\(option) conflicts with another option setting \(name)") }
         parameters[name] = value
@@ -124,11 +136,7 @@ enum IntentVerbs {
     static func defrost(_ arguments: [String]) throws -> Int32 {
         var options = DaemonOptions()
         var p: [String: JSONValue] = [:]
-        let positional = try parse(arguments, &options) { argument, list in
-            guard argument == "--car" else { return false }
-            p["carName"] = .string(try list.value(for: argument))
-            return true
-        }
+        let positional = try parseCarOnly(arguments, &options, &p)
         for word in positional {
             if let defroster = CarDefroster(rawValue: word.lowercased()) {
                 try setOnce(&p, "defroster", .string(defroster.rawValue), option: word)
@@ -346,11 +354,7 @@ enum IntentVerbs {
     static func power(_ arguments: [String]) throws -> Int32 {
         var options = DaemonOptions()
         var p: [String: JSONValue] = [:]
-        let positional = try parse(arguments, &options) { argument, list in
-            guard argument == "--car" else { return false }
-            p["carName"] = .string(try list.value(for: argument))
-            return true
-        }
+        let positional = try parseCarOnly(arguments, &options, &p)
         if let extra = positional.first { throw UsageError("unexpected argument '\(extra)'") }
         return try IntentRunner.run(.getCarPowerLevelStatus, p, options)
     }

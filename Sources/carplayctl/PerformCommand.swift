@@ -43,19 +43,16 @@ enum PerformCommand {
         var positional: [String] = []
         while !rest.isEmpty {
             let argument = rest.removeFirst()
+            /// The option's value: the next argument.
+            func value(_ what: String) throws -> String {
+                guard !rest.isEmpty else { throw UsageError("\(argument) needs \(what)") }
+                return rest.removeFirst()
+            }
             switch argument {
-            case "--simulate":
-                guard !rest.isEmpty else { throw UsageError("--simulate needs a profile directory") }
-                profileDirectory = rest.removeFirst()
-            case "--state":
-                guard !rest.isEmpty else { throw UsageError("--state needs a JSON object") }
-                stateText = rest.removeFirst()
-            case "--car-profiles":
-                guard !rest.isEmpty else { throw UsageError("--car-profiles needs a JSON array") }
-                carProfilesText = rest.removeFirst()
-            case "--faults":
-                guard !rest.isEmpty else { throw UsageError("--faults needs a JSON fault plan") }
-                faultsText = rest.removeFirst()
+            case "--simulate": profileDirectory = try value("a profile directory")
+            case "--state": stateText = try value("a JSON object")
+            case "--car-profiles": carProfilesText = try value("a JSON array")
+            case "--faults": faultsText = try value("a JSON fault plan")
             default:
                 if argument.hasPrefix("--") { throw UsageError("unknown option \(argument)") }
                 positional.append(argument)

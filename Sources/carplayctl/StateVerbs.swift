@@ -24,14 +24,20 @@ enum StateVerbs {
         """
 
     static func status(_ arguments: [String]) throws -> Int32 {
+        try showReply(arguments, method: "GetState") { StatusReport.render($0) }
+    }
+
+    /// A verb that calls `method` without parameters and prints the reply: as JSON with
+    /// `--json`, else as `render` writes it.
+    static func showReply(_ arguments: [String], method: String, render: ([String: JSONValue]) -> String) throws -> Int32 {
         var options = DaemonOptions()
         try noPositional(arguments, &options)
         return try withDaemonErrorsAsJSON(options.json) {
-            let reply = try DaemonConnection(options).call("GetState")
+            let reply = try DaemonConnection(options).call(method)
             if options.json {
                 output(JSONValue.object(reply).serialized())
             } else {
-                output(StatusReport.render(reply), newline: false)
+                output(render(reply), newline: false)
             }
             return ExitCode.success
         }
@@ -95,17 +101,7 @@ enum StateVerbs {
         """
 
     static func describe(_ arguments: [String]) throws -> Int32 {
-        var options = DaemonOptions()
-        try noPositional(arguments, &options)
-        return try withDaemonErrorsAsJSON(options.json) {
-            let reply = try DaemonConnection(options).call("Describe")
-            if options.json {
-                output(JSONValue.object(reply).serialized())
-            } else {
-                output(outline(reply["vehicle"] ?? .object(reply)), newline: false)
-            }
-            return ExitCode.success
-        }
+        try showReply(arguments, method: "Describe") { outline($0["vehicle"] ?? .object($0)) }
     }
 
     /// An indented outline of a JSON value: `key: value` for scalars and lists of

@@ -1,5 +1,5 @@
 import CANKit
-import VehicleKit
+@testable import VehicleKit
 @testable import CarIntents
 
 /// Profiles built in code (no DBC needed by the resolver), mirroring VehicleProfiles/README.md.

@@ -84,11 +84,6 @@ public struct LinearTransform: Sendable, Hashable {
     public var factor: Double
     public var offset: Double
 
-    public init(factor: Double, offset: Double) {
-        self.factor = factor
-        self.offset = offset
-    }
-
     /// The unit conversions a profile may name with `"unit"`: from the signal's unit to
     /// the property's (°C, km).
     public static func converting(from unit: String) -> LinearTransform? {

@@ -97,12 +97,6 @@ public struct SteppedRange: Sendable, Hashable {
     public var max: Double
     public var step: Double
 
-    public init(min: Double, max: Double, step: Double) {
-        self.min = min
-        self.max = max
-        self.step = step
-    }
-
     public func contains(_ value: Double) -> Bool { value >= min - 1e-9 && value <= max + 1e-9 }
 
     /// Clamped into the range, then snapped to the nearest step from `min`.
@@ -122,11 +116,6 @@ public struct ClimateZone: Sendable, Hashable {
     public var id: String
     /// The physical seats this zone serves.
     public var seats: [CarSeat]
-
-    public init(id: String, seats: [CarSeat]) {
-        self.id = id
-        self.seats = seats
-    }
 }
 
 public struct ClimateCapabilities: Sendable, Hashable {
@@ -190,12 +179,6 @@ public struct RadioBand: Sendable, Hashable {
     public var range: SteppedRange
     public var unit: String
 
-    public init(type: RadioType, range: SteppedRange, unit: String) {
-        self.type = type
-        self.range = range
-        self.unit = unit
-    }
-
     /// Satellite and DAB tune by channel, the others by frequency.
     public var tunesByChannel: Bool { type == .satellite || type == .DAB }
 }
@@ -218,11 +201,6 @@ public struct RadioStation: Sendable, Hashable {
 public struct RadioPreset: Sendable, Hashable {
     public var number: Int
     public var station: RadioStation
-
-    public init(number: Int, station: RadioStation) {
-        self.number = number
-        self.station = station
-    }
 }
 
 public struct RadioCapabilities: Sendable, Hashable {
@@ -233,24 +211,12 @@ public struct RadioCapabilities: Sendable, Hashable {
     /// (`SetRadioStation` then answers `failureNotSubscribed`).
     public var satelliteSubscribed: Bool
 
-    public init(bands: [RadioBand], presets: [RadioPreset], stations: [RadioStation], satelliteSubscribed: Bool) {
-        self.bands = bands
-        self.presets = presets
-        self.stations = stations
-        self.satelliteSubscribed = satelliteSubscribed
-    }
-
     public func band(_ type: RadioType) -> RadioBand? { bands.first { $0.type == type } }
 }
 
 public struct PowerCapabilities: Sendable, Hashable {
     public var fuel: Bool
     public var battery: Bool
-
-    public init(fuel: Bool, battery: Bool) {
-        self.fuel = fuel
-        self.battery = battery
-    }
 }
 
 public struct Policies: Sendable, Hashable {
@@ -260,23 +226,12 @@ public struct Policies: Sendable, Hashable {
     public var confirmationTimeout: Duration
     /// The vehicle counts as unreachable after this many cycle times without a status frame.
     public var unreachableAfterCycles: Int
-
-    public init(restrictedWhileLocked: Set<String>, confirmationTimeout: Duration, unreachableAfterCycles: Int) {
-        self.restrictedWhileLocked = restrictedWhileLocked
-        self.confirmationTimeout = confirmationTimeout
-        self.unreachableAfterCycles = unreachableAfterCycles
-    }
 }
 
 /// A signal of a message of the profile's DBC (checked to exist when loading).
 public struct SignalReference: Sendable, Hashable {
     public var message: String
     public var signal: String
-
-    public init(message: String, signal: String) {
-        self.message = message
-        self.signal = signal
-    }
 }
 
 /// The protection of one message: the scheme, and the signals its checksum and
@@ -286,13 +241,6 @@ public struct MessageProtection: Sendable, Hashable {
     public var checksumSignal: String?
     public var counterSignal: String?
     public var protection: FrameProtection
-
-    public init(message: String, checksumSignal: String?, counterSignal: String?, protection: FrameProtection) {
-        self.message = message
-        self.checksumSignal = checksumSignal
-        self.counterSignal = counterSignal
-        self.protection = protection
-    }
 
     /// Whether `signal` is the checksum or the counter.
     public func isProtectionSignal(_ signal: String) -> Bool { signal == checksumSignal || signal == counterSignal }
@@ -306,14 +254,6 @@ public struct AcknowledgementBinding: Sendable, Hashable {
     public var counterSignal: String
     public var resultSignal: String
     public var acceptedChoice: String
-
-    public init(message: String, commandIDSignal: String, counterSignal: String, resultSignal: String, acceptedChoice: String) {
-        self.message = message
-        self.commandIDSignal = commandIDSignal
-        self.counterSignal = counterSignal
-        self.resultSignal = resultSignal
-        self.acceptedChoice = acceptedChoice
-    }
 }
 
 /// Frequency units of radio bands and signals.
