@@ -89,3 +89,23 @@ import VehicleKit
         withExtendedLifetime((one, two)) {}
     }
 }
+
+extension StateJSONCacheTests {
+    /// Versions that change some values, add and drop properties: always the text of the state.
+    @Test func changedValuesAndKeysGiveTheStatesText() {
+        let cache = StateJSONCache()
+        let controller = Controller()
+        var state = VehicleState([.fan: .bool(true), .fanSpeed: .integer(3), .radioFrequency: .number(101.1)])
+        for version in 1...40 {
+            switch version % 4 {
+            case 0: state[.fanSpeed] = .integer(version % 7)
+            case 1: state[.audioSource] = version % 8 == 1 ? .enumeration("bluetooth") : nil
+            case 2: state[.radioFrequency] = .number(88.0 + Double(version) / 10)
+            default: break
+            }
+            let bytes = cache.json(state, version: version, of: ObjectIdentifier(controller))
+            #expect(String(decoding: bytes, as: UTF8.self) == state.jsonValue.serialized(), "version \(version)")
+        }
+        withExtendedLifetime(controller) {}
+    }
+}
