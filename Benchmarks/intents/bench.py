@@ -285,7 +285,7 @@ def section_footprint(args, f):
 {samples}
 
 Binary sizes (release build; they link the Swift runtime libraries from the toolchain
-dynamically: libswiftCore, Foundation, Dispatch):
+dynamically: libswiftCore, Concurrency, Dispatch; Foundation is not linked):
 
 | binary | as built | stripped (`strip`) |
 | --- | --- | --- |
