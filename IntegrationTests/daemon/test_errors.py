@@ -12,7 +12,7 @@ import time
 import pytest
 import varlink
 
-from conftest import INTERFACE, commanded, varlink_error
+from conftest import PROFILES, INTERFACE, commanded, varlink_error
 
 
 def perform_error(daemon, intent, parameters, method="Perform"):
@@ -73,27 +73,47 @@ def test_handle_of_an_unresolved_intent_is_invalid_parameter(sedan):
     assert commanded(sedan.state()) == before
 
 
-# ------------------------------------------------------------------ RestrictedWhileLocked
-def test_restricted_while_locked(sedan):
+# ------------------------------------------------------------------ a locked car
+def test_a_locked_car_takes_climate_seats_and_signals(sedan):
+    """SiriKit's restriction is the caller's device, not the car: the shipped cars
+    refuse nothing while locked (pre-conditioning a parked car, finding it by its horn)."""
     climate = {"temperature": {"value": 25, "unit": "celsius"}, "climateZone": "frontLeft"}
     assert sedan.perform("SetCarLockStatus", {"locked": True})["response"]["code"] == "success"
     try:
-        before = commanded(sedan.state())
-        assert before["lock.locked"] is True
-        for method in ("Perform", "Handle"):
-            name, parameters = perform_error(sedan, "SetClimateSettingsInCar", climate, method=method)
-            assert name == "io.carplayd.Vehicle.RestrictedWhileLocked", method
-            assert parameters == {"intent": "SetClimateSettingsInCar"}
-        # Confirm reports the policy as a normal reply with a failure code.
-        confirm = sedan.perform("SetClimateSettingsInCar", climate, method="Confirm")
-        assert confirm["response"]["code"] != "ready"
-        assert confirm["response"].get("reason") == "restrictedWhileLocked"
-        assert commanded(sedan.state()) == before
-        # Not every intent is restricted: the lock itself answers.
-        assert sedan.perform("GetCarLockStatus", {})["response"]["locked"] is True
+        assert commanded(sedan.state())["lock.locked"] is True
+        for intent, parameters in (("SetClimateSettingsInCar", climate),
+                                   ("SetSeatSettingsInCar", {"seat": "driver", "enableHeating": True, "level": 2}),
+                                   ("ActivateCarSignal", {"signals": ["audible"]})):
+            reply = sedan.perform(intent, parameters)
+            assert reply["response"]["code"] == "success", (intent, reply["response"])
+        assert sedan.state()["state"]["climate.temperature.left"] == 25
     finally:
+        # Root outside a logind session is the system itself: unlocking is not refused.
         assert sedan.perform("SetCarLockStatus", {"locked": False})["response"]["code"] == "success"
-    reply = sedan.perform("SetClimateSettingsInCar", climate)
+
+
+def test_the_car_lock_policy_is_carplayds_own(daemons, workdir):
+    """A profile may still refuse intents while the car is locked: carplayd's policy,
+    answered as CarLocked (the old key name reads the same)."""
+    profile = workdir / "locked-sedan"
+    shutil.copytree(PROFILES / "sedan", profile)
+    text = (profile / "profile.json").read_text()
+    text = text.replace('"confirmationTimeoutMs": 300', '"refusedWhileCarLocked": ["SetClimateSettingsInCar"], "confirmationTimeoutMs": 300')
+    (profile / "profile.json").write_text(text)
+    car = daemons("locked-sedan", profile)
+    climate = {"temperature": {"value": 25, "unit": "celsius"}, "climateZone": "frontLeft"}
+    assert car.perform("SetCarLockStatus", {"locked": True})["response"]["code"] == "success"
+    before = commanded(car.state())
+    for method in ("Perform", "Handle"):
+        name, parameters = perform_error(car, "SetClimateSettingsInCar", climate, method=method)
+        assert name == "io.carplayd.Vehicle.CarLocked", method
+        assert parameters == {"intent": "SetClimateSettingsInCar"}
+    # Confirm reports the policy as a normal reply with a failure code.
+    confirm = car.perform("SetClimateSettingsInCar", climate, method="Confirm")
+    assert confirm["response"].get("reason") == "carLocked"
+    assert commanded(car.state()) == before
+    assert car.perform("SetCarLockStatus", {"locked": False})["response"]["code"] == "success"
+    reply = car.perform("SetClimateSettingsInCar", climate)
     assert reply["response"]["code"] == "success"
     assert reply["state"]["climate.temperature.left"] == 25
 

@@ -42,7 +42,7 @@ def test_varlink_package_parses_the_description_and_lists_every_method(sedan):
         "Describe": "_Method", "GetState": "_Method", "Resolve": "_Method", "Confirm": "_Method",
         "Handle": "_Method", "Perform": "_Method", "Monitor": "_Method",
         "InvalidParameter": "_Error", "UnknownIntent": "_Error", "VehicleUnavailable": "_Error",
-        "NotAuthorized": "_Error", "RestrictedWhileLocked": "_Error",
+        "NotAuthorized": "_Error", "RestrictedWhileLocked": "_Error", "CarLocked": "_Error",
     }
 
 

@@ -60,6 +60,33 @@ check "journal CARPLAYD_RESULT=success" grep -q '"CARPLAYD_RESULT":"success"' <<
 out="$(ctl profile save 2 --name Alice 2>&1)"; echo "$out"
 check "car profile Alice saved in the StateDirectory" bash -c 'grep -qs Alice /var/lib/carplayd/car-profiles-*.json || grep -qs Alice /var/lib/private/carplayd/car-profiles-*.json'
 
+# SiriKit's "restricted while locked" is the caller's device: its logind session's
+# LockedHint. A user "driver" in the carplay group calls from sessions of its own
+# (runuser -l: pam_systemd), each setting its session's hint first (logind lets a
+# session's owner do that); a call from outside any session is refused by default.
+systemctl start dbus.socket dbus.service systemd-logind.service >/dev/null 2>&1
+check "systemd-logind runs" systemctl is-active -q systemd-logind.service
+useradd -m -s /bin/bash -G carplay driver 2>/dev/null || usermod -aG carplay driver
+as_driver() {  # as_driver HINT ARGS...: carplayctl ARGS as driver in a new session whose LockedHint is HINT
+    local hint="$1"; shift
+    timeout 30 runuser -l driver -c "busctl call org.freedesktop.login1 /org/freedesktop/login1/session/self org.freedesktop.login1.Session SetLockedHint b $hint \
+        && busctl get-property org.freedesktop.login1 /org/freedesktop/login1/session/self org.freedesktop.login1.Session LockedHint \
+        && /usr/bin/carplayctl --socket $SOCK $*"
+}
+out="$(ctl lock 2>&1)"; echo "$out"
+check "root (no session) locks the car" grep -q "confirmed by the vehicle" <<<"$out"
+out="$(as_driver true climate --temperature 21 --zone driver 2>&1)"; echo "$out"
+check "locked session, locked car: climate succeeds (not restricted)" grep -q "confirmed by the vehicle" <<<"$out"
+out="$(as_driver true unlock 2>&1)"; echo "$out"
+check "LockedHint=yes: unlocking the car is refused" grep -q "needs an unlocked device: the caller's session .* is locked: unlock it first" <<<"$out"
+out="$(ctl lock --status 2>&1)"; echo "$out"
+check "... and the car stays locked" grep -q "The car is locked" <<<"$out"
+out="$(as_driver false unlock 2>&1)"; echo "$out"
+check "LockedHint cleared: unlocking succeeds" grep -q "confirmed by the vehicle" <<<"$out"
+out="$(timeout 20 setpriv --reuid=driver --regid=driver --init-groups /usr/bin/carplayctl --socket "$SOCK" unlock 2>&1)"; echo "$out"
+check "no session (setpriv): refused by default, naming why" grep -q "needs an unlocked device: .*no logind session" <<<"$out"
+check "journal: the refusal is logged" bash -c 'journalctl -u carplayd.service --no-pager | grep -q "refused (restrictedWhileLocked)"'
+
 # kill -9: Restart=on-failure brings it back, state resynchronised, saved profiles intact.
 pid="$(mainpid)"; kill -9 "$pid"
 check "kill -9 -> restarted (new MainPID)" wait_for 20 bash -c "p=\$(systemctl show -p MainPID --value carplayd.service); [ \"\$p\" != 0 ] && [ \"\$p\" != $pid ] && systemctl is-active -q carplayd.service"

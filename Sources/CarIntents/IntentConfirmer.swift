@@ -30,7 +30,10 @@ public struct IntentResponse: Sendable, Hashable {
     }
 
     // Reasons the confirm phase gives.
+    /// SiriKit's: the caller's device is locked.
     public static let restrictedWhileLocked = "restrictedWhileLocked"
+    /// carplayd's car-state policy: the car is locked.
+    public static let carLocked = "carLocked"
     public static let vehicleUnreachable = "vehicleUnreachable"
     public static let notResolved = "notResolved"
 
@@ -72,23 +75,42 @@ public struct IntentResponse: Sendable, Hashable {
     }
 }
 
+/// The caller's device, as SiriKit's restriction asks (Info.plist's
+/// `IntentsRestrictedWhileLocked`: intents the app does not handle while the user's
+/// device is locked).
+public enum CallerDevice: Sendable, Hashable {
+    case unlocked
+    /// Locked, or its lock state cannot be known; `reason` says which and what unlocks it.
+    case locked(reason: String)
+}
+
 /// SiriKit's confirm phase: may a resolved intent be handled now?
 ///
 /// In this order:
 /// 1. Not resolved (no action) -> `failure`, reason "notResolved".
-/// 2. Vehicle unreachable -> `failure`, reason "vehicleUnreachable" (the read-only
+/// 2. The intent is restricted while locked (the daemon's configuration) and the
+///    caller's device is locked -> `failure`, reason "restrictedWhileLocked", with a
+///    `detail` naming what unlocks it. Asked only for restricted intents (`device` may
+///    cost a D-Bus round trip).
+/// 3. Vehicle unreachable -> `failure`, reason "vehicleUnreachable" (the read-only
 ///    `GetCarLockStatus` / `GetCarPowerLevelStatus` too: the state would be stale).
-///    Checked before the lock policy because the lock state is stale then as well.
-/// 3. `lock.locked == true` in the state and the intent named in
-///    `profile.policies.restrictedWhileLocked` -> `failure`, reason "restrictedWhileLocked".
-/// 4. Tuning satellite radio without `satelliteSubscribed` -> `failureNotSubscribed`.
+///    Checked before the car-lock policy because the lock state is stale then as well.
+/// 4. carplayd's car-state policy: `lock.locked == true` in the state and the intent
+///    named in `profile.policies.refusedWhileCarLocked` -> `failure`, reason "carLocked".
+/// 5. Tuning satellite radio without `satelliteSubscribed` -> `failureNotSubscribed`.
 /// Otherwise nil: ready to handle.
 public enum IntentConfirmer {
-    public static func confirm(_ resolution: IntentResolution, profile: VehicleProfile, state: VehicleState, vehicleReachable: Bool) -> IntentResponse? {
+    public static func confirm(
+        _ resolution: IntentResolution, profile: VehicleProfile, state: VehicleState, vehicleReachable: Bool,
+        restrictedWhileLocked: Set<IntentName> = [], device: () -> CallerDevice = { .unlocked }
+    ) -> IntentResponse? {
         guard let action = resolution.action else { return .failure(IntentResponse.notResolved) }
+        if restrictedWhileLocked.contains(resolution.intent.name), case let .locked(reason) = device() {
+            return IntentResponse(code: .failure, reason: IntentResponse.restrictedWhileLocked, fields: ["detail": .string(reason)])
+        }
         if !vehicleReachable { return .failure(IntentResponse.vehicleUnreachable) }
-        if state[.locked] == .bool(true), profile.policies.restrictedWhileLocked.contains(resolution.intent.name.rawValue) {
-            return .failure(IntentResponse.restrictedWhileLocked)
+        if state[.locked] == .bool(true), profile.policies.refusedWhileCarLocked.contains(resolution.intent.name.rawValue) {
+            return .failure(IntentResponse.carLocked)
         }
         if case let .set(targets) = action, targets[.radioBand] == .enumeration(RadioType.satellite.rawValue),
             profile.radio?.satelliteSubscribed == false

@@ -40,15 +40,18 @@ public final class IntentEngine: Sendable {
         }
     }
 
+    /// SiriKit's `IntentsRestrictedWhileLocked`: not handled while the caller's device is locked.
+    public let restrictedWhileLocked: Set<IntentName>
 
     /// `persist` is called with every saved car profile after each save (the daemon
     /// writes them to its state directory); a throw fails the save.
     public init(
         profile: VehicleProfile, controller: VehicleController, savedProfiles: [SavedCarProfile] = [],
-        persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in }
+        restrictedWhileLocked: Set<IntentName> = [], persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in }
     ) {
         self.profile = profile
         self.controller = controller
+        self.restrictedWhileLocked = restrictedWhileLocked
         self.shared = Mutex(Shared(savedProfiles: Dictionary(savedProfiles.map { ($0.slot, $0) }, uniquingKeysWith: { _, last in last })))
         self.persist = persist
     }
@@ -66,7 +69,8 @@ public final class IntentEngine: Sendable {
 
     /// Runs `phase` (and the phases before it) on `intent`: resolve and confirm on one
     /// reading of the controller's state, then, for Handle and Perform, the action.
-    public func run(_ phase: IntentPhase, _ intent: Intent) async -> IntentOutcome {
+    /// `device` is asked only when the intent is restricted while locked.
+    public func run(_ phase: IntentPhase, _ intent: Intent, device: () -> CallerDevice = { .unlocked }) async -> IntentOutcome {
         let (state, reachable) = controller.snapshot()
         let resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedProfiles: savedList())
         var outcome = IntentOutcome(
@@ -74,7 +78,9 @@ public final class IntentEngine: Sendable {
         if resolution.action == nil {
             outcome.response = .failure(IntentResponse.notResolved)
             outcome.refusal = .notResolved(resolution)
-        } else if phase != .resolve, let refusal = IntentConfirmer.confirm(resolution, profile: profile, state: state, vehicleReachable: reachable) {
+        } else if phase != .resolve, let refusal = IntentConfirmer.confirm(
+            resolution, profile: profile, state: state, vehicleReachable: reachable, restrictedWhileLocked: restrictedWhileLocked, device: device)
+        {
             outcome.response = refusal
             outcome.refusal = IntentRefusal(confirmation: refusal)
         } else if phase == .handle || phase == .perform {

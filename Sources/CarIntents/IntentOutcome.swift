@@ -21,8 +21,10 @@ public enum IntentPhase: String, Sendable, Hashable, CaseIterable {
 public enum IntentRefusal: Sendable, Hashable {
     /// A parameter did not resolve to a value: the first such parameter and why.
     case notResolved(parameter: String, reason: String)
-    /// The intent is restricted while locked and the lock reads locked.
-    case restrictedWhileLocked
+    /// The intent is restricted while the caller's device is locked, and it is.
+    case restrictedWhileLocked(reason: String)
+    /// carplayd's car-state policy refuses the intent while the car is locked.
+    case carLocked
     /// No trusted status frame from the vehicle for several cycle times.
     case vehicleUnreachable
     /// Confirm refused for another reason; the response says which (satellite radio
@@ -115,7 +117,8 @@ extension IntentRefusal {
     /// The refusal a confirm-phase response stands for.
     init(confirmation response: IntentResponse) {
         switch response.reason {
-        case IntentResponse.restrictedWhileLocked?: self = .restrictedWhileLocked
+        case IntentResponse.restrictedWhileLocked?: self = .restrictedWhileLocked(reason: response.fields["detail"]?.stringValue ?? "the device is locked")
+        case IntentResponse.carLocked?: self = .carLocked
         case IntentResponse.vehicleUnreachable?: self = .vehicleUnreachable
         default: self = .refused
         }

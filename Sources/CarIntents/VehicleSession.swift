@@ -28,10 +28,11 @@ public final class VehicleSession: Sendable {
 
     /// Opens the head unit's port (on a simulated vehicle: before the vehicle's, since a
     /// port hears only frames sent after it opened), starts the controller reading it,
-    /// then the vehicle. `savedProfiles` and `persist` are the engine's car profiles;
+    /// then the vehicle. `savedProfiles` and `persist` are the engine's car profiles,
+    /// `restrictedWhileLocked` its intents restricted while the caller's device is locked;
     /// `headUnitPort` lets a test put a faulty port between the controller and the bus.
     public init(
-        profile: VehicleProfile, vehicle: Vehicle, savedProfiles: [SavedCarProfile] = [],
+        profile: VehicleProfile, vehicle: Vehicle, savedProfiles: [SavedCarProfile] = [], restrictedWhileLocked: Set<IntentName> = [],
         persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in },
         headUnitPort: @Sendable (any CANPort) -> any CANPort = { $0 }
     ) async {
@@ -54,7 +55,8 @@ public final class VehicleSession: Sendable {
             virtualBus = nil
             vehicleTask = nil
         }
-        engine = IntentEngine(profile: profile, controller: controller, savedProfiles: savedProfiles, persist: persist)
+        engine = IntentEngine(
+            profile: profile, controller: controller, savedProfiles: savedProfiles, restrictedWhileLocked: restrictedWhileLocked, persist: persist)
     }
 
     /// The interface the session drives ("vcan0" for the in-process bus).

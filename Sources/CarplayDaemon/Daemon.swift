@@ -44,7 +44,7 @@ public final class Daemon: Sendable {
             return 1
         }
         let session = await Self.startSession(configuration, profile: profile, vehicle: vehicle, store: store)
-        let state = DaemonState(session: session, allowedUsers: users, allowedGroups: groups)
+        let state = DaemonState(session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(configuration))
 
         let socketPath = configuration.socket
         let activated = Self.activatedListener()
@@ -124,7 +124,9 @@ public final class Daemon: Sendable {
             profile.policies.confirmationTimeout = .milliseconds(milliseconds)
         }
         let identifier = profile.identifier
-        return await VehicleSession(profile: profile, vehicle: vehicle, savedProfiles: store.load(profile: identifier)) { profiles in
+        return await VehicleSession(
+            profile: profile, vehicle: vehicle, savedProfiles: store.load(profile: identifier), restrictedWhileLocked: configuration.restrictedWhileLocked
+        ) { profiles in
             try store.save(profiles, profile: identifier)
         }
     }
@@ -279,21 +281,37 @@ public final class Daemon: Sendable {
             return
         }
         let session = await Self.startSession(next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory))
-        let old = state.replace(session: session, allowedUsers: users, allowedGroups: groups)
+        let old = state.replace(session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(next))
         await old.stop()
         log.info("reloaded: \(profile.displayName) (profile \(directory))")
     }
 
     private func resolveAccounts(_ configuration: DaemonConfiguration) -> (Set<UInt32>, Set<UInt32>) {
+        (userIDs(configuration.allowedUsers, key: "allow-users"), groupIDs(configuration.allowedGroups, key: "allow-groups"))
+    }
+
+    private func userIDs(_ names: [String], key: String) -> Set<UInt32> {
         var users = Set<UInt32>()
-        for name in configuration.allowedUsers {
-            if let uid = Accounts.userID(named: name) { users.insert(uid) } else { log.warning("allow-users: no user \(name)") }
+        for name in names {
+            if let uid = Accounts.userID(named: name) { users.insert(uid) } else { log.warning("\(key): no user \(name)") }
         }
+        return users
+    }
+
+    private func groupIDs(_ names: [String], key: String) -> Set<UInt32> {
         var groups = Set<UInt32>()
-        for name in configuration.allowedGroups {
-            if let gid = Accounts.groupID(named: name) { groups.insert(gid) } else { log.warning("allow-groups: no group \(name)") }
+        for name in names {
+            if let gid = Accounts.groupID(named: name) { groups.insert(gid) } else { log.warning("\(key): no group \(name)") }
         }
-        return (users, groups)
+        return groups
+    }
+
+    /// How the caller's device lock is read, as the configuration says.
+    private func deviceLock(_ configuration: DaemonConfiguration) -> DeviceLock {
+        DeviceLock(
+            sessionless: configuration.sessionlessCallers,
+            trustedUsers: userIDs(configuration.sessionlessTrustedUsers, key: "sessionless-trusted-users"),
+            trustedGroups: groupIDs(configuration.sessionlessTrustedGroups, key: "sessionless-trusted-groups"), logind: .system)
     }
 
     /// The profile folder given, or the first shipped vehicle.

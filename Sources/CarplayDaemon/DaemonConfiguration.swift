@@ -1,3 +1,4 @@
+import CarIntents
 import LinuxSupport
 
 /// carplayd's settings: from the config file, then the command line (which wins).
@@ -25,8 +26,46 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Serve `io.carplayd.Simulator` (set the embedded vehicle's faults, read its own
     /// state) -- for soak and fault tests only; never on a real bus.
     public var simulatorControl = false
+    /// SiriKit's `IntentsRestrictedWhileLocked` (Info.plist's role is the daemon's
+    /// configuration): intents refused while the *caller's device* is locked.
+    public var restrictedWhileLocked: Set<IntentName> = DaemonConfiguration.defaultRestrictedWhileLocked
+    /// What the device lock of a caller outside any logind session is (docs/CONFIGURATION.md).
+    public var sessionlessCallers: SessionlessCallers = .refuse
+    /// Users and groups whose callers outside a logind session count as unlocked
+    /// (a voice agent that runs as a system service and checks the user itself).
+    public var sessionlessTrustedUsers: [String] = []
+    public var sessionlessTrustedGroups: [String] = []
     /// The config file that was read (for SIGHUP), if any.
     public var configFile: String?
+
+    /// Unlocking the car (and locking it: SiriKit restricts whole intents) needs an
+    /// unlocked device, as on an iPhone.
+    public static let defaultRestrictedWhileLocked: Set<IntentName> = [.setCarLockStatus]
+
+    /// A caller that is in no logind session (a system service, a phone bridge).
+    public enum SessionlessCallers: Sendable, Equatable {
+        /// Refused restricted intents, unless a trusted user or group (the default: safe).
+        case refuse
+        /// The lock state of this seat's active session (the head unit's screen: seat0).
+        case seat(String)
+
+        init?(_ text: String) {
+            if text == "refuse" { self = .refuse } else if text.hasPrefix("seat"), text.count > 4 { self = .seat(text) } else { return nil }
+        }
+    }
+
+    /// `SetCarLockStatus, ActivateCarSignal` or `none`; the reason when a name is unknown.
+    static func intentNames(_ text: String) -> Result<Set<IntentName>, ConfigurationError> {
+        guard text != "none" else { return .success([]) }
+        var names = Set<IntentName>()
+        for word in text.split(separator: ",").map({ String($0).trimmingSpaces() }) where !word.isEmpty {
+            guard let name = IntentName(rawValue: word) else {
+                return .failure(.usage("unknown intent \"\(word)\" (one of \(IntentName.allCases.map(\.rawValue).joined(separator: ", ")), or none)"))
+            }
+            names.insert(name)
+        }
+        return .success(names)
+    }
 
     public init(socket: String = CarplaydPaths.defaultSocket(), stateDirectory: String = CarplaydPaths.defaultStateDirectory()) {
         self.socket = socket
@@ -54,6 +93,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
           --confirmation-timeout MS
                                how long a command may take to show in the status frames
                                (default: the profile's confirmationTimeoutMs)
+          --restricted-while-locked LIST
+                               intents refused while the caller's device (its logind session) is
+                               locked, comma-separated, or none (default SetCarLockStatus)
+          --sessionless-callers refuse|SEAT
+                               a caller in no logind session: refused those intents (default),
+                               or locked as SEAT's active session is (seat0: the head unit)
           --simulator-faults JSON
                                fault plan of the embedded simulated vehicle, for tests and demos
                                (docs/SIMULATION.md), e.g. '{"rules":[{"kind":"reject"}]}'
@@ -104,6 +149,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "--state-dir": fromCommandLine.stateDirectory = try value()
             case "--allow-user": users.append(try value())
             case "--allow-group": groups.append(try value())
+            case "--restricted-while-locked":
+                switch Self.intentNames(try value()) {
+                case let .success(names): fromCommandLine.restrictedWhileLocked = names
+                case let .failure(reason): throw .usage("--restricted-while-locked: \(reason)")
+                }
+            case "--sessionless-callers":
+                let text = try value()
+                guard let callers = SessionlessCallers(text) else { throw .usage("--sessionless-callers must be refuse or a seat (seat0), not \(text)") }
+                fromCommandLine.sessionlessCallers = callers
             case "--simulator-faults": fromCommandLine.simulatorFaults = try value()
             case "--simulator-control": fromCommandLine.simulatorControl = true
             case "--confirmation-timeout":
@@ -150,8 +204,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "log-level":
                 guard let level = LogLevel(rawValue: value) else { throw .file(file, number + 1, "log-level must be debug, info, warning or error, not \(value)") }
                 logLevel = level
+            case "restricted-while-locked":
+                switch Self.intentNames(value) {
+                case let .success(names): restrictedWhileLocked = names
+                case let .failure(reason): throw .file(file, number + 1, "restricted-while-locked: \(reason)")
+                }
+            case "sessionless-callers":
+                guard let callers = SessionlessCallers(value) else { throw .file(file, number + 1, "sessionless-callers must be refuse or a seat (seat0), not \(value)") }
+                sessionlessCallers = callers
+            case "sessionless-trusted-users": sessionlessTrustedUsers = value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+            case "sessionless-trusted-groups": sessionlessTrustedGroups = value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
             default:
-                throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level, confirmation-timeout-ms)")
+                throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level, confirmation-timeout-ms, restricted-while-locked, sessionless-callers, sessionless-trusted-users, sessionless-trusted-groups)")
             }
         }
     }

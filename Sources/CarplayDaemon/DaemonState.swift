@@ -11,6 +11,7 @@ public final class DaemonState: Sendable {
         var session: VehicleSession
         var allowedUsers: Set<UInt32>
         var allowedGroups: Set<UInt32>
+        var deviceLock: DeviceLock
         var inFlight = 0
         var stopping = false
         var drained: [CheckedContinuation<Void, Never>] = []
@@ -19,17 +20,18 @@ public final class DaemonState: Sendable {
     private let shared: Mutex<Shared>
     private let ownUser = Accounts.currentUserID
 
-    public init(session: VehicleSession, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>) {
-        shared = Mutex(Shared(session: session, allowedUsers: allowedUsers, allowedGroups: allowedGroups))
+    init(session: VehicleSession, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>, deviceLock: DeviceLock = .none) {
+        shared = Mutex(Shared(session: session, allowedUsers: allowedUsers, allowedGroups: allowedGroups, deviceLock: deviceLock))
     }
 
     public var session: VehicleSession { shared.withLock { $0.session } }
 
     /// Whether `peer` may call (root, the daemon's own user, the allowed users, members
-    /// of allowed groups), and the current session, read together.
-    public func admit(_ peer: PeerCredentials) -> (authorized: Bool, session: VehicleSession) {
-        let (session, users, groups) = shared.withLock { ($0.session, $0.allowedUsers, $0.allowedGroups) }
-        return (authorize(peer, users: users, groups: groups), session)
+    /// of allowed groups), the current session and how to read the caller's device lock,
+    /// read together.
+    func admit(_ peer: PeerCredentials) -> (authorized: Bool, session: VehicleSession, deviceLock: DeviceLock) {
+        let (session, users, groups, deviceLock) = shared.withLock { ($0.session, $0.allowedUsers, $0.allowedGroups, $0.deviceLock) }
+        return (authorize(peer, users: users, groups: groups), session, deviceLock)
     }
 
     /// Outside the lock: a group lookup may read /etc/group.
@@ -41,10 +43,11 @@ public final class DaemonState: Sendable {
     }
 
     /// A reload: the new session and accounts; returns the old session, to stop.
-    public func replace(session: VehicleSession, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>) -> VehicleSession {
+    func replace(session: VehicleSession, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>, deviceLock: DeviceLock) -> VehicleSession {
         shared.withLock { shared in
             let old = shared.session
             shared.session = session
+            shared.deviceLock = deviceLock
             shared.allowedUsers = allowedUsers
             shared.allowedGroups = allowedGroups
             return old

@@ -20,7 +20,7 @@ enum VehicleDescription {
             "power": .object(["fuel": .bool(profile.power.fuel), "battery": .bool(profile.power.battery)]),
             "properties": .array(profile.bindings.keys.sorted().map { .string($0.rawValue) }),
             "policies": .object([
-                "restrictedWhileLocked": .array(profile.policies.restrictedWhileLocked.sorted().map { .string($0) }),
+                "refusedWhileCarLocked": .array(profile.policies.refusedWhileCarLocked.sorted().map { .string($0) }),
                 "confirmationTimeoutMs": .integer(Int(profile.policies.confirmationTimeout.components.seconds * 1000 + profile.policies.confirmationTimeout.components.attoseconds / 1_000_000_000_000_000)),
             ]),
         ]

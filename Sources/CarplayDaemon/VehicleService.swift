@@ -19,6 +19,7 @@ public final class VehicleService: VarlinkService {
         let call: VarlinkCall
         let peer: PeerCredentials
         let session: VehicleSession
+        let deviceLock: DeviceLock
         let replies: VarlinkReplies
     }
 
@@ -49,7 +50,7 @@ public final class VehicleService: VarlinkService {
 
     public func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: VarlinkReplies) async {
         // Authorization and the session in one reading of the daemon's state.
-        let (authorized, session) = state.admit(peer)
+        let (authorized, session, deviceLock) = state.admit(peer)
         guard authorized else {
             log.warning("refused \(call.method) from uid \(peer.uid) gid \(peer.gid) (pid \(peer.pid)): not allowed")
             replies.send(error: VarlinkError("io.carplayd.Vehicle.NotAuthorized", ["uid": .integer(Int(peer.uid)), "gid": .integer(Int(peer.gid))]))
@@ -59,7 +60,7 @@ public final class VehicleService: VarlinkService {
             replies.send(error: .methodNotFound(call.method))
             return
         }
-        await method(self, Request(call: call, peer: peer, session: session, replies: replies))
+        await method(self, Request(call: call, peer: peer, session: session, deviceLock: deviceLock, replies: replies))
     }
 
     // MARK: - Methods
@@ -96,7 +97,8 @@ public final class VehicleService: VarlinkService {
         defer { state.endCall() }
         let clock = ContinuousClock()
         let start = clock.now
-        let outcome = await request.session.engine.run(phase, intent)
+        let (deviceLock, peer) = (request.deviceLock, request.peer)
+        let outcome = await request.session.engine.run(phase, intent) { deviceLock.device(of: peer) }
         logIntent(outcome, parameters: Self.givenParameters(call), latency: clock.now - start, peer: request.peer)
         if let error = Self.error(for: outcome) {
             replies.send(error: error)
@@ -108,15 +110,17 @@ public final class VehicleService: VarlinkService {
     }
 
     /// The typed error a phase answers with instead of its reply: Handle needs every
-    /// parameter resolved; Handle and Perform refuse a restricted intent and an
-    /// unreachable vehicle. Confirm answers every refusal in its response, and Perform
+    /// parameter resolved; Handle and Perform refuse an intent restricted while the
+    /// caller's device is locked, one the car-lock policy refuses, and an unreachable vehicle. Confirm answers every refusal in its response, and Perform
     /// an unresolved intent (its resolutions say why).
     static func error(for outcome: IntentOutcome) -> VarlinkError? {
         switch (outcome.phase, outcome.refusal) {
         case let (.handle, .notResolved(parameter, reason)?):
             VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(parameter), "reason": .string(reason)])
-        case (.handle, .restrictedWhileLocked?), (.perform, .restrictedWhileLocked?):
-            VarlinkError("io.carplayd.Vehicle.RestrictedWhileLocked", ["intent": .string(outcome.resolution.intent.name.rawValue)])
+        case let (.handle, .restrictedWhileLocked(reason)?), let (.perform, .restrictedWhileLocked(reason)?):
+            VarlinkError("io.carplayd.Vehicle.RestrictedWhileLocked", ["intent": .string(outcome.resolution.intent.name.rawValue), "reason": .string(reason)])
+        case (.handle, .carLocked?), (.perform, .carLocked?):
+            VarlinkError("io.carplayd.Vehicle.CarLocked", ["intent": .string(outcome.resolution.intent.name.rawValue)])
         case (.handle, .vehicleUnreachable?), (.perform, .vehicleUnreachable?):
             unavailable("the vehicle sends no status frames")
         default:

@@ -145,6 +145,8 @@ struct DaemonError: Error, CustomStringConvertible {
         }
         switch error.name {
         case "io.carplayd.Vehicle.RestrictedWhileLocked":
+            return "\(text("intent")) needs an unlocked device: \(text("reason"))"
+        case "io.carplayd.Vehicle.CarLocked":
             return "\(text("intent")) is not allowed while the car is locked (unlock it first)"
         case "io.carplayd.Vehicle.VehicleUnavailable":
             return "the vehicle is unavailable: \(text("reason"))"

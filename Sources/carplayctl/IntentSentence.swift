@@ -126,7 +126,9 @@ enum IntentSentence {
         let code = response["code"]?.stringValue ?? "failure"
         let reason = response["reason"]?.stringValue
         var text: String
-        if let detail = response["detail"]?.stringValue {
+        if reason == "restrictedWhileLocked" {
+            text = "\(intent.rawValue) needs an unlocked device" + (response["detail"]?.stringValue.map { ": \($0)" } ?? "")
+        } else if let detail = response["detail"]?.stringValue {
             text = detail
         } else {
             switch reason {
@@ -141,7 +143,7 @@ enum IntentSentence {
                     return "\(name): \(kind)"
                 }
                 text = problems.isEmpty ? "the request did not resolve" : problems.joined(separator: "; ")
-            case "restrictedWhileLocked": text = "\(intent.rawValue) is not allowed while the car is locked"
+            case "carLocked": text = "\(intent.rawValue) is not allowed while the car is locked"
             case "vehicleUnreachable": text = "the vehicle is unreachable (it sends no status frames)"
             case "emptyProfile": text = "profile \(response["profileNumber"].map(readable) ?? "?") is empty"
             case "timeout": text = "the vehicle did not confirm in time"

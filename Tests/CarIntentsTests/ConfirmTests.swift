@@ -3,9 +3,12 @@ import VehicleKit
 @testable import CarIntents
 
 @Suite struct ConfirmTests {
-    func confirm(_ json: String, _ profile: VehicleProfile = TestProfiles.sedan, state: VehicleState = VehicleState(), reachable: Bool = true) throws -> IntentResponse? {
+    func confirm(
+        _ json: String, _ profile: VehicleProfile = TestProfiles.sedan, state: VehicleState = VehicleState(), reachable: Bool = true,
+        restricted: Set<IntentName> = [], device: CallerDevice = .unlocked
+    ) throws -> IntentResponse? {
         let resolution = try resolve(json, profile, state: state)
-        return IntentConfirmer.confirm(resolution, profile: profile, state: state, vehicleReachable: reachable)
+        return IntentConfirmer.confirm(resolution, profile: profile, state: state, vehicleReachable: reachable, restrictedWhileLocked: restricted) { device }
     }
 
     let locked = VehicleState([.locked: .bool(true)])
@@ -15,10 +18,30 @@ import VehicleKit
         #expect(try confirm(request("GetCarLockStatus"), state: locked) == nil)
     }
 
-    @Test func restrictedWhileLocked() throws {
+    /// SiriKit's restriction: the caller's device, not the car.
+    @Test func restrictedWhileTheDeviceIsLocked() throws {
+        let unlock = request("SetCarLockStatus", #""locked":false"#)
+        let locked = CallerDevice.locked(reason: "the caller's session 3 is locked: unlock it first")
+        let response = try confirm(unlock, restricted: [.setCarLockStatus], device: locked)
+        #expect(response == IntentResponse(code: .failure, reason: "restrictedWhileLocked", fields: ["detail": "the caller's session 3 is locked: unlock it first"]))
+        #expect(try confirm(unlock, restricted: [.setCarLockStatus], device: .unlocked) == nil)
+        #expect(try confirm(unlock, restricted: [], device: locked) == nil, "not restricted")
+        // The device is asked only for a restricted intent; before reachability (Siri asks first).
+        var asked = 0
+        let resolution = try resolve(request("SetClimateSettingsInCar", #""enableFan":true"#), TestProfiles.sedan, state: VehicleState())
+        _ = IntentConfirmer.confirm(resolution, profile: TestProfiles.sedan, state: VehicleState(), vehicleReachable: true, restrictedWhileLocked: [.setCarLockStatus]) {
+            asked += 1
+            return .unlocked
+        }
+        #expect(asked == 0)
+        #expect(try confirm(unlock, reachable: false, restricted: [.setCarLockStatus], device: locked)?.reason == "restrictedWhileLocked")
+    }
+
+    /// carplayd's car-state policy, under its own name.
+    @Test func refusedWhileTheCarIsLocked() throws {
         let response = try confirm(request("SetClimateSettingsInCar", #""enableFan":true"#), state: locked)
-        #expect(response == IntentResponse(code: .failure, reason: "restrictedWhileLocked"))
-        #expect(response?.jsonValue.serialized() == #"{"code":"failure","reason":"restrictedWhileLocked"}"#)
+        #expect(response == IntentResponse(code: .failure, reason: "carLocked"))
+        #expect(response?.jsonValue.serialized() == #"{"code":"failure","reason":"carLocked"}"#)
         // Not in the sedan's list, and not restricted when unlocked.
         #expect(try confirm(request("SetDefrosterSettingsInCar", #""enable":true,"defroster":"rear""#), state: locked) == nil)
         #expect(try confirm(request("SetClimateSettingsInCar", #""enableFan":true"#), state: VehicleState([.locked: .bool(false)])) == nil)

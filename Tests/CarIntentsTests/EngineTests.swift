@@ -83,14 +83,20 @@ struct Rig {
         #expect(result.state[.fanSpeed] == .integer(5))
     }
 
-    @Test func restrictedWhileLocked() async throws {
-        let rig = try await Rig.start("sedan", state: [.locked: .bool(true)], confirmationTimeout: .seconds(2))
+    /// The shipped cars refuse nothing while the car is locked: climate, seats and
+    /// signals work on a locked car (pre-conditioning, finding it by its horn).
+    @Test(arguments: ["sedan", "suv"]) func aLockedCarTakesClimateSeatsAndSignals(_ profileName: String) async throws {
+        let rig = try await Rig.start(profileName, state: [.locked: .bool(true)], confirmationTimeout: .seconds(2))
         defer { Task { await rig.stop() } }
-        let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":2}}"#)
-        #expect(result.response.code == .failure)
-        #expect(result.response.reason == "restrictedWhileLocked")
-        #expect(result.frames.isEmpty, "nothing is sent")
-        // Unlocking is not restricted.
+        for json in [
+            #"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":2}}"#,
+            #"{"intent":"SetClimateSettingsInCar","parameters":{"enableFan":true,"fanSpeedIndex":3}}"#,
+            #"{"intent":"ActivateCarSignal","parameters":{"signals":["\#(rig.engine.profile.carSignals.first?.rawValue ?? "audible")"]}}"#,
+        ] {
+            let result = try await rig.perform(json)
+            #expect(result.response.code == .success, "\(json): \(result.response)")
+        }
+        #expect(rig.controller.currentState[.locked] == .bool(true))
         let unlock = try await rig.perform(#"{"intent":"SetCarLockStatus","parameters":{"locked":false}}"#)
         #expect(unlock.response.code == .success)
         #expect(unlock.state[.locked] == .bool(false))

@@ -36,7 +36,7 @@ enum TestProfiles {
         audioSources: [.radio, .bluetooth, .USB, .AUX, .carPlay], profileSlots: 4, hasLock: true,
         carSignals: [.audible, .visible], power: PowerCapabilities(fuel: true, battery: false),
         bindings: [:], protection: [:], acknowledgement: nil,
-        policies: Policies(restrictedWhileLocked: ["SetClimateSettingsInCar", "SetSeatSettingsInCar"], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
+        policies: Policies(refusedWhileCarLocked: ["SetClimateSettingsInCar", "SetSeatSettingsInCar"], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
 
     /// Right-hand drive, three zones (no third-row zone), five fan levels and no
     /// recirculation or auto mode, front defroster only, six seats with features on four,
@@ -69,14 +69,14 @@ enum TestProfiles {
         audioSources: [.bluetooth, .USB, .carPlay], profileSlots: 2, hasLock: true,
         carSignals: [.visible], power: PowerCapabilities(fuel: false, battery: true),
         bindings: [:], protection: [:], acknowledgement: nil,
-        policies: Policies(restrictedWhileLocked: ["SetRadioStation"], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
+        policies: Policies(refusedWhileCarLocked: ["SetRadioStation"], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
 
     /// No climate, radio, seats, lock, signals, profile slots or power reporting.
     static let bare = VehicleProfile(
         identifier: "bare", displayName: "Bare Car", carNames: ["Bare"], driverSide: .left, database: emptyDatabase(),
         climate: nil, defrosters: [], seats: [], radio: nil, audioSources: [], profileSlots: 0, hasLock: false,
         carSignals: [], power: PowerCapabilities(fuel: false, battery: false), bindings: [:], protection: [:], acknowledgement: nil,
-        policies: Policies(restrictedWhileLocked: [], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
+        policies: Policies(refusedWhileCarLocked: [], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
 }
 
 /// Parses the JSON form and resolves it.

@@ -57,14 +57,18 @@ import VehicleKit
         #expect(VehicleService.error(for: outcome) == VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": "temperature", "reason": "which temperature?"]))
         outcome.phase = .perform
         #expect(VehicleService.error(for: outcome) == nil, "Perform answers an unresolved intent with its resolutions")
-        outcome.refusal = .restrictedWhileLocked
-        #expect(VehicleService.error(for: outcome)?.name == "io.carplayd.Vehicle.RestrictedWhileLocked")
+        outcome.refusal = .restrictedWhileLocked(reason: "the caller's session 3 is locked: unlock it first")
+        #expect(VehicleService.error(for: outcome) == VarlinkError("io.carplayd.Vehicle.RestrictedWhileLocked", [
+            "intent": "SetClimateSettingsInCar", "reason": "the caller's session 3 is locked: unlock it first",
+        ]))
+        outcome.refusal = .carLocked
+        #expect(VehicleService.error(for: outcome) == VarlinkError("io.carplayd.Vehicle.CarLocked", ["intent": "SetClimateSettingsInCar"]))
         outcome.refusal = .vehicleUnreachable
         #expect(VehicleService.error(for: outcome)?.name == "io.carplayd.Vehicle.VehicleUnavailable")
         outcome.refusal = .refused
         #expect(VehicleService.error(for: outcome) == nil)
         outcome.phase = .confirm
-        for refusal in [IntentRefusal.restrictedWhileLocked, .vehicleUnreachable, .notResolved(parameter: "x", reason: "y")] {
+        for refusal in [IntentRefusal.restrictedWhileLocked(reason: "locked"), .carLocked, .vehicleUnreachable, .notResolved(parameter: "x", reason: "y")] {
             outcome.refusal = refusal
             #expect(VehicleService.error(for: outcome) == nil, "Confirm answers \(refusal) in its response")
         }

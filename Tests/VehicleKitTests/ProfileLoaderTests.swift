@@ -80,9 +80,8 @@ struct ProfileFixture {
         #expect(profile.hasLock)
         #expect(profile.carSignals == [.audible, .visible])
         #expect(profile.power == PowerCapabilities(fuel: true, battery: false))
-        #expect(profile.policies.restrictedWhileLocked == [
-            "SetClimateSettingsInCar", "SetDefrosterSettingsInCar", "SetSeatSettingsInCar", "SetAudioSourceInCar", "SetRadioStation",
-        ])
+        // The shipped cars refuse nothing while locked (SiriKit's restriction is the caller's device).
+        #expect(profile.policies.refusedWhileCarLocked.isEmpty)
         #expect(profile.policies.confirmationTimeout == .milliseconds(300))
 
         let messages = profile.database.messages
@@ -160,7 +159,6 @@ struct ProfileFixture {
 
     @Test func profilesDiffer() throws {
         let sedan = try ProfileFixture("sedan").load(), suv = try ProfileFixture("suv").load()
-        #expect(sedan.policies.restrictedWhileLocked != suv.policies.restrictedWhileLocked)
         #expect(sedan.policies.confirmationTimeout != suv.policies.confirmationTimeout)
         #expect(sedan.climate?.celsius != suv.climate?.celsius)
         #expect(sedan.climate?.fahrenheit != suv.climate?.fahrenheit)
@@ -400,10 +398,19 @@ struct ProfileFixture {
         fixture.expectError(path: #"bindings["climate.fanLevel"]"#, #"unknown property key "climate.fanLevel""#)
     }
 
-    @Test func restrictedWhileLockedUnknownIntent() throws {
+    @Test func refusedWhileCarLockedUnknownIntent() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.json(#""SetAudioSourceInCar", "SetRadioStation""#, #""SetAudioSourceInCar", "SetRadioStations""#)
-        fixture.expectError(path: "policies.restrictedWhileLocked[4]", #"unknown intent "SetRadioStations""#)
+        try fixture.json(#""confirmationTimeoutMs": 300"#, #""refusedWhileCarLocked": ["SetAudioSourceInCar", "SetRadioStations"], "confirmationTimeoutMs": 300"#)
+        fixture.expectError(path: "policies.refusedWhileCarLocked[1]", #"unknown intent "SetRadioStations""#)
+    }
+
+    /// The policy's old name still reads, as the same car-lock policy; both at once do not.
+    @Test func refusedWhileCarLockedUnderItsOldName() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""confirmationTimeoutMs": 300"#, #""restrictedWhileLocked": ["SetProfileInCar"], "confirmationTimeoutMs": 300"#)
+        #expect(try fixture.load().policies.refusedWhileCarLocked == ["SetProfileInCar"])
+        try fixture.json(#""restrictedWhileLocked""#, #""refusedWhileCarLocked": [], "restrictedWhileLocked""#)
+        fixture.expectError(path: "policies", "not both")
     }
 
     @Test func confirmationTimeoutMustBePositive() throws {

@@ -106,7 +106,7 @@ enum TestVehicle {
             acknowledgement: AcknowledgementBinding(
                 message: "CommandAck", commandIDSignal: "AckCommandId", counterSignal: "AckCounter", resultSignal: "AckResult",
                 acceptedChoice: "Accepted"),
-            policies: Policies(restrictedWhileLocked: [], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
+            policies: Policies(refusedWhileCarLocked: [], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
     }
 }
 

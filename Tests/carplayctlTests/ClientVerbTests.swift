@@ -233,11 +233,19 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
 
     @Test func restrictedResponseSaysWhy() async throws {
         let daemon = try FakeDaemon { call in
-            call.member == "Perform" ? [FakeDaemon.performReply(call, response: ["code": "failure", "reason": "restrictedWhileLocked"])] : FakeDaemon.happyVehicle(call)
+            call.member == "Perform" ? [FakeDaemon.performReply(call, response: ["code": "failure", "reason": "carLocked"])] : FakeDaemon.happyVehicle(call)
         }
         let result = try await ctl(["radio", "fm", "99.5"], daemon)
         #expect(result.status == 1)
         #expect(result.stderr == "Failed: SetRadioStation is not allowed while the car is locked\n")
+        let device = try FakeDaemon { call in
+            call.member == "Perform"
+                ? [FakeDaemon.performReply(call, response: ["code": "failure", "reason": "restrictedWhileLocked", "detail": "the caller's session 3 is locked: unlock it first"])]
+                : FakeDaemon.happyVehicle(call)
+        }
+        let unlock = try await ctl(["unlock"], device)
+        #expect(unlock.status == 1)
+        #expect(unlock.stderr == "Failed: SetCarLockStatus needs an unlocked device: the caller's session 3 is locked: unlock it first\n")
     }
 
     @Test(arguments: ["climate --temperature 22", "status", "monitor", "describe", "call GetState", "profile save 1", "lock --status", "power"])
@@ -279,7 +287,9 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
     @Test(arguments: [
         ("io.carplayd.Vehicle.NotAuthorized", ["uid": 1000, "gid": 100] as [String: JSONValue], "not authorized: uid 1000 (gid 100) may not use carplayd"),
         ("io.carplayd.Vehicle.VehicleUnavailable", ["reason": "no status frames"], "the vehicle is unavailable: no status frames"),
-        ("io.carplayd.Vehicle.RestrictedWhileLocked", ["intent": "SetClimateSettingsInCar"], "SetClimateSettingsInCar is not allowed while the car is locked"),
+        ("io.carplayd.Vehicle.RestrictedWhileLocked", ["intent": "SetCarLockStatus", "reason": "the caller's session 3 is locked: unlock it first"],
+         "SetCarLockStatus needs an unlocked device: the caller's session 3 is locked: unlock it first"),
+        ("io.carplayd.Vehicle.CarLocked", ["intent": "SetClimateSettingsInCar"], "SetClimateSettingsInCar is not allowed while the car is locked"),
         ("io.carplayd.Vehicle.InvalidParameter", ["parameter": "temperature", "reason": "expected a number"], "invalid parameter temperature: expected a number"),
         ("io.carplayd.Vehicle.UnknownIntent", ["intent": "SetClimateSettingsInCar"], "carplayd does not know the intent SetClimateSettingsInCar"),
     ])

@@ -203,9 +203,16 @@ extension ProfileReader {
     }
 
     func parsePolicies(_ node: JSONNode) throws(ProfileError) -> Policies {
-        let object = try node.object(known: ["restrictedWhileLocked", "confirmationTimeoutMs", "unreachableAfterCycles"])
+        let object = try node.object(known: ["refusedWhileCarLocked", "restrictedWhileLocked", "confirmationTimeoutMs", "unreachableAfterCycles"])
+        // `restrictedWhileLocked` is this policy's old name (it meant the car's lock then
+        // too); SiriKit's restriction of that name is the caller's device, set in the
+        // daemon's configuration.
+        if object.has("refusedWhileCarLocked"), object.has("restrictedWhileLocked") {
+            throw object.node.error("give refusedWhileCarLocked or its old name restrictedWhileLocked, not both")
+        }
         var restricted: [String] = []
-        for item in try object.required("restrictedWhileLocked").array() {
+        let refusedNode = object.optional("refusedWhileCarLocked") ?? object.optional("restrictedWhileLocked")
+        for item in try refusedNode?.array() ?? [] {
             let name = try item.string()
             guard ProfileLoader.intentNames.contains(name) else {
                 throw item.error("unknown intent \"\(name)\"; expected one of \(ProfileLoader.intentNames.joined(separator: ", "))")
@@ -221,7 +228,7 @@ extension ProfileReader {
             cycles = try cyclesNode.integer()
             guard cycles > 0 else { throw cyclesNode.error("must be greater than 0") }
         }
-        return Policies(restrictedWhileLocked: Set(restricted), confirmationTimeout: .milliseconds(timeout), unreachableAfterCycles: cycles)
+        return Policies(refusedWhileCarLocked: Set(restricted), confirmationTimeout: .milliseconds(timeout), unreachableAfterCycles: cycles)
     }
 
 }

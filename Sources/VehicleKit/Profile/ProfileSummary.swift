@@ -70,7 +70,7 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
         let policies = profile.policies
         let timeout = policies.confirmationTimeout.components
         let milliseconds = timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000
-        lines.append("policies: restricted while locked: \(policies.restrictedWhileLocked.isEmpty ? "nothing" : policies.restrictedWhileLocked.sorted().joined(separator: ", "))")
+        lines.append("policies: refused while the car is locked: \(policies.refusedWhileCarLocked.isEmpty ? "nothing" : policies.refusedWhileCarLocked.sorted().joined(separator: ", "))")
         lines.append("  confirmation timeout \(milliseconds) ms, unreachable after \(policies.unreachableAfterCycles) cycles")
         lines.append("protected: \(profile.protection.count) messages; acknowledgement: \(profile.acknowledgement?.message ?? "none")")
         self.lines = lines

@@ -220,8 +220,10 @@ public struct PowerCapabilities: Sendable, Hashable {
 }
 
 public struct Policies: Sendable, Hashable {
-    /// Intent names (e.g. "SetClimateSettingsInCar") refused while the car is locked.
-    public var restrictedWhileLocked: Set<String>
+    /// carplayd's own car-state policy: intent names (e.g. "SetProfileInCar") refused
+    /// while the *car* reads locked. Not SiriKit's "restricted while locked", which is
+    /// about the caller's device and is the daemon's configuration (docs/CONFIGURATION.md).
+    public var refusedWhileCarLocked: Set<String>
     /// How long a command may take to show in the status frames.
     public var confirmationTimeout: Duration
     /// The vehicle counts as unreachable after this many cycle times without a status frame.
