@@ -15,6 +15,8 @@ public enum Intent: Sendable, Hashable {
     case getCarLockStatus(CarNameParameters)
     case activateCarSignal(ActivateCarSignalParameters)
     case getCarPowerLevelStatus(CarNameParameters)
+    /// `INListCarsIntent`: no parameters.
+    case listCars
 
     public var name: IntentName {
         switch self {
@@ -29,6 +31,7 @@ public enum Intent: Sendable, Hashable {
         case .getCarLockStatus: .getCarLockStatus
         case .activateCarSignal: .activateCarSignal
         case .getCarPowerLevelStatus: .getCarPowerLevelStatus
+        case .listCars: .listCars
         }
     }
 
@@ -49,6 +52,7 @@ public enum Intent: Sendable, Hashable {
         case .setCarLockStatus: ["locked", "carName"]
         case .getCarLockStatus, .getCarPowerLevelStatus: ["carName"]
         case .activateCarSignal: ["carName", "signals"]
+        case .listCars: []
         }
     }
 
@@ -184,6 +188,8 @@ extension Intent {
             self = .activateCarSignal(ActivateCarSignalParameters(carName: try r.string("carName"), signals: try r.signals("signals")))
         case .getCarPowerLevelStatus:
             self = .getCarPowerLevelStatus(CarNameParameters(carName: try r.string("carName")))
+        case .listCars:
+            self = .listCars
         }
     }
 }
@@ -324,6 +330,8 @@ extension Intent {
         case let .activateCarSignal(p):
             add("carName", p.carName.map(JSONValue.string))
             add("signals", p.signals.map { .array($0.map { .string($0.rawValue) }) })
+        case .listCars:
+            break
         }
         return list
     }

@@ -108,7 +108,8 @@ public enum IntentConfirmer {
         if restrictedWhileLocked.contains(resolution.intent.name), case let .locked(reason) = device() {
             return IntentResponse(code: .failure, reason: IntentResponse.restrictedWhileLocked, fields: ["detail": .string(reason)])
         }
-        if !vehicleReachable { return .failure(IntentResponse.vehicleUnreachable) }
+        // ListCars answers from the profile: the car is listed whether it talks or not.
+        if !vehicleReachable, action != .listCars { return .failure(IntentResponse.vehicleUnreachable) }
         if state[.locked] == .bool(true), profile.policies.refusedWhileCarLocked.contains(resolution.intent.name.rawValue) {
             return .failure(IntentResponse.carLocked)
         }

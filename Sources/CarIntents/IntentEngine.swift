@@ -42,13 +42,17 @@ public final class IntentEngine: Sendable {
 
     /// SiriKit's `IntentsRestrictedWhileLocked`: not handled while the caller's device is locked.
     public let restrictedWhileLocked: Set<IntentName>
+    /// `INCar.carIdentifier`: stable for this car, never its VIN.
+    public let carIdentifier: String
 
     /// `persist` is called with every saved car profile after each save (the daemon
     /// writes them to its state directory); a throw fails the save.
     public init(
         profile: VehicleProfile, controller: VehicleController, savedProfiles: [SavedCarProfile] = [],
-        restrictedWhileLocked: Set<IntentName> = [], persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in }
+        restrictedWhileLocked: Set<IntentName> = [], carIdentifier: String? = nil,
+        persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in }
     ) {
+        self.carIdentifier = carIdentifier ?? "carplayd-\(profile.identifier)"
         self.profile = profile
         self.controller = controller
         self.restrictedWhileLocked = restrictedWhileLocked
@@ -181,6 +185,9 @@ public final class IntentEngine: Sendable {
             let frames = outcomes.flatMap(\.frames).sorted { $0.timestamp < $1.timestamp }
             return (response, Self.unique(frames))
 
+        case .listCars:
+            return (IntentResponse(code: .success, reason: nil, fields: ["cars": .array([CarListing.json(profile, identifier: carIdentifier)])]), [])
+
         case .readLockStatus:
             let state = await controller.state(knowing: [.locked], timeout: timeout) ?? VehicleState()
             guard case let .bool(locked)? = state[.locked] else {
@@ -228,6 +235,8 @@ public final class IntentEngine: Sendable {
         switch action {
         case let .set(targets): keys = Array(targets.keys)
         case let .activateSignals(signals): keys = signals.map { .signal($0) }
+        // Sends nothing: in the way of nobody.
+        case .listCars: return .messages([])
         default: return .everything
         }
         var messages = Set<String>()

@@ -26,6 +26,7 @@ public enum IntentResolver {
         case let .setProfileInCar(p): resolveSetProfile(p, &context)
         case let .setCarLockStatus(p): resolveSetLock(p, &context)
         case let .getCarLockStatus(p): resolveGetLock(p, &context)
+        case .listCars: context.action = .listCars
         case let .activateCarSignal(p): resolveSignals(p, &context)
         case let .getCarPowerLevelStatus(p): resolvePowerLevel(p, &context)
         }

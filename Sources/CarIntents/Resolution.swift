@@ -59,6 +59,8 @@ public enum IntentAction: Sendable, Hashable {
     case restoreProfile(slot: Int)
     case readLockStatus
     case readPowerLevel
+    /// `ListCars`: the car this daemon drives, from its profile.
+    case listCars
 
     /// `{"set":{"climate.fan":true}}`, `{"activateSignals":["audible"]}`,
     /// `{"saveProfile":{"slot":2,"name":"Anna"}}`, `{"restoreProfile":{"slot":2}}`,
@@ -73,6 +75,7 @@ public enum IntentAction: Sendable, Hashable {
         case let .saveProfile(slot, name): return ["saveProfile": .object(["slot": .integer(slot), "name": name.map(JSONValue.string) ?? .null])]
         case let .restoreProfile(slot): return ["restoreProfile": ["slot": .integer(slot)]]
         case .readLockStatus: return ["readLockStatus": [:]]
+        case .listCars: return ["listCars": [:]]
         case .readPowerLevel: return ["readPowerLevel": [:]]
         }
     }

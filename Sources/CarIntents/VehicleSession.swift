@@ -33,6 +33,7 @@ public final class VehicleSession: Sendable {
     /// `headUnitPort` lets a test put a faulty port between the controller and the bus.
     public init(
         profile: VehicleProfile, vehicle: Vehicle, savedProfiles: [SavedCarProfile] = [], restrictedWhileLocked: Set<IntentName> = [],
+        carIdentifier: String? = nil,
         persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in },
         headUnitPort: @Sendable (any CANPort) -> any CANPort = { $0 }
     ) async {
@@ -56,7 +57,8 @@ public final class VehicleSession: Sendable {
             vehicleTask = nil
         }
         engine = IntentEngine(
-            profile: profile, controller: controller, savedProfiles: savedProfiles, restrictedWhileLocked: restrictedWhileLocked, persist: persist)
+            profile: profile, controller: controller, savedProfiles: savedProfiles, restrictedWhileLocked: restrictedWhileLocked,
+            carIdentifier: carIdentifier, persist: persist)
     }
 
     /// The interface the session drives ("vcan0" for the in-process bus).

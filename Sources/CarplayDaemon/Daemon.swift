@@ -125,10 +125,19 @@ public final class Daemon: Sendable {
         }
         let identifier = profile.identifier
         return await VehicleSession(
-            profile: profile, vehicle: vehicle, savedProfiles: store.load(profile: identifier), restrictedWhileLocked: configuration.restrictedWhileLocked
+            profile: profile, vehicle: vehicle, savedProfiles: store.load(profile: identifier), restrictedWhileLocked: configuration.restrictedWhileLocked,
+            carIdentifier: carIdentifier(profile: identifier)
         ) { profiles in
             try store.save(profiles, profile: identifier)
         }
+    }
+
+    /// `INCar.carIdentifier`: stable for this unit and profile, and not the VIN nor the
+    /// machine ID (an app-specific ID derived from it); without a machine ID, the profile's.
+    static func carIdentifier(profile: String) -> String {
+        // carplayd's application ID for sd_id128_get_machine_app_specific (random, fixed).
+        guard let machine = MachineID.appSpecific((0x5f3c_9a21_7e4b_4d0c, 0xa8e1_62f0_93b7_1c55)) else { return "carplayd-\(profile)" }
+        return "\(machine.prefix(16))-\(profile)"
     }
 
     /// Listens on the socket and starts the Varlink server on new event loops: one per

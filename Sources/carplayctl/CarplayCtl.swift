@@ -46,6 +46,7 @@ enum CarplayCtl {
         Verb(name: "unlock", summary: "unlock the car (SetCarLockStatus)", usage: IntentVerbs.lockUsage, run: IntentVerbs.unlock),
         Verb(name: "signal", summary: "flash the lights and/or sound the horn (ActivateCarSignal)", usage: IntentVerbs.signalUsage, run: IntentVerbs.signal),
         Verb(name: "power", summary: "fuel/charge level and range (GetCarPowerLevelStatus)", usage: IntentVerbs.powerUsage, run: IntentVerbs.power),
+        Verb(name: "cars", summary: "the car the daemon drives (ListCars)", usage: IntentVerbs.carsUsage, run: IntentVerbs.cars),
         Verb(name: "profile", summary: "save/set car profiles (SaveProfileInCar, SetProfileInCar); check a profile folder (offline)", usage: ProfileCommand.usage, run: ProfileCommand.run),
         // The daemon's state.
         Verb(name: "status", summary: "the live vehicle state, grouped, and whether it is reachable", usage: StateVerbs.statusUsage, run: StateVerbs.status),

@@ -118,6 +118,15 @@ enum IntentSentence {
 
         case .getCarPowerLevelStatus:
             return powerText(response) ?? "The power level is unknown"
+
+        case .listCars:
+            let cars = response["cars"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            guard !cars.isEmpty else { return "No car" }
+            return cars.map { car in
+                let what = [car["year"], car["make"], car["model"]].compactMap { $0?.stringValue }.joined(separator: " ")
+                let name = car["displayName"]?.stringValue ?? "?"
+                return name + (what.isEmpty ? "" : " (\(what))") + ", identifier \(car["carIdentifier"]?.stringValue ?? "?")"
+            }.joined(separator: "\n")
         }
     }
 

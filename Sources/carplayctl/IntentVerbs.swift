@@ -358,4 +358,21 @@ enum IntentVerbs {
         if let extra = positional.first { throw UsageError("unexpected argument '\(extra)'") }
         return try IntentRunner.run(.getCarPowerLevelStatus, p, options)
     }
+
+    // MARK: - cars
+
+    static let carsUsage = """
+        usage: carplayctl cars [--json] [--socket PATH]
+
+          ListCars: the car the daemon drives (INCar: identifier, name, make, model, year,
+          colour, head unit, charging connectors).
+        \(common)
+        """
+
+    static func cars(_ arguments: [String]) throws -> Int32 {
+        var options = DaemonOptions()
+        let positional = try parse(arguments, &options) { _, _ in false }
+        if let extra = positional.first { throw UsageError("unexpected argument '\(extra)'") }
+        return try IntentRunner.run(.listCars, [:], options)
+    }
 }

@@ -83,6 +83,32 @@ struct Rig {
         #expect(result.state[.fanSpeed] == .integer(5))
     }
 
+    /// ListCars: the car from its profile (INCar), sending nothing.
+    @Test func listCarsDescribesTheCar() async throws {
+        for name in ["sedan", "suv"] {
+            let rig = try await Rig.start(name, confirmationTimeout: .seconds(2))
+            let result = try await rig.perform(#"{"intent":"ListCars","parameters":{}}"#)
+            await rig.stop()
+            #expect(result.response.code == .success, "\(result.response)")
+            #expect(result.frames.isEmpty)
+            guard case let .array(cars)? = result.response.fields["cars"], cars.count == 1, let car = cars[0].objectValue else {
+                Issue.record("one car expected: \(result.response)")
+                continue
+            }
+            #expect(car["carIdentifier"] == .string("carplayd-\(name)"))
+            #expect(car["displayName"] == .string(rig.engine.profile.displayName))
+            #expect(car["make"] == "carplayd")
+            #expect(car["year"] == "2026", "INCar.year is a string")
+            if name == "suv" {
+                #expect(car["supportedChargingConnectors"] == ["ccs2", "mennekes"])
+                #expect(car["maximumPower"] == ["ccs2": ["value": 150.0, "unit": "kilowatts"], "mennekes": ["value": 11.0, "unit": "kilowatts"]])
+            } else {
+                #expect(car["headUnit"] == ["bluetoothIdentifier": "00:1A:7D:DA:71:13", "iAP2Identifier": "carplayd-sedan-head-unit"])
+                #expect(car["supportedChargingConnectors"] == [])
+            }
+        }
+    }
+
     /// The shipped cars refuse nothing while the car is locked: climate, seats and
     /// signals work on a locked car (pre-conditioning, finding it by its horn).
     @Test(arguments: ["sedan", "suv"]) func aLockedCarTakesClimateSeatsAndSignals(_ profileName: String) async throws {

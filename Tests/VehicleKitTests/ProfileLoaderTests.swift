@@ -398,6 +398,21 @@ struct ProfileFixture {
         fixture.expectError(path: #"bindings["climate.fanLevel"]"#, #"unknown property key "climate.fanLevel""#)
     }
 
+    @Test func carSectionErrorsNameThePath() throws {
+        for (new, path, reason) in [
+            (#""color": "blue""#, "car.color", "#RRGGBB"),
+            (#""year": 12026"#, "car.year", "a model year"),
+            (#""chargingConnectors": [{"type": "schuko"}]"#, "car.chargingConnectors[0].type", "unknown charging connector"),
+            (#""chargingConnectors": [{"type": "ccs2", "maximumPowerKW": 0}]"#, "car.chargingConnectors[0].maximumPowerKW", "greater than 0"),
+        ] {
+            var fixture = try ProfileFixture("sedan")
+            try fixture.json(##""color": "#1F3A5F""##, new)
+            fixture.expectError(path: path, reason)
+        }
+        let suv = try ProfileFixture("suv").load()
+        #expect(suv.car.chargingConnectors == [.init(type: .ccs2, maximumPowerKilowatts: 150), .init(type: .mennekes, maximumPowerKilowatts: 11)])
+    }
+
     @Test func refusedWhileCarLockedUnknownIntent() throws {
         var fixture = try ProfileFixture("sedan")
         try fixture.json(#""confirmationTimeoutMs": 300"#, #""refusedWhileCarLocked": ["SetAudioSourceInCar", "SetRadioStations"], "confirmationTimeoutMs": 300"#)

@@ -231,4 +231,42 @@ extension ProfileReader {
         return Policies(refusedWhileCarLocked: Set(restricted), confirmationTimeout: .milliseconds(timeout), unreachableAfterCycles: cycles)
     }
 
+
+    /// `car`: what `INCar` says besides the identifier and name (all optional).
+    func parseCar(_ node: JSONNode) throws(ProfileError) -> CarDescription {
+        let object = try node.object(known: ["make", "model", "year", "color", "headUnit", "chargingConnectors"])
+        var car = CarDescription()
+        car.make = try object.optional("make")?.nonEmptyString()
+        car.model = try object.optional("model")?.nonEmptyString()
+        if let yearNode = object.optional("year") {
+            let year = try yearNode.integer()
+            guard (1886...9999).contains(year) else { throw yearNode.error("a model year such as 2015, not \(year)") }
+            car.year = String(year)
+        }
+        if let colorNode = object.optional("color") {
+            let color = try colorNode.string()
+            let hex = color.dropFirst()
+            guard color.hasPrefix("#"), hex.count == 6, hex.allSatisfy(\.isHexDigit) else { throw colorNode.error("an sRGB colour as \"#RRGGBB\", not \"\(color)\"") }
+            car.color = color.uppercased()
+        }
+        if let headUnitNode = object.optional("headUnit") {
+            let headUnit = try headUnitNode.object(known: ["bluetoothIdentifier", "iAP2Identifier"])
+            car.headUnit = CarDescription.HeadUnit(
+                bluetoothIdentifier: try headUnit.optional("bluetoothIdentifier")?.nonEmptyString(),
+                iAP2Identifier: try headUnit.optional("iAP2Identifier")?.nonEmptyString())
+        }
+        for item in try object.optional("chargingConnectors")?.array() ?? [] {
+            let connector = try item.object(known: ["type", "maximumPowerKW"])
+            let type = try connector.required("type").enumeration(ChargingConnectorType.self, what: "charging connector")
+            if car.chargingConnectors.contains(where: { $0.type == type }) { throw item.error("connector \(type.rawValue) listed twice") }
+            var power: Double?
+            if let powerNode = connector.optional("maximumPowerKW") {
+                let kilowatts = try powerNode.number()
+                guard kilowatts > 0, kilowatts <= 1000 else { throw powerNode.error("kW, greater than 0 and at most 1000, not \(kilowatts)") }
+                power = kilowatts
+            }
+            car.chargingConnectors.append(CarDescription.ChargingConnector(type: type, maximumPowerKilowatts: power))
+        }
+        return car
+    }
 }

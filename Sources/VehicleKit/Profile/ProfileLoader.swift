@@ -77,7 +77,7 @@ struct ProfileReader {
 
     static let commonKeys = [
         "schema", "name", "carNames", "driverSide", "dbc", "climate", "defrosters", "seats", "radio", "audioSources",
-        "profileSlots", "lock", "carSignals", "power", "policies", "bindings", "acknowledgement",
+        "profileSlots", "lock", "carSignals", "power", "policies", "bindings", "acknowledgement", "car",
     ]
 
     mutating func load() throws(ProfileError) -> VehicleProfile {
@@ -123,6 +123,7 @@ struct ProfileReader {
             power.battery = try object.optional("battery")?.bool() ?? false
         }
         let policies = try parsePolicies(root.required("policies"))
+        let car = try root.optional("car").map { node throws(ProfileError) in try parseCar(node) } ?? .none
 
         // The DBC.
         let dbcNode = try root.required("dbc")
@@ -147,6 +148,7 @@ struct ProfileReader {
             database: database, climate: climate, defrosters: defrosters, seats: seats, radio: radio,
             audioSources: audioSources, profileSlots: profileSlots, hasLock: hasLock, carSignals: carSignals, power: power,
             bindings: [:], protection: [:], acknowledgement: nil, messages: declared.settings, policies: policies)
+        profile.car = car
 
         profile.protection = schema == 1 ? try resolveE2E(root.required("e2e"), database: database) : declared.protection
         let resolved = try resolveBindings(try root.required("bindings"), profile: profile)

@@ -25,6 +25,8 @@ public struct VehicleProfile: Sendable {
     public var hasLock: Bool
     public var carSignals: [CarSignal]
     public var power: PowerCapabilities
+    /// Make, model, year, colour, head unit and charging connectors (`INCar`).
+    public var car: CarDescription = .none
 
     public var bindings: [PropertyKey: PropertyBinding]
     /// How each protected message is protected (checksum, counter), by message name;
