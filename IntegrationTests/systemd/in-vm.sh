@@ -75,7 +75,7 @@ as_driver() {  # as_driver HINT ARGS...: carplayctl ARGS as driver in a new sess
 }
 out="$(ctl lock 2>&1)"; echo "$out"
 check "root (no session) locks the car" grep -q "confirmed by the vehicle" <<<"$out"
-out="$(as_driver true climate --temperature 21 --zone driver 2>&1)"; echo "$out"
+out="$(as_driver true climate --temperature 22.5 --zone driver 2>&1)"; echo "$out"
 check "locked session, locked car: climate succeeds (not restricted)" grep -q "confirmed by the vehicle" <<<"$out"
 out="$(as_driver true unlock 2>&1)"; echo "$out"
 check "LockedHint=yes: unlocking the car is refused" grep -q "needs an unlocked device: the caller's session .* is locked: unlock it first" <<<"$out"
