@@ -64,6 +64,9 @@ done
 if [ "$SYSTEMD" -eq 1 ]; then
     [ "$FORCE" = native ] && die "--systemd needs the VM; it cannot be combined with --native"
     FORCE=vm
+    # The guest boots the host's root: its logind, D-Bus and pam_systemd (user sessions
+    # for the device-lock test) are the host's packages.
+    APT_PACKAGES+=(dbus libpam-systemd)
 fi
 
 as_root() {
