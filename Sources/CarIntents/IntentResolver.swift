@@ -4,7 +4,7 @@ import VehicleKit
 /// saved car profiles. Pure: no bus, no DBC.
 ///
 /// Rules common to every intent:
-/// - `carName`: absent -> `notRequired`; one of `profile.carNames` (case-insensitive) ->
+/// - `carName`: absent -> `notRequired`; one of `profile.carNames`, spoken alike (case, spaces, punctuation ignored) ->
 ///   `success` with the profile's spelling; otherwise `unsupported("this is <displayName>, not <name>")`.
 /// - A parameter that was not given and is not needed -> `notRequired`.
 /// - An intent with nothing to do gets `needsValue` on its main parameter.
@@ -92,8 +92,9 @@ public enum IntentResolver {
     /// The `carName` rule.
     static func resolveCarName(_ name: String?, profile: VehicleProfile) -> ResolutionResult {
         guard let name else { return .notRequired }
-        let wanted = name.trimmingSpaces.lowercased()
-        if let match = profile.carNames.first(where: { $0.lowercased() == wanted }) { return .success(.string(match)) }
+        // A speakable string: case, spacing and punctuation do not count (SpokenName).
+        let wanted = SpokenName.key(name)
+        if let match = profile.carNames.first(where: { SpokenName.key($0) == wanted }) { return .success(.string(match)) }
         return .unsupported(reason: "this is \(profile.displayName), not \(name)")
     }
 }

@@ -11,6 +11,11 @@ import VehicleKit
         #expect(r["temperature"] == .success(Temperature.celsius(21.5).jsonValue))
         #expect(r["climateZone"] == .success(["left"]))
         #expect(r["carName"] == .success("my sedan"))
+        // A speakable string: spacing and punctuation do not count either.
+        for spoken in ["mysedan", "My  Sedan", "my-sedan", "MY SEDAN."] {
+            let spokenResult = try resolve(request(climate, #""enableFan":true,"carName":"\#(spoken)""#))
+            #expect(spokenResult["carName"]?.isResolved == true, "\(spoken)")
+        }
         #expect(r["enableFan"] == .notRequired)
         #expect(r.action == .set([.temperature(zone: "left"): .number(21.5)]))
         // The SUV is right-hand drive: the driver sits front right, zone "driver".

@@ -398,6 +398,13 @@ struct ProfileFixture {
         fixture.expectError(path: #"bindings["climate.fanLevel"]"#, #"unknown property key "climate.fanLevel""#)
     }
 
+    /// Car names are speakable strings: two that are spoken alike are one name.
+    @Test func carNamesSpokenAlikeAreDuplicates() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""the saloon"]"#, #""the saloon", "My-Sedan"]"#)
+        fixture.expectError(path: "carNames[3]", #"duplicate car name "My-Sedan" (spoken as "my sedan")"#)
+    }
+
     @Test func carSectionErrorsNameThePath() throws {
         for (new, path, reason) in [
             (#""color": "blue""#, "car.color", "#RRGGBB"),

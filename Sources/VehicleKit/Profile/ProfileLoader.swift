@@ -101,7 +101,11 @@ struct ProfileReader {
         var carNames: [String] = []
         for item in try carNamesNode.array() {
             let name = try item.nonEmptyString()
-            if carNames.contains(where: { $0.lowercased() == name.lowercased() }) { throw item.error("duplicate car name \"\(name)\"") }
+            // Spoken alike, the same name: "my SUV" and "My S.U.V." cannot be told apart.
+            guard !SpokenName.key(name).isEmpty else { throw item.error("a car name needs letters or digits") }
+            if let same = carNames.first(where: { SpokenName.key($0) == SpokenName.key(name) }) {
+                throw item.error("duplicate car name \"\(name)\" (spoken as \"\(same)\")")
+            }
             carNames.append(name)
         }
         guard !carNames.isEmpty else { throw carNamesNode.error("must name the car at least once") }
