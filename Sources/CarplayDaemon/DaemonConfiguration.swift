@@ -54,19 +54,6 @@ public struct DaemonConfiguration: Sendable, Equatable {
         }
     }
 
-    /// `SetCarLockStatus, ActivateCarSignal` or `none`; the reason when a name is unknown.
-    static func intentNames(_ text: String) -> Result<Set<IntentName>, ConfigurationError> {
-        guard text != "none" else { return .success([]) }
-        var names = Set<IntentName>()
-        for word in text.split(separator: ",").map({ String($0).trimmingSpaces() }) where !word.isEmpty {
-            guard let name = IntentName(rawValue: word) else {
-                return .failure(.usage("unknown intent \"\(word)\" (one of \(IntentName.allCases.map(\.rawValue).joined(separator: ", ")), or none)"))
-            }
-            names.insert(name)
-        }
-        return .success(names)
-    }
-
     public init(socket: String = CarplaydPaths.defaultSocket(), stateDirectory: String = CarplaydPaths.defaultStateDirectory()) {
         self.socket = socket
         self.stateDirectory = stateDirectory
@@ -141,33 +128,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 index += 1
                 return arguments[index]
             }
+            if let key = Self.optionKeys[argument] {
+                let text = try value()
+                do { try fromCommandLine.set(key, text, named: argument) } catch { throw .usage(error.reason) }
+                index += 1
+                continue
+            }
             switch argument {
             case "--config": _ = try value()
-            case "--profile": fromCommandLine.profile = try value()
-            case "--can": fromCommandLine.canInterface = try value()
-            case "--socket": fromCommandLine.socket = try value()
-            case "--state-dir": fromCommandLine.stateDirectory = try value()
             case "--allow-user": users.append(try value())
             case "--allow-group": groups.append(try value())
-            case "--restricted-while-locked":
-                switch Self.intentNames(try value()) {
-                case let .success(names): fromCommandLine.restrictedWhileLocked = names
-                case let .failure(reason): throw .usage("--restricted-while-locked: \(reason)")
-                }
-            case "--sessionless-callers":
-                let text = try value()
-                guard let callers = SessionlessCallers(text) else { throw .usage("--sessionless-callers must be refuse or a seat (seat0), not \(text)") }
-                fromCommandLine.sessionlessCallers = callers
             case "--simulator-faults": fromCommandLine.simulatorFaults = try value()
             case "--simulator-control": fromCommandLine.simulatorControl = true
-            case "--confirmation-timeout":
-                let text = try value()
-                guard let milliseconds = Int(text), milliseconds > 0 else { throw .usage("--confirmation-timeout needs milliseconds > 0, not \(text)") }
-                fromCommandLine.confirmationTimeoutMilliseconds = milliseconds
-            case "--log-level":
-                let text = try value()
-                guard let level = LogLevel(rawValue: text) else { throw .usage("--log-level must be debug, info, warning or error, not \(text)") }
-                fromCommandLine.logLevel = level
             default:
                 throw .usage("unknown option \(argument)")
             }
@@ -176,6 +148,54 @@ public struct DaemonConfiguration: Sendable, Equatable {
         fromCommandLine.allowedUsers += users
         fromCommandLine.allowedGroups += groups
         return fromCommandLine
+    }
+
+    /// The command-line options whose values are settings of the config file too, by
+    /// their key there: both are read by `set`.
+    static let optionKeys = [
+        "--profile": "profile", "--can": "can", "--socket": "socket", "--state-dir": "state-dir", "--log-level": "log-level",
+        "--confirmation-timeout": "confirmation-timeout-ms", "--restricted-while-locked": "restricted-while-locked",
+        "--sessionless-callers": "sessionless-callers",
+    ]
+
+    /// `alice, bob` -> ["alice", "bob"].
+    static func list(_ value: String) -> [String] {
+        value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+    }
+
+    struct InvalidSetting: Error {
+        var reason: String
+    }
+
+    /// Sets the setting `key` (one of `optionKeys`' values) from its text; the error
+    /// names it as `name` (the option or the key as the user wrote it).
+    mutating func set(_ key: String, _ value: String, named name: String) throws(InvalidSetting) {
+        switch key {
+        case "profile": profile = value
+        case "can": canInterface = value
+        case "socket": socket = value
+        case "state-dir": stateDirectory = value
+        case "confirmation-timeout-ms":
+            guard let milliseconds = Int(value), milliseconds > 0 else { throw InvalidSetting(reason: "\(name) needs milliseconds > 0, not \(value)") }
+            confirmationTimeoutMilliseconds = milliseconds
+        case "log-level":
+            guard let level = LogLevel(rawValue: value) else { throw InvalidSetting(reason: "\(name) must be debug, info, warning or error, not \(value)") }
+            logLevel = level
+        case "restricted-while-locked":
+            var names = Set<IntentName>()
+            for word in Self.list(value) where value != "none" {
+                guard let intent = IntentName(rawValue: word) else {
+                    throw InvalidSetting(reason: "\(name): unknown intent \"\(word)\" (one of \(IntentName.allCases.map(\.rawValue).joined(separator: ", ")), or none)")
+                }
+                names.insert(intent)
+            }
+            restrictedWhileLocked = names
+        case "sessionless-callers":
+            guard let callers = SessionlessCallers(value) else { throw InvalidSetting(reason: "\(name) must be refuse or a seat (seat0), not \(value)") }
+            sessionlessCallers = callers
+        default:
+            preconditionFailure("\(key) is not a setting of optionKeys")
+        }
     }
 
     /// Applies `key = value` lines; `#` starts a comment.
@@ -191,29 +211,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
             let key = trimmed[..<equals].trimmingSpaces()
             let value = trimmed[trimmed.index(after: equals)...].trimmingSpaces()
             guard !value.isEmpty else { throw .file(file, number + 1, "\(key) has no value") }
+            if Self.optionKeys.values.contains(key) {
+                do { try set(key, value, named: key) } catch { throw .file(file, number + 1, error.reason) }
+                continue
+            }
             switch key {
-            case "profile": profile = value
-            case "can": canInterface = value
-            case "socket": socket = value
-            case "state-dir": stateDirectory = value
-            case "allow-users": allowedUsers = value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
-            case "allow-groups": allowedGroups = value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
-            case "confirmation-timeout-ms":
-                guard let milliseconds = Int(value), milliseconds > 0 else { throw .file(file, number + 1, "confirmation-timeout-ms needs milliseconds > 0, not \(value)") }
-                confirmationTimeoutMilliseconds = milliseconds
-            case "log-level":
-                guard let level = LogLevel(rawValue: value) else { throw .file(file, number + 1, "log-level must be debug, info, warning or error, not \(value)") }
-                logLevel = level
-            case "restricted-while-locked":
-                switch Self.intentNames(value) {
-                case let .success(names): restrictedWhileLocked = names
-                case let .failure(reason): throw .file(file, number + 1, "restricted-while-locked: \(reason)")
-                }
-            case "sessionless-callers":
-                guard let callers = SessionlessCallers(value) else { throw .file(file, number + 1, "sessionless-callers must be refuse or a seat (seat0), not \(value)") }
-                sessionlessCallers = callers
-            case "sessionless-trusted-users": sessionlessTrustedUsers = value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
-            case "sessionless-trusted-groups": sessionlessTrustedGroups = value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+            case "allow-users": allowedUsers = Self.list(value)
+            case "allow-groups": allowedGroups = Self.list(value)
+            case "sessionless-trusted-users": sessionlessTrustedUsers = Self.list(value)
+            case "sessionless-trusted-groups": sessionlessTrustedGroups = Self.list(value)
             default:
                 throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level, confirmation-timeout-ms, restricted-while-locked, sessionless-callers, sessionless-trusted-users, sessionless-trusted-groups)")
             }
