@@ -34,7 +34,8 @@ extension IntentResolver {
             context.results["seat"] = .needsValue(reason: "which seat?")
             for flag in flags { if let value = flag.value { context.results[flag.name] = .success(.bool(value)) } }
             if let level = p.level { context.results["level"] = .success(.integer(level)) }
-            if let relative = p.relativeLevelSetting { context.results["relativeLevelSetting"] = .success(.string(relative.rawValue)) }
+            // Relative to the current level of a seat: which seat decides it.
+            if p.relativeLevelSetting != nil { context.results["relativeLevelSetting"] = .needsValue(reason: "which seat?") }
             return
         }
         let chosen = seat.physicalSeats(driverSide: context.profile.driverSide).compactMap { context.profile.seat($0) }
@@ -139,7 +140,9 @@ extension IntentResolver {
                     context.targets.merge(targets) { _, new in new }
                 }
             } else {
-                context.results["relativeLevelSetting"] = .success(.string(relative.rawValue))
+                // No seat has a level of that feature: the seat's or the flag's result says
+                // which; nothing to set.
+                context.results["relativeLevelSetting"] = .unsupported(reason: "no seat has a \(levelFeature?.rawValue ?? "heating, cooling or massage") level")
             }
         }
 

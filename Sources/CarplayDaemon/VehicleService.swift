@@ -27,7 +27,10 @@ public final class VehicleService: VarlinkService {
 
     /// Every method served, by its qualified name. The server answers calls to an
     /// interface it does not serve (the simulator's, without `--simulator-control`).
-    static let methods: [String: Method] = [
+    static let methods: [String: Method] = genericMethods.merging(intentMethods) { generic, _ in generic }
+
+    /// The methods that take any intent as data, Describe, GetState, Monitor, the simulator's.
+    static let genericMethods: [String: Method] = [
         "io.carplayd.Vehicle.Describe": { service, request in service.describe(request) },
         "io.carplayd.Vehicle.GetState": { service, request in await service.getState(request) },
         "io.carplayd.Vehicle.Resolve": { service, request in await service.runIntent(.resolve, request) },
@@ -87,26 +90,33 @@ public final class VehicleService: VarlinkService {
 
     /// Resolve, Confirm, Handle and Perform: one phase runner, one serializer.
     func runIntent(_ phase: IntentPhase, _ request: Request) async {
-        let (call, replies) = (request.call, request.replies)
-        guard let intent = Self.intent(from: call, replies) else { return }
+        guard let intent = Self.intent(from: request.call, request.replies),
+            let outcome = await run(phase, intent, parameters: Self.givenParameters(request.call), request)
+        else { return }
+        let controller = ObjectIdentifier(request.session.controller)
+        let (members, raw) = outcome.replyMembers { state, version in self.stateJSON.json(state, version: version, of: controller) }
+        request.replies.send(serialized: VarlinkReply(parameters: members).serialized(adding: raw))
+    }
+
+    /// Runs a phase of an intent for a call, generic or typed: refused while shutting
+    /// down, logged, and a refusal that is a typed error sent as one (then nil).
+    func run(_ phase: IntentPhase, _ intent: Intent, parameters: JSONValue, _ request: Request) async -> IntentOutcome? {
         // Intents in flight finish before a graceful stop; new ones are refused.
         guard state.beginCall() else {
-            replies.send(error: Self.unavailable("carplayd is shutting down"))
-            return
+            request.replies.send(error: Self.unavailable("carplayd is shutting down"))
+            return nil
         }
         defer { state.endCall() }
         let clock = ContinuousClock()
         let start = clock.now
         let (deviceLock, peer) = (request.deviceLock, request.peer)
         let outcome = await request.session.engine.run(phase, intent) { deviceLock.device(of: peer) }
-        logIntent(outcome, parameters: Self.givenParameters(call), latency: clock.now - start, peer: request.peer)
+        logIntent(outcome, parameters: parameters, latency: clock.now - start, peer: request.peer)
         if let error = Self.error(for: outcome) {
-            replies.send(error: error)
-            return
+            request.replies.send(error: error)
+            return nil
         }
-        let controller = ObjectIdentifier(request.session.controller)
-        let (members, raw) = outcome.replyMembers { state, version in self.stateJSON.json(state, version: version, of: controller) }
-        replies.send(serialized: VarlinkReply(parameters: members).serialized(adding: raw))
+        return outcome
     }
 
     /// The typed error a phase answers with instead of its reply: Handle needs every
@@ -116,7 +126,7 @@ public final class VehicleService: VarlinkService {
     static func error(for outcome: IntentOutcome) -> VarlinkError? {
         switch (outcome.phase, outcome.refusal) {
         case let (.handle, .notResolved(parameter, reason)?):
-            VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(parameter), "reason": .string(reason)])
+            invalidParameter(parameter, reason)
         case let (.handle, .restrictedWhileLocked(reason)?), let (.perform, .restrictedWhileLocked(reason)?):
             VarlinkError("io.carplayd.Vehicle.RestrictedWhileLocked", ["intent": .string(outcome.resolution.intent.name.rawValue), "reason": .string(reason)])
         case (.handle, .carLocked?), (.perform, .carLocked?):
@@ -176,7 +186,7 @@ public final class VehicleService: VarlinkService {
 
     static func noParameters(_ call: VarlinkCall, _ replies: VarlinkReplies) -> Bool {
         if let unknown = call.parameters.keys.sorted().first {
-            replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(unknown), "reason": .string("\(call.member) takes no parameters")]))
+            replies.send(error: invalidParameter(unknown, "\(call.member) takes no parameters"))
             return false
         }
         return true
@@ -185,34 +195,41 @@ public final class VehicleService: VarlinkService {
     /// The intent of a Resolve/Confirm/Handle/Perform call, or nil after sending the error.
     static func intent(from call: VarlinkCall, _ replies: VarlinkReplies) -> Intent? {
         for key in call.parameters.keys.sorted() where key != "intent" && key != "parameters" {
-            replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(key), "reason": .string("unknown parameter; expected intent and parameters")]))
+            replies.send(error: invalidParameter(key, "unknown parameter; expected intent and parameters"))
             return nil
         }
         guard case let .string(name)? = call.parameters["intent"] else {
-            replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string("intent"), "reason": .string("expected the intent's name as a string")]))
+            replies.send(error: invalidParameter("intent", "expected the intent's name as a string"))
             return nil
         }
         let parameters = givenParameters(call)
         guard case .object = parameters else {
-            replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string("parameters"), "reason": .string("expected an object")]))
+            replies.send(error: invalidParameter("parameters", "expected an object"))
             return nil
         }
-        let object: [String: JSONValue] = ["intent": .string(name), "parameters": parameters]
+        return intent(named: name, parameters: parameters, replies)
+    }
+
+    /// The intent `name` with `parameters`, or nil after sending the typed error that
+    /// names what is wrong.
+    static func intent(named name: String, parameters: JSONValue, _ replies: VarlinkReplies) -> Intent? {
         do {
-            return try Intent(json: .object(object))
+            return try Intent(json: .object(["intent": .string(name), "parameters": parameters]))
         } catch {
             switch error {
             case let .unknownIntent(intent):
                 replies.send(error: VarlinkError("io.carplayd.Vehicle.UnknownIntent", ["intent": .string(intent)]))
-            case let .unknownParameter(_, parameter):
-                replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(parameter), "reason": .string(error.description)]))
-            case let .invalidParameter(parameter, _, _):
-                replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(parameter), "reason": .string(error.description)]))
+            case let .unknownParameter(_, parameter), let .invalidParameter(parameter, _, _):
+                replies.send(error: invalidParameter(parameter, error.description))
             default:
-                replies.send(error: VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string("parameters"), "reason": .string(error.description)]))
+                replies.send(error: invalidParameter("parameters", error.description))
             }
             return nil
         }
+    }
+
+    static func invalidParameter(_ parameter: String, _ reason: String) -> VarlinkError {
+        VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": .string(parameter), "reason": .string(reason)])
     }
 
     static func kinds(_ resolution: IntentResolution) -> String {

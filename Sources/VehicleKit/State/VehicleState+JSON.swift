@@ -33,6 +33,29 @@ extension VehicleState {
         return .object(object)
     }
 
+    /// The same state grouped by the key's dot-separated parts, as the typed Varlink
+    /// methods answer it: `{"climate": {"temperature": {"left": 21.5}}, "lock": {"locked": false}}`.
+    /// No key of the vocabulary is a prefix of another, so nothing collides.
+    public var groupedJSON: JSONValue {
+        var root: [String: JSONValue] = [:]
+        for key in keys {
+            let parts = key.rawValue.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            Self.insert(self[key]!.jsonValue, at: parts[...], into: &root)
+        }
+        return .object(root)
+    }
+
+    private static func insert(_ value: JSONValue, at path: ArraySlice<String>, into object: inout [String: JSONValue]) {
+        guard let first = path.first else { return }
+        if path.count == 1 {
+            object[first] = value
+            return
+        }
+        var child = object[first]?.objectValue ?? [:]
+        insert(value, at: path.dropFirst(), into: &child)
+        object[first] = .object(child)
+    }
+
     /// The state in its JSON form, each value checked against its key's kind (what
     /// `--state` flags and saved car profiles hold).
     public init(json node: JSONNode) throws(JSONContentError) {

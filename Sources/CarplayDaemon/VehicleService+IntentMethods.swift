@@ -1,0 +1,53 @@
+import CarIntents
+import CarplayJSON
+import Varlink
+
+/// The typed methods: one per intent, named as Apple names the intent
+/// (`io.carplayd.Vehicle.SetClimateSettingsInCar`), declared with their types in
+/// docs/io.carplayd.Vehicle.varlink. A call is checked against that declaration first
+/// (an error names the parameter's path), then runs the generic pipeline: the same
+/// intent parser, phases, policies and errors as Perform.
+extension VehicleService {
+    /// The served interface as data, parsed from the text it serves.
+    static let interface: VarlinkInterfaceDefinition = {
+        do {
+            return try VarlinkInterfaceDefinition(parsing: VehicleInterface.description)
+        } catch {
+            // The text is embedded at build time and parsed by the tests.
+            fatalError("docs/io.carplayd.Vehicle.varlink: \(error)")
+        }
+    }()
+
+    static let intentMethods: [String: Method] = {
+        var methods: [String: Method] = [:]
+        for name in IntentName.allCases {
+            methods["io.carplayd.Vehicle.\(name.rawValue)"] = { @Sendable service, request in await service.runTypedIntent(name, request) }
+        }
+        return methods
+    }()
+
+    func runTypedIntent(_ name: IntentName, _ request: Request) async {
+        let (call, replies) = (request.call, request.replies)
+        guard let method = Self.interface.methods[name.rawValue] else {
+            replies.send(error: .methodNotFound(call.method))
+            return
+        }
+        if let mismatch = Self.interface.mismatch(of: call.parameters, against: method.input) {
+            replies.send(error: Self.invalidParameter(mismatch.path, mismatch.reason))
+            return
+        }
+        var parameters = call.parameters
+        let phase = parameters.removeValue(forKey: "phase")?.stringValue.flatMap(IntentPhase.init(rawValue:)) ?? .perform
+        guard let intent = Self.intent(named: name.rawValue, parameters: .object(parameters), replies),
+            let outcome = await run(phase, intent, parameters: .object(parameters), request)
+        else { return }
+        replies.send(serialized: Self.typedReply(outcome))
+    }
+
+    /// The phase's members (`IntentOutcome.replyMembers`, the generic methods' too) with
+    /// the state grouped as the interface's VehicleState; a serialized reply.
+    static func typedReply(_ outcome: IntentOutcome) -> [UInt8] {
+        let (members, raw) = outcome.replyMembers { state, _ in state.groupedJSON.serializedBytes() }
+        return VarlinkReply(parameters: members).serialized(adding: raw)
+    }
+}
