@@ -76,7 +76,7 @@ func workload(_ profile: VehicleProfile) -> [[[PropertyKey: PropertyValue]]] {
     for seat in profile.seats where seat.heating > 0 { add(.seat(seat.seat, .heating), .integer(1), .integer(seat.heating)) }
     if let radio = profile.radio, let fm = radio.band(.FM), profile.bindings[.radioFrequency]?.command != nil {
         var tuning: [PropertyKey: PropertyValue] = [.radioBand: .enumeration("FM")]
-        if profile.audioSources.contains(.radio) { tuning[.audioSource] = .enumeration("radio") }
+        if profile.audioSources.contains(.sourceRadio) { tuning[.audioSource] = .enumeration(CarAudioSource.sourceRadio.rawValue) }
         var a = tuning, b = tuning
         a[.radioFrequency] = .number(fm.range.snap(fm.range.min + 10 * fm.range.step))
         b[.radioFrequency] = .number(fm.range.snap(fm.range.min + 20 * fm.range.step))

@@ -224,10 +224,11 @@ private struct ParameterReader {
         return text
     }
 
-    func enumeration<E: RawRepresentable & CaseIterable>(_ name: String, _: E.Type) throws(IntentParseError) -> E? where E.RawValue == String {
+    /// SiriKit's case names, and their aliases (`SiriKitEnumeration`).
+    func enumeration<E: SiriKitEnumeration>(_ name: String, _: E.Type) throws(IntentParseError) -> E? {
         guard let value = values[name] else { return nil }
-        guard case let .string(text) = value, let result = E(rawValue: text) else {
-            throw .invalidParameter(name: name, expected: "one of " + E.allCases.map(\.rawValue).joined(separator: ", "), found: value.shortDescription)
+        guard case let .string(text) = value, let result = E(name: text) else {
+            throw .invalidParameter(name: name, expected: "one of " + E.names.joined(separator: ", "), found: value.shortDescription)
         }
         return result
     }
@@ -259,11 +260,11 @@ private struct ParameterReader {
 
     func signals(_ name: String) throws(IntentParseError) -> [CarSignal]? {
         guard let value = values[name] else { return nil }
-        let expected = "an array of audible, visible"
+        let expected = "an array of " + CarSignal.names.joined(separator: ", ")
         guard case let .array(elements) = value else { throw .invalidParameter(name: name, expected: expected, found: value.shortDescription) }
         var signals: [CarSignal] = []
         for element in elements {
-            guard case let .string(text) = element, let signal = CarSignal(rawValue: text) else {
+            guard case let .string(text) = element, let signal = CarSignal(name: text) else {
                 throw .invalidParameter(name: name, expected: expected, found: element.shortDescription)
             }
             if !signals.contains(signal) { signals.append(signal) }

@@ -22,6 +22,16 @@ public struct IntentResponse: Sendable, Hashable {
 
     public static func failure(_ reason: String) -> IntentResponse { IntentResponse(code: .failure, reason: reason) }
 
+    /// This response with a code `intent`'s SiriKit response has: another code becomes
+    /// `failure`, the reason kept (or, without one, the code's name).
+    public func within(_ intent: IntentName) -> IntentResponse {
+        guard !intent.responseCodes.contains(code) else { return self }
+        var response = self
+        response.code = .failure
+        if response.reason == nil { response.reason = code.rawValue }
+        return response
+    }
+
     public var jsonValue: JSONValue {
         var object = fields
         object["code"] = .string(code.rawValue)
@@ -97,7 +107,8 @@ public enum CallerDevice: Sendable, Hashable {
 ///    Checked before the car-lock policy because the lock state is stale then as well.
 /// 4. carplayd's car-state policy: `lock.locked == true` in the state and the intent
 ///    named in `profile.policies.refusedWhileCarLocked` -> `failure`, reason "carLocked".
-/// 5. Tuning satellite radio without `satelliteSubscribed` -> `failureNotSubscribed`.
+/// 5. Tuning satellite radio without `satelliteSubscribed` -> `failureNotSubscribed`
+///    (SetRadioStation's code; `within` makes it `failure` for any other intent).
 /// Otherwise nil: ready to handle.
 public enum IntentConfirmer {
     public static func confirm(
@@ -116,7 +127,7 @@ public enum IntentConfirmer {
         if case let .set(targets) = action, targets[.radioBand] == .enumeration(RadioType.satellite.rawValue),
             profile.radio?.satelliteSubscribed == false
         {
-            return IntentResponse(code: .failureNotSubscribed, reason: "satellite radio is not subscribed")
+            return IntentResponse(code: .failureNotSubscribed, reason: "satellite radio is not subscribed").within(resolution.intent.name)
         }
         return nil
     }

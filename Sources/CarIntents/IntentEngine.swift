@@ -90,6 +90,8 @@ public final class IntentEngine: Sendable {
         } else if phase == .handle || phase == .perform {
             (outcome.response, outcome.frames) = await handle(resolution)
         }
+        // Only codes the intent's SiriKit response defines reach a client.
+        outcome.response = outcome.response.within(intent.name)
         (outcome.state, outcome.stateVersion) = controller.versionedState()
         return outcome
     }

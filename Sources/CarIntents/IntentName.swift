@@ -16,3 +16,14 @@ public enum IntentName: String, Sendable, Hashable, CaseIterable {
     case getCarPowerLevelStatus = "GetCarPowerLevelStatus"
     case listCars = "ListCars"
 }
+
+extension IntentName {
+    /// The codes of this intent's SiriKit response code enum
+    /// (`IN<Name>IntentResponseCode`), in SiriKit's order. Every car intent has the same
+    /// six; only `INSetRadioStationIntentResponseCode` adds `failureNotSubscribed`.
+    /// `ready` is the confirm phase's code, `success` and the failures the handle phase's.
+    public var responseCodes: [IntentResponseCode] {
+        let common: [IntentResponseCode] = [.unspecified, .ready, .inProgress, .success, .failure, .failureRequiringAppLaunch]
+        return self == .setRadioStation ? common + [.failureNotSubscribed] : common
+    }
+}

@@ -20,7 +20,7 @@ extension IntentResolver {
     /// - Precedence presetNumber, stationName, frequency, channel: the first given one picks
     ///   the station; a later one that disagrees with it -> `unsupported` on the later one.
     /// - Action: `radio.band`, then `radio.frequency` (AM/FM/HD) or `radio.channel`
-    ///   (satellite/DAB), and `audio.source = radio` when radio is one of the car's sources.
+    ///   (satellite/DAB), and `audio.source = sourceRadio` when it is one of the car's sources.
     ///   `radioType` alone switches the band.
     /// - Satellite without a subscription still resolves; the confirm phase answers
     ///   `failureNotSubscribed`.
@@ -173,6 +173,6 @@ extension IntentResolver {
             if let frequency = target.frequency { context.targets[.radioFrequency] = .number(frequency) }
             if let channel = target.channel { context.targets[.radioChannel] = .integer(channel) }
         }
-        if context.profile.audioSources.contains(.radio) { context.targets[.audioSource] = .enumeration(CarAudioSource.radio.rawValue) }
+        if context.profile.audioSources.contains(.sourceRadio) { context.targets[.audioSource] = .enumeration(CarAudioSource.sourceRadio.rawValue) }
     }
 }

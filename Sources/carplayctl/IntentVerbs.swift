@@ -255,8 +255,9 @@ enum IntentVerbs {
     static let audioUsage = """
         usage: carplayctl audio SOURCE|next|previous [--json] [--socket PATH]
 
-          SetAudioSourceInCar. SOURCE: \(CarAudioSource.allCases.map(\.rawValue).joined(separator: ", "))
-          (any case); next / previous step through the car's sources.
+          SetAudioSourceInCar. SOURCE: \(CarAudioSource.names.joined(separator: ", "))
+          (SiriKit's names) or the short names \(CarAudioSource.allCases.flatMap(\.aliases).joined(separator: ", ")),
+          in any letter case; next / previous step through the car's sources.
         \(DaemonOptions.usage)
 
         examples:

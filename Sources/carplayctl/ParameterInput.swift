@@ -44,10 +44,11 @@ enum ParameterInput {
     }
 
     /// A SiriKit case name, matched without regard to case ("usb" -> "USB").
-    static func enumeration<E: RawRepresentable & CaseIterable>(_ text: String, _: E.Type, what: String) throws -> String where E.RawValue == String {
+    /// A case by its SiriKit name or an alias, in any letter case ("usb" -> "sourceUSB").
+    static func enumeration<E: SiriKitEnumeration>(_ text: String, _: E.Type, what: String) throws -> String {
         let wanted = text.trimming(" ").lowercased()
-        if let match = E.allCases.first(where: { $0.rawValue.lowercased() == wanted }) { return match.rawValue }
-        throw UsageError("\(what): '\(text)' is not one of \(E.allCases.map(\.rawValue).joined(separator: ", "))")
+        if let match = E.allCases.first(where: { ([$0.rawValue] + $0.aliases).contains { $0.lowercased() == wanted } }) { return match.rawValue }
+        throw UsageError("\(what): '\(text)' is not one of \(E.names.joined(separator: ", "))")
     }
 
     /// "FM", "am", "sat" -> a RadioType case name.

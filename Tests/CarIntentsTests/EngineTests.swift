@@ -151,7 +151,7 @@ struct Rig {
         #expect(save.response.code == .success, "\(save.response)")
         // The audio source differs from the saved one, so no status frame already on its
         // way can confirm the audio command before the vehicle's rejection arrives.
-        let source = try await rig.perform(#"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"bluetooth"}}"#)
+        let source = try await rig.perform(#"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"sourceBluetooth"}}"#)
         #expect(source.response.code == .success, "\(source.response)")
         rig.vehicle.setFaults(FaultPlan([FaultRule(.reject(result: nil), message: "AudioCommand")]))
         let restore = try await rig.perform(#"{"intent":"SetProfileInCar","parameters":{"profileNumber":1}}"#)

@@ -12,8 +12,8 @@ import VehicleKit
         #expect(r.parameters.map(\.name) == ["radioType", "frequency", "stationName", "channel", "presetNumber"])
         #expect(r["radioType"] == .success("FM"))
         #expect(r["frequency"] == .success(101.1))
-        #expect(r.action == .set([.radioBand: .enumeration("FM"), .radioFrequency: .number(101.1), .audioSource: .enumeration("radio")]))
-        #expect(try resolve(request(radio, #""frequency":880"#)).action == .set([.radioBand: .enumeration("AM"), .radioFrequency: .number(880), .audioSource: .enumeration("radio")]))
+        #expect(r.action == .set([.radioBand: .enumeration("FM"), .radioFrequency: .number(101.1), .audioSource: .enumeration("sourceRadio")]))
+        #expect(try resolve(request(radio, #""frequency":880"#)).action == .set([.radioBand: .enumeration("AM"), .radioFrequency: .number(880), .audioSource: .enumeration("sourceRadio")]))
     }
 
     @Test func frequencyOutsideTheBand() throws {
@@ -43,7 +43,7 @@ import VehicleKit
         let exact = try resolve(request(radio, #""stationName":"jazz fm""#))
         #expect(exact["stationName"] == .success("Jazz FM"))
         #expect(exact["radioType"] == .success("FM"))
-        #expect(exact.action == .set([.radioBand: .enumeration("FM"), .radioFrequency: .number(101.1), .audioSource: .enumeration("radio")]))
+        #expect(exact.action == .set([.radioBand: .enumeration("FM"), .radioFrequency: .number(101.1), .audioSource: .enumeration("sourceRadio")]))
         let words = try resolve(request(radio, #""stationName":"rock""#))
         #expect(words["stationName"] == .success("Classic Rock"))
         let ambiguous = try resolve(request(radio, #""stationName":"classic""#))
@@ -57,14 +57,14 @@ import VehicleKit
 
     @Test func satelliteChannelAndPreset() throws {
         let hits = try resolve(request(radio, #""stationName":"Hits 1""#))
-        #expect(hits.action == .set([.radioBand: .enumeration("satellite"), .radioChannel: .integer(2), .audioSource: .enumeration("radio")]))
+        #expect(hits.action == .set([.radioBand: .enumeration("satellite"), .radioChannel: .integer(2), .audioSource: .enumeration("sourceRadio")]))
         let channel = try resolve(request(radio, #""radioType":"satellite","channel":"1000""#))
         #expect(channel["channel"] == .unsupported(reason: "channel 1000 is outside satellite channels 1…999"))
         #expect(try resolve(request(radio, #""radioType":"FM","channel":3"#))["channel"] == .unsupported(reason: "FM radio tunes by frequency, not channel"))
         let preset = try resolve(request(radio, #""presetNumber":1"#))
         #expect(preset["presetNumber"] == .success(1))
         #expect(preset["radioType"] == .success("FM"))
-        #expect(preset.action == .set([.radioBand: .enumeration("FM"), .radioFrequency: .number(101.1), .audioSource: .enumeration("radio")]))
+        #expect(preset.action == .set([.radioBand: .enumeration("FM"), .radioFrequency: .number(101.1), .audioSource: .enumeration("sourceRadio")]))
         #expect(try resolve(request(radio, #""presetNumber":7"#))["presetNumber"] == .unsupported(reason: "the Example Sedan has no preset 7"))
         let conflict = try resolve(request(radio, #""presetNumber":1,"frequency":95.3"#))
         #expect(conflict["frequency"] == .unsupported(reason: "FM 95.3 MHz does not match the presetNumber (FM 101.1 MHz)"))
@@ -73,7 +73,7 @@ import VehicleKit
 
     @Test func needsValue() throws {
         #expect(try resolve(request(radio))["radioType"] == .needsValue(reason: "give a station, a frequency, a channel, a preset or a band"))
-        #expect(try resolve(request(radio, #""radioType":"AM""#)).action == .set([.radioBand: .enumeration("AM"), .audioSource: .enumeration("radio")]))
+        #expect(try resolve(request(radio, #""radioType":"AM""#)).action == .set([.radioBand: .enumeration("AM"), .audioSource: .enumeration("sourceRadio")]))
     }
 }
 
@@ -115,7 +115,7 @@ import VehicleKit
 
     @Test func savedProfileJSON() throws {
         let profile = SavedCarProfile(slot: 2, name: "Anna", settings: [
-            .temperature(zone: "left"): .number(21), .seat(.frontLeft, .heating): .integer(2), .fan: .bool(true), .audioSource: .enumeration("USB"),
+            .temperature(zone: "left"): .number(21), .seat(.frontLeft, .heating): .integer(2), .fan: .bool(true), .audioSource: .enumeration("sourceUSB"),
         ])
         let data = JSONValue.array([profile.jsonValue]).serializedBytes()
         let value = try JSONValue(parsing: data)

@@ -1,3 +1,4 @@
+import CarplayJSON
 import Testing
 import VehicleKit
 @testable import CarIntents
@@ -119,18 +120,29 @@ import VehicleKit
     let audio = "SetAudioSourceInCar"
 
     @Test func namedSource() throws {
-        let r = try resolve(request(audio, #""audioSource":"USB""#))
-        #expect(r["audioSource"] == .success("USB"))
+        let r = try resolve(request(audio, #""audioSource":"sourceUSB""#))
+        #expect(r["audioSource"] == .success("sourceUSB"))
         #expect(r["relativeAudioSourceReference"] == .notRequired)
-        #expect(r.action == .set([.audioSource: .enumeration("USB")]))
-        #expect(try resolve(request(audio, #""audioSource":"radio""#), TestProfiles.suv)["audioSource"]
-            == .unsupported(reason: "the Example SUV has no radio audio source"))
+        #expect(r.action == .set([.audioSource: .enumeration("sourceUSB")]))
+        #expect(try resolve(request(audio, #""audioSource":"sourceRadio""#), TestProfiles.suv)["audioSource"]
+            == .unsupported(reason: "the Example SUV has no sourceRadio audio source"))
+    }
+
+    /// The short names carplayd used before are aliases: read, never written.
+    @Test func shortNamesAreAliases() throws {
+        let r = try resolve(request(audio, #""audioSource":"USB""#))
+        #expect(r["audioSource"] == .success("sourceUSB"))
+        #expect(r.action == .set([.audioSource: .enumeration("sourceUSB")]))
+        // A car profile saved before the rename.
+        let saved = try SavedCarProfile.list(parsing: Array(#"[{"slot":1,"settings":{"audio.source":"bluetooth"}}]"#.utf8), file: "car-profiles.json")
+        #expect(saved.first?.settings[.audioSource] == .enumeration("sourceBluetooth"))
+        #expect(saved.first?.jsonValue.objectValue?["settings"]?.objectValue?["audio.source"] == "sourceBluetooth")
     }
 
     @Test func nextAndPreviousCycleFromState() throws {
-        let state = VehicleState([.audioSource: .enumeration("carPlay")])
-        #expect(try resolve(request(audio, #""relativeAudioSourceReference":"next""#), state: state).action == .set([.audioSource: .enumeration("radio")]))
-        #expect(try resolve(request(audio, #""relativeAudioSourceReference":"previous""#), state: state).action == .set([.audioSource: .enumeration("AUX")]))
+        let state = VehicleState([.audioSource: .enumeration("sourceCarPlay")])
+        #expect(try resolve(request(audio, #""relativeAudioSourceReference":"next""#), state: state).action == .set([.audioSource: .enumeration("sourceRadio")]))
+        #expect(try resolve(request(audio, #""relativeAudioSourceReference":"previous""#), state: state).action == .set([.audioSource: .enumeration("sourceAUX")]))
         #expect(try resolve(request(audio, #""relativeAudioSourceReference":"next""#))["relativeAudioSourceReference"]
             == .needsValue(reason: "current audio source unknown"))
     }

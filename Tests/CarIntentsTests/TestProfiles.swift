@@ -33,7 +33,7 @@ enum TestProfiles {
                 RadioStation(name: "Classic Jazz", type: .AM, frequency: 880),
             ],
             satelliteSubscribed: true),
-        audioSources: [.radio, .bluetooth, .USB, .AUX, .carPlay], profileSlots: 4, hasLock: true,
+        audioSources: [.sourceRadio, .sourceBluetooth, .sourceUSB, .sourceAUX, .sourceCarPlay], profileSlots: 4, hasLock: true,
         carSignals: [.audible, .visible], power: PowerCapabilities(fuel: true, battery: false),
         bindings: [:], protection: [:], acknowledgement: nil,
         policies: Policies(refusedWhileCarLocked: ["SetClimateSettingsInCar", "SetSeatSettingsInCar"], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
@@ -66,7 +66,7 @@ enum TestProfiles {
             presets: [RadioPreset(number: 3, station: RadioStation(name: "Sat Hits", type: .satellite, channel: 20))],
             stations: [RadioStation(name: "Sat Hits", type: .satellite, channel: 20)],
             satelliteSubscribed: false),
-        audioSources: [.bluetooth, .USB, .carPlay], profileSlots: 2, hasLock: true,
+        audioSources: [.sourceBluetooth, .sourceUSB, .sourceCarPlay], profileSlots: 2, hasLock: true,
         carSignals: [.visible], power: PowerCapabilities(fuel: false, battery: true),
         bindings: [:], protection: [:], acknowledgement: nil,
         policies: Policies(refusedWhileCarLocked: ["SetRadioStation"], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))

@@ -103,7 +103,7 @@ extension StateJSONCacheTests {
         for version in 1...40 {
             switch version % 4 {
             case 0: state[.fanSpeed] = .integer(version % 7)
-            case 1: state[.audioSource] = version % 8 == 1 ? .enumeration("bluetooth") : nil
+            case 1: state[.audioSource] = version % 8 == 1 ? .enumeration("sourceBluetooth") : nil
             case 2: state[.radioFrequency] = .number(88.0 + Double(version) / 10)
             default: break
             }

@@ -6,7 +6,7 @@ import Testing
     /// A reply with a pre-serialized parameter is byte for byte the reply with the parsed value.
     @Test(arguments: [false, true])
     func serializedAddingRawEqualsSerialized(_ continues: Bool) throws {
-        let state: JSONValue = ["lock.locked": false, "climate.temperature.left": 21.5, "audio.source": "radio"]
+        let state: JSONValue = ["lock.locked": false, "climate.temperature.left": 21.5, "audio.source": "sourceRadio"]
         let raw = state.serializedBytes(sortedKeys: true)
         let base: [String: JSONValue] = ["response": ["code": "success"], "frames": ["(1.000001) vcan0 123#00"], "zeta": 1, "resolutions": [:]]
         for error in [nil, "io.example.Failed"] as [String?] {

@@ -75,7 +75,7 @@ struct ProfileFixture {
         let radio = try #require(profile.radio)
         #expect(radio.bands.map(\.type) == [.FM, .AM])
         #expect(radio.presets.count == 6)
-        #expect(profile.audioSources == [.radio, .bluetooth, .USB, .AUX, .carPlay])
+        #expect(profile.audioSources == [.sourceRadio, .sourceBluetooth, .sourceUSB, .sourceAUX, .sourceCarPlay])
         #expect(profile.profileSlots == 3)
         #expect(profile.hasLock)
         #expect(profile.carSignals == [.audible, .visible])
@@ -122,7 +122,7 @@ struct ProfileFixture {
         #expect(radio.bands.map(\.type) == [.FM, .DAB, .satellite])
         #expect(radio.band(.satellite)?.range == SteppedRange(min: 1, max: 999, step: 1))
         #expect(!radio.satelliteSubscribed)
-        #expect(profile.audioSources == [.carPlay, .radio, .bluetooth, .USB, .memoryCard, .hardDrive])
+        #expect(profile.audioSources == [.sourceCarPlay, .sourceRadio, .sourceBluetooth, .sourceUSB, .sourceMemoryCard, .sourceHardDrive])
         #expect(profile.profileSlots == 6)
         #expect(profile.carSignals == [.visible])
         #expect(profile.power == PowerCapabilities(fuel: false, battery: true))
@@ -294,20 +294,20 @@ struct ProfileFixture {
 
     @Test func valuesChoiceThatDoesNotExist() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.json(#""AUX": "Aux""#, #""AUX": "Auxiliary""#)
-        fixture.expectError(path: #"bindings["audio.source"].values["AUX"]"#, #"no choice "Auxiliary" in signal "Source" of message "AudioCommand""#)
+        try fixture.json(#""sourceAUX": "Aux""#, #""sourceAUX": "Auxiliary""#)
+        fixture.expectError(path: #"bindings["audio.source"].values["sourceAUX"]"#, #"no choice "Auxiliary" in signal "Source" of message "AudioCommand""#)
     }
 
     @Test func valuesChoiceMissingInStatusSignal() throws {
         var fixture = try ProfileFixture("sedan")
         try fixture.dbc(#"3 "Aux" 4 "CarPlay" ;"#, #"3 "AUX" 4 "CarPlay" ;"#)
-        fixture.expectError(path: #"bindings["audio.source"].values["AUX"]"#, #"no choice "Aux" in signal "Source" of message "AudioStatus""#)
+        fixture.expectError(path: #"bindings["audio.source"].values["sourceAUX"]"#, #"no choice "Aux" in signal "Source" of message "AudioStatus""#)
     }
 
     @Test func audioSourceWithoutValue() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.json(#", "carPlay": "CarPlay"}"#, "}")
-        fixture.expectError(path: #"bindings["audio.source"].values["carPlay"]"#, "missing: the car has carPlay")
+        try fixture.json(#", "sourceCarPlay": "CarPlay"}"#, "}")
+        fixture.expectError(path: #"bindings["audio.source"].values["sourceCarPlay"]"#, "missing: the car has sourceCarPlay")
     }
 
     @Test func bandWithoutValue() throws {

@@ -7,7 +7,7 @@ import Testing
         #expect(PropertyKey.seat(.rearLeft, .massage).kind == .integer)
         #expect(PropertyKey("seat.driver.heating").kind == nil, "seat keys name physical seats")
         #expect(PropertyKey.locked.kind == .bool)
-        #expect(PropertyKey.audioSource.kind == .enumeration(CarAudioSource.allCases.map(\.rawValue)))
+        #expect(PropertyKey.audioSource.kind == .enumeration(EnumerationCases(CarAudioSource.self)))
         #expect(PropertyKey("climate.nonsense").kind == nil)
         #expect(PropertyKey.fuelPercent.isStatusOnly)
         #expect(!PropertyKey.fanSpeed.isStatusOnly)

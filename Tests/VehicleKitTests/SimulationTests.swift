@@ -265,7 +265,7 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
                 RadioBand(type: .satellite, range: SteppedRange(min: 1, max: 999, step: 1), unit: "channel"),
             ],
             presets: [], stations: [RadioStation(name: "Jazz", type: .FM, frequency: 101.1)], satelliteSubscribed: false)
-        profile.audioSources = [.radio, .bluetooth]
+        profile.audioSources = [.sourceRadio, .sourceBluetooth]
         profile.profileSlots = 4
         var state = VehicleSimulation.defaultState(for: profile)
         state[.radioBand] = .enumeration("FM")
@@ -285,14 +285,14 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         #expect(verdict([.radioChannel: .integer(5)]) == .notAvailable, "FM tunes by frequency")
         #expect(verdict([.radioBand: .enumeration("satellite")]) == .notSubscribed)
         #expect(verdict([.radioBand: .enumeration("DAB")]) == .notAvailable)
-        #expect(verdict([.audioSource: .enumeration("USB")]) == .notAvailable)
-        #expect(verdict([.audioSource: .enumeration("bluetooth")]) == nil)
+        #expect(verdict([.audioSource: .enumeration("sourceUSB")]) == .notAvailable)
+        #expect(verdict([.audioSource: .enumeration("sourceBluetooth")]) == nil)
         #expect(verdict([.activeProfile: .integer(4)]) == nil)
         #expect(verdict([.activeProfile: .integer(5)]) == .outOfRange)
         #expect(verdict([.locked: .bool(true), .signal(.visible): .bool(true)]) == .notAvailable, "no lights signal")
         #expect(verdict([PropertyKey.temperature(zone: "right"): .number(21)]) == .notAvailable)
 
-        #expect(car.wrongValue(for: .audioSource, .enumeration("bluetooth")) == .enumeration("radio"), "next case the car has, wrapping")
+        #expect(car.wrongValue(for: .audioSource, .enumeration("sourceBluetooth")) == .enumeration("sourceRadio"), "next case the car has, wrapping")
         #expect(car.wrongValue(for: .radioBand, .enumeration("FM")) == .enumeration("AM"))
         #expect(car.wrongValue(for: .radioFrequency, .number(108)) == .number(107.9))
         #expect(car.wrongValue(for: .activeProfile, .integer(0)) == .integer(1))

@@ -54,7 +54,7 @@ final class FakeDaemon: Sendable {
     static let state: JSONValue = [
         "climate.temperature.left": 22.5, "climate.temperature.right": 21.0, "climate.fan": true, "climate.fanSpeed": 3,
         "climate.airConditioner": false, "climate.cabinTemperature": 23.25, "defroster.rear": true,
-        "seat.frontLeft.heating": 2, "seat.frontLeft.massage": 0, "audio.source": "bluetooth",
+        "seat.frontLeft.heating": 2, "seat.frontLeft.massage": 0, "audio.source": "sourceBluetooth",
         "radio.band": "FM", "radio.frequency": 101.1, "lock.locked": true, "profile.active": 2,
         "power.fuelPercent": 62.0, "power.distanceRemaining": 420.0,
     ]
@@ -151,8 +151,10 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         (["radio", "--preset", "3"], #"{"intent":"SetRadioStation","parameters":{"presetNumber":3}}"#),
         (["radio", "dab", "12"], #"{"intent":"SetRadioStation","parameters":{"radioType":"DAB","channel":"12"}}"#),
         (["radio", "satellite", "7"], #"{"intent":"SetRadioStation","parameters":{"radioType":"satellite","channel":"7"}}"#),
-        (["audio", "bluetooth"], #"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"bluetooth"}}"#),
-        (["audio", "usb"], #"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"USB"}}"#),
+        (["audio", "bluetooth"], #"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"sourceBluetooth"}}"#),
+        (["audio", "usb"], #"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"sourceUSB"}}"#),
+        (["audio", "sourceusb"], #"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"sourceUSB"}}"#),
+        (["audio", "sourceiPod"], #"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"sourceiPod"}}"#),
         (["audio", "next"], #"{"intent":"SetAudioSourceInCar","parameters":{"relativeAudioSourceReference":"next"}}"#),
         (["profile", "save", "2", "--name", "Alex"], #"{"intent":"SaveProfileInCar","parameters":{"profileNumber":2,"profileName":"Alex"}}"#),
         (["profile", "set", "2"], #"{"intent":"SetProfileInCar","parameters":{"profileNumber":2}}"#),
@@ -185,7 +187,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         (["seat", "frontRight", "--massage", "off"], "Front right seat massage off (confirmed by the vehicle)\n"),
         (["radio", "fm", "101.1"], "Tuned to FM 101.1 MHz (confirmed by the vehicle)\n"),
         (["radio", "--station", "Jazz FM"], "Tuned to Jazz FM on FM 101.1 MHz (confirmed by the vehicle)\n"),
-        (["audio", "bluetooth"], "Audio source set to bluetooth (confirmed by the vehicle)\n"),
+        (["audio", "bluetooth"], "Audio source set to sourceBluetooth (confirmed by the vehicle)\n"),
         (["profile", "save", "2", "--name", "Alex"], "Saved the current settings as profile 2 \"Alex\" (7 settings)\n"),
         (["profile", "set", "2"], "Profile 2 applied (confirmed by the vehicle)\n"),
         (["lock"], "Car locked (confirmed by the vehicle)\n"),
@@ -411,7 +413,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
             seats
               frontLeft     heating 2, massage off
             audio
-              source        bluetooth
+              source        sourceBluetooth
               radio         FM 101.1 MHz
             body
               locked        yes

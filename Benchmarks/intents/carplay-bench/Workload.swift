@@ -143,7 +143,7 @@ enum Workload {
         // with the radio in the pool, a client choosing it would often find it chosen
         // already, and wait for the cyclic status instead of confirming a change.
         let tunes = audio.contains { $0.key == .radioFrequency }
-        let sources = profile.audioSources.filter { !(tunes && $0 == .radio) }
+        let sources = profile.audioSources.filter { !(tunes && $0 == .sourceRadio) }
         if sources.count > 1, commandable(.audioSource) {
             audio.append(Pool(key: .audioSource, values: sources.map { .enumeration($0.rawValue) }, parameters: { value in
                 guard case let .enumeration(source) = value else { return .null }

@@ -644,8 +644,8 @@ def implied(vehicle, intent, expected):
             seat = next((s for s in vehicle.profile.get("seats", []) if s["seat"] == parts[1]), {})
             if seat.get(other):
                 out["seat.%s.%s" % (parts[1], other)] = 0
-    if "radio.band" in expected and "radio" in vehicle.profile.get("audioSources", []):
-        out["audio.source"] = "radio"
+    if "radio.band" in expected and "sourceRadio" in vehicle.profile.get("audioSources", []):
+        out["audio.source"] = "sourceRadio"
     return {k: v for k, v in out.items() if k not in expected and vehicle.command(k)}
 
 

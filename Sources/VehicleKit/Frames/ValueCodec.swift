@@ -55,7 +55,7 @@ final class ValueCodec: Sendable {
     static func value(_ text: String, kind: PropertyKind) -> PropertyValue? {
         switch kind {
         case .bool: text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
-        case let .enumeration(cases): cases.contains(text) ? .enumeration(text) : nil
+        case let .enumeration(cases): cases.name(text).map { .enumeration($0) }
         case .integer: Int(text).map { .integer($0) }
         case .number: Double(text).map { .number($0) }
         }

@@ -1,9 +1,48 @@
+import CarplayJSON
+
 /// SiriKit's CarPlay-domain enumerations, spelled as SiriKit's Swift case names
-/// (`INCarSeat.frontLeft` -> "frontLeft"). These names are the JSON form everywhere:
-/// intents, profiles, state, the Varlink API.
+/// (`INCarSeat.frontLeft` -> "frontLeft", `INCarAudioSource.sourceUSB` -> "sourceUSB").
+/// These names are the JSON form carplayd writes everywhere: intent results, profiles'
+/// summaries, state, the Varlink API.
+
+/// A SiriKit enumeration by its Swift case names. Readers (intent parameters, profiles,
+/// `--state`, saved car profiles, carplayctl) take a case's `aliases` as well: names
+/// carplayd used before it followed Apple's spelling, so older files keep loading.
+/// Nothing writes an alias.
+public protocol SiriKitEnumeration: RawRepresentable, CaseIterable, Hashable, Sendable where RawValue == String, AllCases == [Self] {
+    /// Other names a reader accepts for this case.
+    var aliases: [String] { get }
+}
+
+extension SiriKitEnumeration {
+    public var aliases: [String] { [] }
+
+    /// The case named `name`: its SiriKit name or one of its aliases.
+    public init?(name: String) {
+        if let value = Self(rawValue: name) ?? Self.allCases.first(where: { $0.aliases.contains(name) }) {
+            self = value
+        } else {
+            return nil
+        }
+    }
+
+    /// SiriKit's names of every case, in SiriKit's order (what "expected one of" lists).
+    public static var names: [String] { allCases.map(\.rawValue) }
+}
+
+extension JSONNode {
+    /// A string naming one case of `E` (an alias too); the error lists SiriKit's names.
+    public func siriKitCase<E: SiriKitEnumeration>(_: E.Type, what: String) throws(JSONContentError) -> E {
+        let text = try string()
+        guard let value = E(name: text) else {
+            throw error("unknown \(what) \"\(text)\"; expected one of \(E.names.joined(separator: ", "))")
+        }
+        return value
+    }
+}
 
 /// `INCarSeat`. Profiles list physical seats; the other cases name groups or roles.
-public enum CarSeat: String, Sendable, Hashable, CaseIterable {
+public enum CarSeat: String, SiriKitEnumeration {
     case driver, passenger
     case frontLeft, frontRight, front
     case rearLeft, rearRight, rear
@@ -32,24 +71,41 @@ public enum CarSeat: String, Sendable, Hashable, CaseIterable {
 public enum DriverSide: String, Sendable, Hashable, CaseIterable { case left, right }
 
 /// `INCarDefroster`.
-public enum CarDefroster: String, Sendable, Hashable, CaseIterable { case front, rear, all }
+public enum CarDefroster: String, SiriKitEnumeration { case front, rear, all }
 
-/// `INCarAudioSource`.
-public enum CarAudioSource: String, Sendable, Hashable, CaseIterable {
-    case carPlay, iPod, radio, bluetooth, AUX, USB, memoryCard, opticalDrive, hardDrive
+/// `INCarAudioSource`. Swift imports its cases with a `source` prefix (the `i` of
+/// `INCarAudioSourceiPod` keeps "Source" from being stripped as the common prefix).
+/// Apple's `sourceUnknown` is not a source a client asks for.
+public enum CarAudioSource: String, SiriKitEnumeration {
+    case sourceCarPlay, sourceiPod, sourceRadio, sourceBluetooth, sourceAUX, sourceUSB, sourceMemoryCard, sourceOpticalDrive, sourceHardDrive
+
+    /// The short names carplayd used before (`carPlay`, `USB`, …).
+    public var aliases: [String] {
+        switch self {
+        case .sourceCarPlay: ["carPlay"]
+        case .sourceiPod: ["iPod"]
+        case .sourceRadio: ["radio"]
+        case .sourceBluetooth: ["bluetooth"]
+        case .sourceAUX: ["AUX"]
+        case .sourceUSB: ["USB"]
+        case .sourceMemoryCard: ["memoryCard"]
+        case .sourceOpticalDrive: ["opticalDrive"]
+        case .sourceHardDrive: ["hardDrive"]
+        }
+    }
 }
 
 /// `INRadioType`.
-public enum RadioType: String, Sendable, Hashable, CaseIterable { case AM, FM, HD, satellite, DAB }
+public enum RadioType: String, SiriKitEnumeration { case AM, FM, HD, satellite, DAB }
 
 /// `INRelativeSetting`.
-public enum RelativeSetting: String, Sendable, Hashable, CaseIterable { case lowest, lower, higher, highest }
+public enum RelativeSetting: String, SiriKitEnumeration { case lowest, lower, higher, highest }
 
 /// `INRelativeReference`.
-public enum RelativeReference: String, Sendable, Hashable, CaseIterable { case next, previous }
+public enum RelativeReference: String, SiriKitEnumeration { case next, previous }
 
 /// `INCarAirCirculationMode`.
-public enum AirCirculationMode: String, Sendable, Hashable, CaseIterable { case freshAir, recirculateAir }
+public enum AirCirculationMode: String, SiriKitEnumeration { case freshAir, recirculateAir }
 
 /// `INCarSignalOptions`.
-public enum CarSignal: String, Sendable, Hashable, CaseIterable { case audible, visible }
+public enum CarSignal: String, SiriKitEnumeration { case audible, visible }

@@ -150,14 +150,17 @@ extension ProfileReader {
             let allowed: [String]
             switch kind {
             case .bool: allowed = ["false", "true"]
-            case let .enumeration(cases): allowed = cases
+            case let .enumeration(cases): allowed = cases.names
             case .integer, .number: throw valuesNode.error("values map booleans and enumerations; \(key.rawValue) is a number")
             }
             var bySignalChoice: [String: String] = [:]
-            for (name, entry) in try valuesNode.map() {
+            var spelled: [String: String] = [:]
+            for (text, entry) in try valuesNode.map() {
+                let name = kind.canonicalName(text)
                 guard allowed.contains(name) else {
-                    throw entry.error("\"\(name)\" is not a value of \(key.rawValue); expected \(allowed.joined(separator: ", "))")
+                    throw entry.error("\"\(text)\" is not a value of \(key.rawValue); expected \(allowed.joined(separator: ", "))")
                 }
+                if let other = spelled.updateValue(text, forKey: name) { throw entry.error("\"\(text)\" and \"\(other)\" both name \(name)") }
                 let choice = try entry.string()
                 for reference in [command, status].compactMap({ $0 }) {
                     guard let raw = reference.signal.choiceValue(named: choice) else {
@@ -209,12 +212,17 @@ extension ProfileReader {
         var mapping = ValueMapping()
         if let valuesNode = object.optional("values") {
             var owner: [Int128: String] = [:]
-            for (text, entry) in try valuesNode.map() {
+            var spelled: [String: String] = [:]
+            for (written, entry) in try valuesNode.map() {
+                let text = kind.canonicalName(written)
                 switch kind {
                 case .bool:
                     guard text == "true" || text == "false" else { throw entry.error("\"\(text)\" is not a value of \(key.rawValue); expected false, true") }
                 case let .enumeration(cases):
-                    guard cases.contains(text) else { throw entry.error("\"\(text)\" is not a value of \(key.rawValue); expected \(cases.joined(separator: ", "))") }
+                    guard cases.names.contains(text) else {
+                        throw entry.error("\"\(written)\" is not a value of \(key.rawValue); expected \(cases.names.joined(separator: ", "))")
+                    }
+                    if let other = spelled.updateValue(written, forKey: text) { throw entry.error("\"\(written)\" and \"\(other)\" both name \(text)") }
                 case .integer:
                     guard Int(text) != nil else { throw entry.error("\"\(text)\" is not a level of \(key.rawValue): values of an integer property are \"0\", \"1\", ...") }
                 case .number:
@@ -245,7 +253,7 @@ extension ProfileReader {
             default: throw otherwiseNode.error("expected a value of \(key.rawValue), found \(otherwiseNode.value.typeName)")
             }
             guard ValueCodec.value(text, kind: kind) != nil else { throw otherwiseNode.error("\"\(text)\" is not a value of \(key.rawValue)") }
-            mapping.otherwise = text
+            mapping.otherwise = kind.canonicalName(text)
         }
         if let invalidNode = object.optional("invalid") {
             for item in try invalidNode.array() { mapping.invalid.append(try rawValue(item, signal: signal.signal, message: signal.message).name) }

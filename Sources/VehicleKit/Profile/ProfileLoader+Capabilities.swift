@@ -41,7 +41,7 @@ extension ProfileReader {
             let seatsNode = try zoneObject.required("seats")
             var seats: [CarSeat] = []
             for seatNode in try seatsNode.array() {
-                let seat = try seatNode.enumeration(CarSeat.self, what: "seat")
+                let seat = try seatNode.siriKitCase(CarSeat.self, what: "seat")
                 guard seat.isPhysical else {
                     throw seatNode.error("\"\(seat.rawValue)\" is not a physical seat; zones list \(CarSeat.physical.map(\.rawValue).joined(separator: ", "))")
                 }
@@ -86,11 +86,11 @@ extension ProfileReader {
         return list
     }
 
-    func uniqueList<E: RawRepresentable & CaseIterable & Equatable>(_ node: JSONNode?, _ type: E.Type, what: String) throws(ProfileError) -> [E] where E.RawValue == String {
+    func uniqueList<E: SiriKitEnumeration>(_ node: JSONNode?, _ type: E.Type, what: String) throws(ProfileError) -> [E] {
         guard let node else { return [] }
         var list: [E] = []
         for item in try node.array() {
-            let value = try item.enumeration(type, what: what)
+            let value = try item.siriKitCase(type, what: what)
             if list.contains(value) { throw item.error("\(what) \"\(value.rawValue)\" listed twice") }
             list.append(value)
         }
@@ -103,7 +103,7 @@ extension ProfileReader {
         for item in try node.array() {
             let object = try item.object(known: ["seat", "heating", "cooling", "massage"])
             let seatNode = try object.required("seat")
-            let seat = try seatNode.enumeration(CarSeat.self, what: "seat")
+            let seat = try seatNode.siriKitCase(CarSeat.self, what: "seat")
             guard seat.isPhysical else {
                 throw seatNode.error("\"\(seat.rawValue)\" is not a physical seat; seats list \(CarSeat.physical.map(\.rawValue).joined(separator: ", "))")
             }
@@ -131,7 +131,7 @@ extension ProfileReader {
         for item in try bandsNode.array() {
             let band = try item.object(known: ["type", "min", "max", "step", "unit"])
             let typeNode = try band.required("type")
-            let type = try typeNode.enumeration(RadioType.self, what: "radio band")
+            let type = try typeNode.siriKitCase(RadioType.self, what: "radio band")
             if bands.contains(where: { $0.type == type }) { throw typeNode.error("band \"\(type.rawValue)\" listed twice") }
             let unitNode = try band.required("unit")
             let unit = try unitNode.string()
@@ -181,7 +181,7 @@ extension ProfileReader {
     /// value is in its range, on its steps.
     func parseTuning(_ object: JSONObject, name: String, bands: [RadioBand]) throws(ProfileError) -> RadioStation {
         let typeNode = try object.required("type")
-        let type = try typeNode.enumeration(RadioType.self, what: "radio band")
+        let type = try typeNode.siriKitCase(RadioType.self, what: "radio band")
         guard let band = bands.first(where: { $0.type == type }) else {
             throw typeNode.error("the radio has no \(type.rawValue) band (bands: \(bands.map(\.type.rawValue).joined(separator: ", ")))")
         }

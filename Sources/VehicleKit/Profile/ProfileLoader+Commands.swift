@@ -56,11 +56,14 @@ extension ProfileReader {
         }
         let requestsNode = try object.required("requests")
         var requests: [String: SignalRequest] = [:]
+        var spelled: [String: String] = [:]
         var signals: [ResolvedSignal] = []
         for (text, requestNode) in try requestsNode.map() {
             guard ValueCodec.value(text, kind: kind) != nil else { throw requestNode.error("\"\(text)\" is not a value of \(key.rawValue)") }
+            let name = kind.canonicalName(text)
+            if let other = spelled.updateValue(text, forKey: name) { throw requestNode.error("\"\(text)\" and \"\(other)\" both name \(name)") }
             let (request, signal) = try parseRequest(requestNode, message: message, profile: profile)
-            requests[text] = request
+            requests[name] = request
             signals.append(signal)
         }
         guard !requests.isEmpty else { throw requestsNode.error("a momentary command has at least one request") }

@@ -142,7 +142,7 @@ extension VehicleSimulation {
             case .radioBand: cases = (profile.radio?.bands ?? []).map(\.type.rawValue)
             case .airCirculation: cases = profile.climate?.recirculation == false ? [name] : AirCirculationMode.allCases.map(\.rawValue)
             default:
-                if case let .enumeration(all)? = key.kind { cases = all } else { cases = [name] }
+                if case let .enumeration(all)? = key.kind { cases = all.names } else { cases = [name] }
             }
             if let mapped = profile.bindings[key]?.statusValues.values, !mapped.isEmpty { cases = cases.filter { mapped[$0] != nil } }
             guard let index = cases.firstIndex(of: name), cases.count > 1 else { return value }

@@ -87,9 +87,9 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
         return nil
     }
 
-    private static let airCirculationModes = AirCirculationMode.allCases.map(\.rawValue)
-    private static let audioSources = CarAudioSource.allCases.map(\.rawValue)
-    private static let radioTypes = RadioType.allCases.map(\.rawValue)
+    private static let airCirculationModes = EnumerationCases(AirCirculationMode.self)
+    private static let audioSources = EnumerationCases(CarAudioSource.self)
+    private static let radioTypes = EnumerationCases(RadioType.self)
 
     /// Keys the vehicle reports but nobody commands.
     public var isStatusOnly: Bool {
@@ -104,7 +104,37 @@ public enum PropertyKind: Sendable, Hashable {
     case integer
     case number
     /// One of these SiriKit case names.
-    case enumeration([String])
+    case enumeration(EnumerationCases)
+}
+
+extension PropertyKind {
+    /// A value's name as a profile writes it, in SiriKit's spelling: an enumeration's
+    /// alias becomes its case's name; anything else is returned as it is.
+    func canonicalName(_ text: String) -> String {
+        if case let .enumeration(cases) = self, let name = cases.name(text) { return name }
+        return text
+    }
+}
+
+/// The cases of an enumeration property: SiriKit's names, which are what a value holds,
+/// and the aliases a reader maps to them (`SiriKitEnumeration`).
+public struct EnumerationCases: Sendable, Hashable {
+    public let names: [String]
+    private let aliases: [String: String]
+
+    public init<E: SiriKitEnumeration>(_: E.Type) {
+        names = E.names
+        var aliases: [String: String] = [:]
+        for value in E.allCases {
+            for alias in value.aliases { aliases[alias] = value.rawValue }
+        }
+        self.aliases = aliases
+    }
+
+    /// The SiriKit name `text` stands for: itself, or the case it is an alias of.
+    public func name(_ text: String) -> String? {
+        names.contains(text) ? text : aliases[text]
+    }
 }
 
 /// A state value. Enumerations hold SiriKit case names.

@@ -19,7 +19,9 @@ extension PropertyValue {
         case (.integer, let .integer(number)): self = .integer(number)
         case (.number, let .integer(number)): self = .number(Double(number))
         case (.number, let .number(number)): self = .number(number)
-        case (let .enumeration(names), let .string(name)) where names.contains(name): self = .enumeration(name)
+        case (let .enumeration(cases), let .string(text)):
+            guard let name = cases.name(text) else { return nil }
+            self = .enumeration(name)
         default: return nil
         }
     }
