@@ -47,8 +47,21 @@ import VehicleKit
         #expect(cases("CarChargingConnectorType") == ChargingConnectorType.allCases.map(\.rawValue))
         #expect(cases("SeatFeature") == SeatFeature.allCases.map(\.rawValue))
         #expect(cases("IntentPhase") == IntentPhase.allCases.map(\.rawValue))
-        #expect(cases("SetRadioStationResponseCode") == IntentResponseCode.allCases.map(\.rawValue))
-        #expect(cases("CarIntentResponseCode") == IntentResponseCode.allCases.map(\.rawValue).filter { $0 != "failureNotSubscribed" })
+    }
+
+    /// Each intent's reply has the response code enum Apple defines for it.
+    @Test func responseCodesPerIntent() throws {
+        for name in IntentName.allCases {
+            let output = try #require(interface.methods[name.rawValue]).output
+            guard case let .optional(.named(responseType))? = output.first(where: { $0.name == "response" })?.type,
+                case let .structure(fields)? = interface.types[responseType],
+                case let .named(codeType)? = fields.first(where: { $0.name == "code" })?.type
+            else {
+                Issue.record("\(name.rawValue): no response type with a code")
+                continue
+            }
+            #expect(cases(codeType) == name.responseCodes.map(\.rawValue), "\(name.rawValue)")
+        }
     }
 
     @Test func callsAreCheckedAgainstTheDeclaration() throws {
@@ -114,7 +127,7 @@ import VehicleKit
         #"{"intent":"SetSeatSettingsInCar","parameters":{"seat":"front","relativeLevelSetting":"higher"}}"#,
         #"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"relativeLevelSetting":"highest","seat":"all"}}"#,
         #"{"intent":"SetSeatSettingsInCar","parameters":{"relativeLevelSetting":"lowest"}}"#,
-        #"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"bluetooth"}}"#,
+        #"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"sourceBluetooth"}}"#,
         #"{"intent":"SetAudioSourceInCar","parameters":{"relativeAudioSourceReference":"next"}}"#,
         #"{"intent":"SetRadioStation","parameters":{"stationName":"Jazz FM"}}"#,
         #"{"intent":"SetRadioStation","parameters":{"radioType":"FM","frequency":101.1}}"#,
