@@ -129,3 +129,11 @@ def test_typed_and_generic_run_one_pipeline(sedan):
     for key, value in flat.items():
         _, seat, feature = key.split(".")
         assert typed_reply["state"]["seat"][seat][feature] == value
+
+
+def test_namespaced_client_reads_typed_members(sedan):
+    """docs/INTENTS.md's example: a namespaced client gives the typed members as attributes."""
+    with sedan.client() as client, client.open(INTERFACE, namespaced=True) as vehicle:
+        reply = vehicle.SetSeatSettingsInCar(enableHeating=True, seat="driver", level=2)
+    assert reply.response.code == "success"
+    assert reply.state.seat["frontLeft"].heating == 2
