@@ -35,11 +35,13 @@ public final class VehicleService: VarlinkService {
         "io.carplayd.Vehicle.Handle": { service, request in await service.runIntent(.handle, request) },
         "io.carplayd.Vehicle.Perform": { service, request in await service.runIntent(.perform, request) },
         "io.carplayd.Vehicle.Monitor": { service, request in await service.monitor(request) },
+        "io.carplayd.Vehicle.GetCarPowerLevelStatus": { service, request in await service.powerLevel(request) },
         "io.carplayd.Simulator.SetFaults": { service, request in service.setFaults(request) },
         "io.carplayd.Simulator.GetVehicle": { service, request in service.getVehicle(request) },
+        "io.carplayd.Simulator.SetDriveState": { service, request in service.setDriveState(request) },
     ]
 
-    private let state: DaemonState
+    let state: DaemonState
     let log: Logger
     private let stateJSON = StateJSONCache()
 
