@@ -41,6 +41,7 @@ def test_varlink_package_parses_the_description_and_lists_every_method(sedan):
     assert kinds == {
         "Describe": "_Method", "GetState": "_Method", "Resolve": "_Method", "Confirm": "_Method",
         "Handle": "_Method", "Perform": "_Method", "Monitor": "_Method",
+        "GetCarPowerLevelStatus": "_Method",
         "InvalidParameter": "_Error", "UnknownIntent": "_Error", "VehicleUnavailable": "_Error",
         "NotAuthorized": "_Error", "RestrictedWhileLocked": "_Error", "CarLocked": "_Error",
     }

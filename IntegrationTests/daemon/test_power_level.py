@@ -84,6 +84,17 @@ def test_bad_parameters_name_the_parameter(suv):
         assert reply["error"] == SIMULATOR + ".InvalidDriveState" and reply["parameters"]["parameter"] == "speedKmh", reply
 
 
+def test_a_parked_car_is_not_pushed_every_status_cycle(suv):
+    """Every BatteryStatus frame brings a new dateOfLastStateUpdate; alone it is no change."""
+    simulator(suv, "SetDriveState", connector="none", speedKmh=0)
+    with suv.raw(timeout=10) as conn:
+        conn.send({"method": "io.carplayd.Vehicle.GetCarPowerLevelStatus", "more": True})
+        first = conn.receive()["parameters"]["response"]
+        assert first["charging"] is False
+        _, seen = receive_until(conn, lambda r: False, 3.5 * BATTERY_CYCLE)
+        assert seen == [], "pushed without a change: %s" % json.dumps(seen)[:1000]
+
+
 def test_stream_pushes_charging_and_stops_when_the_client_goes(suv):
     simulator(suv, "SetDriveState", connector="none", speedKmh=0)
     conn = suv.raw(timeout=10)
