@@ -56,28 +56,7 @@ public struct IntentResponse: Sendable, Hashable {
         return lockStatusFields(locked: locked)
     }
 
-    /// `GetCarPowerLevelStatus`, as SiriKit reports it: `fuelPercentRemaining` and
-    /// `chargePercentRemaining` as fractions 0.0…1.0 (from the 0…100 state values),
-    /// `distanceRemaining` as `{"value": km, "unit": "kilometers"}`, `charging`,
-    /// `minutesToFull`. Fields whose state is unknown, or that the profile's power
-    /// capabilities exclude, are left out.
-    public static func powerLevelFields(from state: VehicleState, power: PowerCapabilities) -> [String: JSONValue] {
-        var fields: [String: JSONValue] = [:]
-        if power.fuel, let percent = state[.fuelPercent]?.doubleValue {
-            fields["fuelPercentRemaining"] = .number(min(max(percent, 0), 100) / 100)
-        }
-        if power.battery {
-            if let percent = state[.chargePercent]?.doubleValue {
-                fields["chargePercentRemaining"] = .number(min(max(percent, 0), 100) / 100)
-            }
-            if case let .bool(charging)? = state[.charging] { fields["charging"] = .bool(charging) }
-            if let minutes = state[.minutesToFull]?.doubleValue { fields["minutesToFull"] = .integer(Int(minutes.rounded())) }
-        }
-        if let distance = state[.distanceRemaining]?.doubleValue {
-            fields["distanceRemaining"] = .object(["value": .number(distance), "unit": "kilometers"])
-        }
-        return fields
-    }
+    // `GetCarPowerLevelStatus`: PowerLevelResponse.swift.
 
     /// `ActivateCarSignal`: `{"signals": ["audible", "visible"]}` — the signals activated.
     public static func signalFields(_ signals: [CarSignal]) -> [String: JSONValue] {

@@ -204,8 +204,10 @@ public final class IntentEngine: Sendable {
             let known = await controller.state(knowing: keys.filter { profile.bindings[$0] != nil }, timeout: timeout)
             let state: VehicleState
             if let known { state = known } else { state = controller.currentState }
-            let fields = IntentResponse.powerLevelFields(from: state, power: profile.power)
-            guard !fields.isEmpty else { return (IntentResponse(code: .failure, reason: "unknownState", fields: [:]), []) }
+            let lastUpdate = controller.newestStatusStamp(carrying: PowerLevelResponse.isPowerProperty)
+            guard let fields = PowerLevelResponse.fields(state: state, power: profile.power, carIdentifier: carIdentifier, lastUpdate: lastUpdate) else {
+                return (IntentResponse(code: .failure, reason: "unknownState", fields: [:]), [])
+            }
             return (IntentResponse(code: .success, reason: nil, fields: fields), [])
         }
     }

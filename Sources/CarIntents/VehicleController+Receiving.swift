@@ -23,6 +23,7 @@ extension VehicleController {
         switch content {
         case let .status(message, values):
             core.lastTrustedStatus = clock.now
+            core.lastStatusStamp[message] = received.timestamp
             core.heardFrom.insert(message)
             var changed: [PropertyKey] = []
             for (key, value) in values where core.state[key] != value {

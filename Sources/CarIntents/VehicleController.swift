@@ -86,6 +86,8 @@ public final class VehicleController: Sendable {
     struct Core {
         var state = VehicleState()
         var lastTrustedStatus: ContinuousClock.Instant?
+        /// The wall-clock time (the frame's stamp) of each status message's newest trusted frame.
+        var lastStatusStamp: [String: CandumpTimestamp] = [:]
         /// Status messages received (trusted) at least once.
         var heardFrom: Set<String> = []
         var started = false
@@ -204,6 +206,18 @@ public final class VehicleController: Sendable {
     /// serializes the state once per version).
     public func versionedState() -> (state: VehicleState, version: Int) {
         core.withLock { ($0.state, $0.stateVersion) }
+    }
+
+    /// The wall-clock stamp of the newest trusted status frame of a message that carries
+    /// a property `carries` accepts (GetCarPowerLevelStatus' `dateOfLastStateUpdate`);
+    /// nil before the first.
+    public func newestStatusStamp(carrying carries: (PropertyKey) -> Bool) -> CandumpTimestamp? {
+        let stamps = core.withLock { $0.lastStatusStamp }
+        var newest: CandumpTimestamp?
+        for (name, stamp) in stamps where frames.statusMessages[name]?.properties.keys.contains(where: carries) == true {
+            if newest.map({ stamp > $0 }) ?? true { newest = stamp }
+        }
+        return newest
     }
 
     /// Frames from the vehicle's IDs that failed their protection check (wrong CRC,

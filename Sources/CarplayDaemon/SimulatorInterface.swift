@@ -32,6 +32,42 @@ extension VehicleService {
         request.replies.send(VarlinkReply(parameters: [:]))
     }
 
+    func setDriveState(_ request: Request) {
+        guard let simulator = Self.simulator(request) else { return }
+        func invalid(_ parameter: String, _ reason: String) {
+            request.replies.send(error: VarlinkError("io.carplayd.Simulator.InvalidDriveState", ["parameter": .string(parameter), "reason": .string(reason)]))
+        }
+        for key in request.call.parameters.keys.sorted() where key != "connector" && key != "speedKmh" {
+            return invalid(key, "unknown parameter; expected connector and speedKmh")
+        }
+        var drive = simulator.driveState()
+        switch request.call.parameters["connector"] {
+        case nil, .null?: break
+        case .string(PropertyKey.noConnector)?: drive.connector = nil
+        case let .string(name)?:
+            guard let connector = ChargingConnectorType(rawValue: name) else {
+                let names = ChargingConnectorType.allCases.map(\.rawValue) + [PropertyKey.noConnector]
+                return invalid("connector", "expected one of \(names.joined(separator: ", ")), found \"\(name)\"")
+            }
+            drive.connector = connector
+        default: return invalid("connector", "expected a connector type as a string, or \"none\"")
+        }
+        switch request.call.parameters["speedKmh"] {
+        case nil, .null?: break
+        case let value? where value.doubleValue != nil: drive.speedKmh = value.doubleValue!
+        default: return invalid("speedKmh", "expected a number (km/h)")
+        }
+        do {
+            try simulator.setDriveState(drive)
+        } catch {
+            return invalid(error.parameter, error.reason)
+        }
+        log.info("simulator: drive state \(drive.connector.map { "plugged in (\($0.rawValue))" } ?? "unplugged"), \(drive.speedKmh) km/h")
+        request.replies.send(VarlinkReply(parameters: [
+            "connector": drive.connector.map { .string($0.rawValue) } ?? .null, "speedKmh": .number(drive.speedKmh),
+        ]))
+    }
+
     func getVehicle(_ request: Request) {
         guard let simulator = Self.simulator(request) else { return }
         request.replies.send(VarlinkReply(parameters: [

@@ -38,9 +38,18 @@ extension VehicleService {
         }
         var parameters = call.parameters
         let phase = parameters.removeValue(forKey: "phase")?.stringValue.flatMap(IntentPhase.init(rawValue:)) ?? .perform
-        guard let intent = Self.intent(named: name.rawValue, parameters: .object(parameters), replies),
-            let outcome = await run(phase, intent, parameters: .object(parameters), request)
-        else { return }
+        guard let intent = Self.intent(named: name.rawValue, parameters: .object(parameters), replies) else { return }
+        // The one streaming intent method: SiriKit's power-level observer. Any other
+        // answers once (a reply without continues ends a `more` call).
+        if call.more, name == .getCarPowerLevelStatus {
+            guard phase == .perform else {
+                replies.send(error: Self.invalidParameter("phase", "updates are of the whole intent: leave phase out (perform)"))
+                return
+            }
+            await observePowerLevel(intent, parameters: .object(parameters), request)
+            return
+        }
+        guard let outcome = await run(phase, intent, parameters: .object(parameters), request) else { return }
         replies.send(serialized: Self.typedReply(outcome))
     }
 

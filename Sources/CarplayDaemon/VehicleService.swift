@@ -40,6 +40,7 @@ public final class VehicleService: VarlinkService {
         "io.carplayd.Vehicle.Monitor": { service, request in await service.monitor(request) },
         "io.carplayd.Simulator.SetFaults": { service, request in service.setFaults(request) },
         "io.carplayd.Simulator.GetVehicle": { service, request in service.getVehicle(request) },
+        "io.carplayd.Simulator.SetDriveState": { service, request in service.setDriveState(request) },
     ]
 
     private let state: DaemonState
@@ -100,7 +101,7 @@ public final class VehicleService: VarlinkService {
 
     /// Runs a phase of an intent for a call, generic or typed: refused while shutting
     /// down, logged, and a refusal that is a typed error sent as one (then nil).
-    func run(_ phase: IntentPhase, _ intent: Intent, parameters: JSONValue, _ request: Request) async -> IntentOutcome? {
+    func run(_ phase: IntentPhase, _ intent: Intent, parameters: JSONValue, _ request: Request, logged: Bool = true) async -> IntentOutcome? {
         // Intents in flight finish before a graceful stop; new ones are refused.
         guard state.beginCall() else {
             request.replies.send(error: Self.unavailable("carplayd is shutting down"))
@@ -111,7 +112,7 @@ public final class VehicleService: VarlinkService {
         let start = clock.now
         let (deviceLock, peer) = (request.deviceLock, request.peer)
         let outcome = await request.session.engine.run(phase, intent) { deviceLock.device(of: peer) }
-        logIntent(outcome, parameters: parameters, latency: clock.now - start, peer: request.peer)
+        if logged { logIntent(outcome, parameters: parameters, latency: clock.now - start, peer: request.peer) }
         if let error = Self.error(for: outcome) {
             request.replies.send(error: error)
             return nil

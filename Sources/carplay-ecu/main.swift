@@ -9,7 +9,8 @@ import VehicleKit
 
 // carplay-ecu: the simulated vehicle as its own process on a CAN interface.
 let usage = """
-    usage: carplay-ecu --can IFACE --profile DIR [--faults JSON|@FILE] [--state JSON] [--quiet]
+    usage: carplay-ecu --can IFACE --profile DIR [--faults JSON|@FILE] [--state JSON]
+                       [--plug-in CONNECTOR | --drive KMH] [--quiet]
 
     Plays the vehicle of the profile on a CAN interface (vcan0 or real): applies the
     E2E-checked command frames it may (the car's limits), acknowledges each, and sends
@@ -18,6 +19,9 @@ let usage = """
       --faults   fault plan, JSON or @file (docs/SIMULATION.md), e.g.
                  '{"rules":[{"kind":"reject","property":"climate."}]}'
       --state    starting property values, e.g. '{"lock.locked":true}'
+      --plug-in  start plugged in at this charging connector (one of the profile's
+                 car.chargingConnectors, e.g. ccs2): charges at its power
+      --drive    start driving at this speed, km/h: charge or fuel and range fall
       --quiet    log only rejections and faults
 
     SIGTERM / SIGINT stop it; SIGHUP prints its statistics.
@@ -38,6 +42,7 @@ var profileDirectory: String?
 var faultsText: String?
 var stateText: String?
 var quiet = false
+var drive = DriveState.parked
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     func value() -> String {
@@ -49,6 +54,16 @@ while !arguments.isEmpty {
     case "--profile": profileDirectory = value()
     case "--faults": faultsText = value()
     case "--state": stateText = value()
+    case "--plug-in":
+        let name = value()
+        guard let connector = ChargingConnectorType(rawValue: name) else {
+            fail("--plug-in: expected one of \(ChargingConnectorType.allCases.map(\.rawValue).joined(separator: ", ")), found \"\(name)\"")
+        }
+        drive.connector = connector
+    case "--drive":
+        let text = value()
+        guard let speed = Double(text) else { fail("--drive: expected a speed in km/h, found \"\(text)\"") }
+        drive.speedKmh = speed
     case "--quiet": quiet = true
     default: fail("unknown option \(argument)\n\n\(usage)")
     }
@@ -74,6 +89,10 @@ if let stateText {
     do { state.merge(try VehicleState(json: JSONNode(parsing: Array(stateText.utf8), file: "--state"))) } catch { fail("\(error)") }
 }
 
+var simulation = VehicleSimulation(profile: profile, state: state, faults: faults)
+// Its status frames go out at the first tick, with everything else.
+do { _ = try simulation.setDriveState(drive, at: .zero) } catch { fail("--\(error.parameter == "connector" ? "plug-in" : "drive"): \(error.reason)") }
+
 let frames = VehicleFrames(profile: profile)
 let commandIDs = Set(profile.bindings.values.compactMap { $0.command?.message }).compactMap { profile.database.message(named: $0)?.canID }
 let port: SocketCANPort
@@ -82,7 +101,7 @@ do {
 } catch {
     fail("cannot open \(interface): \(error)", code: 1)
 }
-let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: state, faults: faults), port: port)
+let node = SimulatedVehicleNode(simulation: simulation, port: port)
 try? FileDescriptor.standardError.writeAll("carplay-ecu: \(profile.displayName) on \(interface) (\(commandIDs.count) command messages, \(frames.statusMessages.count) status messages)\(faults.isEmpty ? "" : ", faults \(faultsText ?? "")")\n")
 
 let signals = Signals.stream([Signals.terminate, Signals.interrupt, Signals.hangup])

@@ -357,3 +357,13 @@ private func format2(_ value: Int) -> String {
         }
     }
 }
+
+@Suite struct CandumpTimestampISO8601Tests {
+    @Test func utcText() {
+        #expect(CandumpTimestamp(seconds: 0, microseconds: 0).iso8601 == "1970-01-01T00:00:00.000Z")
+        #expect(CandumpTimestamp(seconds: 1_700_000_000, microseconds: 123_456).iso8601 == "2023-11-14T22:13:20.123Z")
+        #expect(CandumpTimestamp(seconds: 951_782_400, microseconds: 999_999).iso8601 == "2000-02-29T00:00:00.999Z")
+        #expect(CandumpTimestamp(seconds: -1, microseconds: 0).iso8601 == "1969-12-31T23:59:59.000Z")
+        #expect(CandumpTimestamp(seconds: 4_102_444_799, microseconds: 0).iso8601 == "2099-12-31T23:59:59.000Z")
+    }
+}

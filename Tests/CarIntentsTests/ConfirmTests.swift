@@ -68,12 +68,6 @@ import VehicleKit
     }
 
     @Test func responseFields() {
-        let state = VehicleState([.chargePercent: .number(80), .distanceRemaining: .number(312.5), .charging: .bool(true), .minutesToFull: .integer(45), .fuelPercent: .number(50)])
-        let fields = IntentResponse.powerLevelFields(from: state, power: TestProfiles.suv.power)
-        let response = IntentResponse(code: .success, fields: fields)
-        #expect(response.jsonValue.serialized()
-            == #"{"chargePercentRemaining":0.8,"charging":true,"code":"success","distanceRemaining":{"unit":"kilometers","value":312.5},"minutesToFull":45}"#)
-        #expect(IntentResponse.powerLevelFields(from: state, power: TestProfiles.sedan.power)["fuelPercentRemaining"] == .number(0.5))
         #expect(IntentResponse.lockStatusFields(from: locked) == ["locked": .bool(true)])
         #expect(IntentResponse(code: .success, fields: IntentResponse.signalFields([.visible])).jsonValue.serialized() == #"{"code":"success","signals":["visible"]}"#)
     }

@@ -125,7 +125,7 @@ struct ProfileFixture {
         #expect(profile.audioSources == [.sourceCarPlay, .sourceRadio, .sourceBluetooth, .sourceUSB, .sourceMemoryCard, .sourceHardDrive])
         #expect(profile.profileSlots == 6)
         #expect(profile.carSignals == [.visible])
-        #expect(profile.power == PowerCapabilities(fuel: false, battery: true))
+        #expect(profile.power.fuel == false && profile.power.battery == true)
         #expect(profile.bindings[.fuelPercent] == nil)
         #expect(profile.bindings[.minutesToFull]?.command == nil)
         guard case let .setpoint(thirdRow)? = profile.bindings[.temperature(zone: "thirdRow")]?.command else {
@@ -510,5 +510,40 @@ struct ProfileFixture {
         var fixture = try ProfileFixture("sedan")
         try fixture.dbc(" SG_ DefrostRear : 44|2@1+ (1,0) [0|3] \"\" ClimateECU\n", " SG_ DefrostRear : 44|2@1+ (1,0) [0|3] \"\" ClimateECU\n SG_ Ionizer : 46|2@1+ (1,0) [0|3] \"\" ClimateECU\n")
         fixture.expectError(path: "bindings", #"signal "Ionizer" of command message "ClimateCommand" is not bound"#)
+    }
+}
+
+/// The power section's static facts and `power.activeConnector`'s values (the SUV).
+@Suite struct PowerProfileTests {
+    @Test func theSUVsPowerFacts() throws {
+        let profile = try ProfileFixture("suv").load()
+        #expect(profile.power.batteryCapacityKWh == 90 && profile.power.minimumBatteryCapacityKWh == 3)
+        #expect(profile.power.consumptionKWhPer100Km == 14.5)
+        #expect(profile.power.consumptionFormulaArguments?["vehicleMassKg"] == .integer(2150))
+        #expect(profile.bindings[.activeConnector] != nil && PropertyKey.activeConnector.isStatusOnly)
+    }
+
+    @Test func theReserveIsBelowTheCapacity() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""minimumBatteryCapacityKWh": 3"#, #""minimumBatteryCapacityKWh": 90"#)
+        fixture.expectError(path: "power.minimumBatteryCapacityKWh", "must be below batteryCapacityKWh (90)")
+    }
+
+    @Test func batteryFactsNeedABattery() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(#""power": {"fuel": true, "battery": false}"#, #""power": {"fuel": true, "battery": false, "batteryCapacityKWh": 50}"#)
+        fixture.expectError(path: "power.batteryCapacityKWh", "only for a car with battery: true")
+    }
+
+    @Test func formulaArgumentsAreObjects() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""chargingFormulaArguments": {"maximumChargeRateC": 1.7, "taperStartPercent": 80}"#, #""chargingFormulaArguments": [1.7]"#)
+        fixture.expectError(path: "power.chargingFormulaArguments", "expected an object")
+    }
+
+    @Test func everyConnectorIsMapped() throws {
+        var fixture = try ProfileFixture("suv")
+        try fixture.json(#""values": {"none": "None", "ccs2": "CCS2", "mennekes": "Type2"}"#, #""values": {"none": "None", "ccs2": "CCS2"}"#)
+        fixture.expectError(path: #"bindings["power.activeConnector"].values["mennekes"]"#, "missing: the car has mennekes")
     }
 }

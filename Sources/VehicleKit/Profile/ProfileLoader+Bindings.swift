@@ -76,6 +76,7 @@ extension ProfileReader {
                 let needed: [String] = switch key {
                 case .audioSource: profile.audioSources.map(\.rawValue)
                 case .radioBand: profile.radio?.bands.map(\.type.rawValue) ?? []
+                case .activeConnector: profile.car.chargingConnectors.map(\.type.rawValue) + [PropertyKey.noConnector]
                 default: AirCirculationMode.allCases.map(\.rawValue)
                 }
                 var sides: [(path: String, names: Set<String>, exact: Bool)] = [(schema == 1 ? object.path("values") : statusNode.childPath("values", quoted: false), Set(statusValues.values.keys), true)]
@@ -89,7 +90,7 @@ extension ProfileReader {
                         throw fail("\(side.path)[\"\(name)\"]", "missing: the car has \(name), so \(rawKey) maps it to a value of the DBC signal")
                     }
                     for name in side.names.sorted() where !needed.contains(name) && side.exact {
-                        throw fail("\(side.path)[\"\(name)\"]", "the car has no \(name) (\(key == .audioSource ? "audioSources" : key == .radioBand ? "radio.bands" : "climate.recirculation") does not list it)")
+                        throw fail("\(side.path)[\"\(name)\"]", "the car has no \(name) (\(key == .audioSource ? "audioSources" : key == .radioBand ? "radio.bands" : key == .activeConnector ? "car.chargingConnectors" : "climate.recirculation") does not list it)")
                     }
                 }
             }

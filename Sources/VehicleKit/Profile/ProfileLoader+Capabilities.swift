@@ -269,4 +269,35 @@ extension ProfileReader {
         }
         return car
     }
+
+    /// `power`: fuel and/or battery, and the static facts of the power level.
+    func parsePower(_ node: JSONNode) throws(ProfileError) -> PowerCapabilities {
+        let object = try node.object(known: [
+            "fuel", "battery", "batteryCapacityKWh", "minimumBatteryCapacityKWh", "consumptionKWhPer100km", "fuelTankLiters",
+            "fuelConsumptionLPer100km", "consumptionFormulaArguments", "chargingFormulaArguments",
+        ])
+        var power = PowerCapabilities(fuel: try object.optional("fuel")?.bool() ?? false, battery: try object.optional("battery")?.bool() ?? false)
+        func positive(_ key: String, _ what: String, needs flag: Bool, _ flagName: String) throws(ProfileError) -> Double? {
+            guard let valueNode = object.optional(key) else { return nil }
+            guard flag else { throw valueNode.error("only for a car with \(flagName): true") }
+            let value = try valueNode.number()
+            guard value > 0, value <= 10_000 else { throw valueNode.error("\(what), greater than 0, not \(value.plainText())") }
+            return value
+        }
+        power.batteryCapacityKWh = try positive("batteryCapacityKWh", "kWh", needs: power.battery, "battery")
+        power.minimumBatteryCapacityKWh = try positive("minimumBatteryCapacityKWh", "kWh", needs: power.battery, "battery")
+        power.consumptionKWhPer100Km = try positive("consumptionKWhPer100km", "kWh per 100 km", needs: power.battery, "battery")
+        power.fuelTankLiters = try positive("fuelTankLiters", "litres", needs: power.fuel, "fuel")
+        power.fuelConsumptionLitersPer100Km = try positive("fuelConsumptionLPer100km", "litres per 100 km", needs: power.fuel, "fuel")
+        if let minimum = power.minimumBatteryCapacityKWh, let maximum = power.batteryCapacityKWh, minimum >= maximum {
+            throw fail(object.path("minimumBatteryCapacityKWh"), "must be below batteryCapacityKWh (\(maximum.plainText()))")
+        }
+        for key in ["consumptionFormulaArguments", "chargingFormulaArguments"] {
+            guard let argumentsNode = object.optional(key) else { continue }
+            guard power.battery else { throw argumentsNode.error("only for a car with battery: true") }
+            guard case let .object(arguments) = argumentsNode.value else { throw argumentsNode.error("expected an object (SiriKit's formula arguments, passed on as given)") }
+            if key == "consumptionFormulaArguments" { power.consumptionFormulaArguments = arguments } else { power.chargingFormulaArguments = arguments }
+        }
+        return power
+    }
 }

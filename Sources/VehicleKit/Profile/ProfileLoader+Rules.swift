@@ -36,7 +36,11 @@ extension ProfileReader {
         case "power.fuelPercent": return (profile.power.fuel, profile.power.fuel, "power.fuel: true")
         case "power.chargePercent": return (profile.power.battery, profile.power.battery, "power.battery: true")
         case "power.charging", "power.minutesToFull": return (profile.power.battery, false, "power.battery: true")
-        case "power.distanceRemaining": return (true, false, "")
+        case "power.distanceRemaining", "power.maximumDistance": return (true, false, "")
+        case "power.distanceRemainingElectric", "power.maximumDistanceElectric", "power.minimumBatteryCapacity", "power.currentBatteryCapacity",
+            "power.maximumBatteryCapacity", "power.activeConnector":
+            return (profile.power.battery, false, "power.battery: true")
+        case "power.distanceRemainingFuel", "power.maximumDistanceFuel": return (profile.power.fuel, false, "power.fuel: true")
         default: break
         }
         if parts.count == 3, parts[0] == "climate", parts[1] == "temperature" {

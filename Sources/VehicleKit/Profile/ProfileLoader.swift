@@ -121,11 +121,7 @@ struct ProfileReader {
         let hasLock = try root.optional("lock")?.bool() ?? false
         let carSignals = try uniqueList(root.optional("carSignals"), CarSignal.self, what: "car signal")
         var power = PowerCapabilities(fuel: false, battery: false)
-        if let node = root.optional("power") {
-            let object = try node.object(known: ["fuel", "battery"])
-            power.fuel = try object.optional("fuel")?.bool() ?? false
-            power.battery = try object.optional("battery")?.bool() ?? false
-        }
+        if let node = root.optional("power") { power = try parsePower(node) }
         let policies = try parsePolicies(root.required("policies"))
         let car = try root.optional("car").map { node throws(ProfileError) in try parseCar(node) } ?? .none
 

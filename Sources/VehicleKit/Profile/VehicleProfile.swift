@@ -1,3 +1,4 @@
+import CarplayJSON
 import CANKit
 
 /// A vehicle: what it can do (capabilities), how its state maps onto DBC signals
@@ -216,9 +217,30 @@ public struct RadioCapabilities: Sendable, Hashable {
     public func band(_ type: RadioType) -> RadioBand? { bands.first { $0.type == type } }
 }
 
+/// What the car runs on, and the static facts of its power level that a car need not
+/// send on its bus (the profile's `power` section, VehicleProfiles/README.md).
 public struct PowerCapabilities: Sendable, Hashable {
     public var fuel: Bool
     public var battery: Bool
+    /// Energy stored when full, kWh: `maximumBatteryCapacity` when no status signal
+    /// reports it, and the simulated battery's size.
+    public var batteryCapacityKWh: Double?
+    /// The reserve at which the car counts as empty, kWh (`minimumBatteryCapacity` likewise).
+    public var minimumBatteryCapacityKWh: Double?
+    /// Electric consumption, kWh per 100 km (the simulated car's; a real car's varies).
+    public var consumptionKWhPer100Km: Double?
+    public var fuelTankLiters: Double?
+    /// Fuel consumption, litres per 100 km (the simulated car's).
+    public var fuelConsumptionLitersPer100Km: Double?
+    /// SiriKit's `consumptionFormulaArguments` / `chargingFormulaArguments`: the car
+    /// maker's EV-routing model (Apple Maps'), passed on as the profile gives them.
+    public var consumptionFormulaArguments: [String: JSONValue]?
+    public var chargingFormulaArguments: [String: JSONValue]?
+
+    public init(fuel: Bool, battery: Bool) {
+        self.fuel = fuel
+        self.battery = battery
+    }
 }
 
 public struct Policies: Sendable, Hashable {

@@ -119,6 +119,17 @@ public final class SimulatedVehicleNode: Sendable {
         }
     }
 
+    /// Plugs the car in, unplugs it, drives or stops it (see `VehicleSimulation.setDriveState`).
+    public func setDriveState(_ drive: DriveState) throws(DriveStateError) {
+        try core.withLock { (core) throws(DriveStateError) in
+            let out = try core.simulation.setDriveState(drive, at: elapsed(core))
+            send(out, &core)
+            schedule(&core)
+        }
+    }
+
+    public func driveState() -> DriveState { core.withLock { $0.simulation.drive } }
+
     // MARK: - Receiving
 
     /// Asks the port to hand frames to the node directly; true when it does.

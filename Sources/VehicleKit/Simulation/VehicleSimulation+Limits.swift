@@ -219,11 +219,16 @@ extension VehicleSimulation {
     /// fan on at level 3 (or the highest level below), A/C and climate on, auto off,
     /// fresh air, defrosters off, seats 0, the first audio source, the first radio band
     /// tuned to its first preset (else station, else its minimum), no car profile,
-    /// unlocked, signals off, fuel 62 %, charge 71 %, 420 km, not charging, cabin 24 °C.
+    /// unlocked, signals off, fuel 62 %, charge 71 %, 420 km, not charging, cabin 24 °C;
+    /// no connector plugged in, capacities and the other ranges from the drivetrain model.
     public static func defaultState(for profile: VehicleProfile) -> VehicleState {
         var state = VehicleState()
         for key in profile.bindings.keys {
             if let value = defaultValue(for: key, profile: profile) { state[key] = value }
+        }
+        // Capacities and the other ranges follow from the charge and fuel (420 km stays as it was).
+        for (key, value) in drivetrainDefaults(for: profile, charge: 71, fuel: 62) where profile.bindings[key] != nil && state[key] == nil {
+            state[key] = value
         }
         return state
     }

@@ -7,6 +7,14 @@ public struct SimulationDynamics: Sendable, Hashable {
     public var cabinTemperatureRate: Double
     /// How fast the battery charges while `power.charging`, percent per minute.
     public var chargeRatePerMinute: Double
+    /// The drivetrain model's values for what the profile's `power` section does not
+    /// say: the charging power of a connector without `maximumPowerKW`, battery size and
+    /// consumption, fuel tank and consumption.
+    public var chargingPowerKW = 11.0
+    public var batteryCapacityKWh = 60.0
+    public var consumptionKWhPer100Km = 18.0
+    public var fuelTankLiters = 50.0
+    public var fuelConsumptionLitersPer100Km = 7.0
     /// How long `signal.audible` / `signal.visible` stay true after a command.
     public var signalDuration: Duration
     /// The largest alive-counter step accepted on command messages (1: every counter
@@ -36,8 +44,10 @@ public struct VehicleSimulation: Sendable {
     public let frames: VehicleFrames
     public var dynamics: SimulationDynamics
 
-    /// What the vehicle currently is.
-    public private(set) var state: VehicleState
+    /// What the vehicle currently is (set here and by the drivetrain model, +Drivetrain).
+    public internal(set) var state: VehicleState
+    /// Plugged in or driving: set from outside (`setDriveState`), never by a command.
+    public internal(set) var drive = DriveState.parked
     /// The faults in force (count-limited rules count down and disappear).
     public private(set) var faults: FaultPlan
     public private(set) var statistics = SimulationStatistics()
@@ -67,11 +77,11 @@ public struct VehicleSimulation: Sendable {
     private var latest: Duration = .zero
     /// Status messages reporting each property.
     private let statusByKey: [PropertyKey: [String]]
-    /// Whether the cabin temperature / the charge are reported by an event-only status
-    /// message (which needs physics ticks of its own): fixed by the profile, asked on
-    /// every frame.
+    /// Whether the cabin temperature / a power property is reported by an event-only
+    /// status message (which needs physics ticks of its own): fixed by the profile, asked
+    /// on every frame.
     private let cabinReportedByEvent: Bool
-    private let chargeReportedByEvent: Bool
+    private let powerReportedByEvent: Bool
 
     struct PendingCommand: Sendable {
         var due: Duration
@@ -99,7 +109,7 @@ public struct VehicleSimulation: Sendable {
         let frames = self.frames
         let eventOnly = { (key: PropertyKey) in (byKey[key] ?? []).contains { frames.statusMessages[$0]?.cycleTime == nil } }
         cabinReportedByEvent = eventOnly(.cabinTemperature)
-        chargeReportedByEvent = [PropertyKey.chargePercent, .minutesToFull, .charging].contains(where: eventOnly)
+        powerReportedByEvent = byKey.keys.contains { $0.rawValue.hasPrefix("power.") && eventOnly($0) }
     }
 
     // MARK: - Driving
@@ -337,7 +347,7 @@ public struct VehicleSimulation: Sendable {
 
     // MARK: - Transmitting
 
-    private mutating func transmitChanges(_ keys: [PropertyKey], at now: Duration) -> [CANFrame] {
+    mutating func transmitChanges(_ keys: [PropertyKey], at now: Duration) -> [CANFrame] {
         // One key (the common case): its messages, already sorted and distinct.
         let names = keys.count == 1 ? statusByKey[keys[0]] ?? [] : Set(keys.flatMap { statusByKey[$0] ?? [] }).sorted()
         return names.compactMap { transmitStatus($0, at: now) }
@@ -448,19 +458,21 @@ public struct VehicleSimulation: Sendable {
         return abs(cabin - target) > 1e-9
     }
 
-    private var isCharging: Bool {
-        state[.charging] == .bool(true) && (state[.chargePercent]?.doubleValue ?? 100) < 100
+    /// Charging without a connector plugged in (a `power.charging` override): the
+    /// fixed `chargeRatePerMinute`. Plugged in, the drivetrain model charges.
+    private var isChargingUnplugged: Bool {
+        drive.connector == nil && state[.charging] == .bool(true) && (state[.chargePercent]?.doubleValue ?? 100) < 100
     }
 
     /// Dynamics changes reach cyclic messages by themselves; event-only messages need
     /// ticks of their own.
     private var physicsNeedsTicks: Bool {
-        (cabinReportedByEvent && cabinIsMoving) || (chargeReportedByEvent && isCharging)
+        (cabinReportedByEvent && cabinIsMoving) || (powerReportedByEvent && (isChargingUnplugged || drivetrainIsMoving))
     }
 
-    /// Moves cabin temperature and charge on to `now`; returns the event-only status
-    /// messages whose reported values changed.
-    private mutating func advancePhysics(to now: Duration) -> [String] {
+    /// Moves cabin temperature, charge and range on to `now`; returns the event-only
+    /// status messages whose reported values changed.
+    mutating func advancePhysics(to now: Duration) -> [String] {
         let elapsed = FaultRule.milliseconds(now - lastPhysics) / 1000
         lastPhysics = now
         guard elapsed > 0 else { return [] }
@@ -470,7 +482,8 @@ public struct VehicleSimulation: Sendable {
             let next = abs(target - cabin) <= step ? target : cabin + (target > cabin ? step : -step)
             state[.cabinTemperature] = .number(next)
         }
-        if isCharging, let charge = state[.chargePercent]?.doubleValue {
+        advanceDrivetrain(seconds: elapsed)
+        if isChargingUnplugged, let charge = state[.chargePercent]?.doubleValue {
             let next = min(100, charge + dynamics.chargeRatePerMinute * elapsed / 60)
             state[.chargePercent] = .number(next)
             if state[.minutesToFull] != nil {
@@ -490,7 +503,7 @@ public struct VehicleSimulation: Sendable {
 
     // MARK: - Bookkeeping
 
-    private mutating func advanceTime(_ now: Duration) -> Duration {
+    mutating func advanceTime(_ now: Duration) -> Duration {
         if now > latest { latest = now }
         return latest
     }

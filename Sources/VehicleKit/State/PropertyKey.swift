@@ -25,6 +25,9 @@
 /// | `power.distanceRemaining` | number (km), status only | |
 /// | `power.charging` | bool, status only | |
 /// | `power.minutesToFull` | integer, status only | |
+/// | `power.maximumDistance`, `power.distanceRemainingElectric`, `power.distanceRemainingFuel`, `power.maximumDistanceElectric`, `power.maximumDistanceFuel` | number (km), status only | ranges: now, when full, per energy |
+/// | `power.minimumBatteryCapacity`, `power.currentBatteryCapacity`, `power.maximumBatteryCapacity` | number (kWh), status only | reserve, stored now, stored when full |
+/// | `power.activeConnector` | enum `ChargingConnectorType` or `none`, status only | the connector plugged in |
 public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     public let rawValue: String
 
@@ -57,6 +60,17 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
     public static let distanceRemaining: PropertyKey = "power.distanceRemaining"
     public static let charging: PropertyKey = "power.charging"
     public static let minutesToFull: PropertyKey = "power.minutesToFull"
+    public static let maximumDistance: PropertyKey = "power.maximumDistance"
+    public static let distanceRemainingElectric: PropertyKey = "power.distanceRemainingElectric"
+    public static let distanceRemainingFuel: PropertyKey = "power.distanceRemainingFuel"
+    public static let maximumDistanceElectric: PropertyKey = "power.maximumDistanceElectric"
+    public static let maximumDistanceFuel: PropertyKey = "power.maximumDistanceFuel"
+    public static let minimumBatteryCapacity: PropertyKey = "power.minimumBatteryCapacity"
+    public static let currentBatteryCapacity: PropertyKey = "power.currentBatteryCapacity"
+    public static let maximumBatteryCapacity: PropertyKey = "power.maximumBatteryCapacity"
+    public static let activeConnector: PropertyKey = "power.activeConnector"
+    /// `power.activeConnector`'s value when nothing is plugged in (SiriKit's `activeConnector` is then nil).
+    public static let noConnector = "none"
 
     /// What values the key holds; nil for a key outside the vocabulary.
     public var kind: PropertyKind? {
@@ -68,8 +82,11 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
             return .bool
         case "climate.fanSpeed", "radio.channel", "profile.active", "power.minutesToFull":
             return .integer
-        case "climate.cabinTemperature", "radio.frequency", "power.fuelPercent", "power.chargePercent", "power.distanceRemaining":
+        case "climate.cabinTemperature", "radio.frequency", "power.fuelPercent", "power.chargePercent", "power.distanceRemaining",
+            "power.maximumDistance", "power.distanceRemainingElectric", "power.distanceRemainingFuel", "power.maximumDistanceElectric",
+            "power.maximumDistanceFuel", "power.minimumBatteryCapacity", "power.currentBatteryCapacity", "power.maximumBatteryCapacity":
             return .number
+        case "power.activeConnector": return .enumeration(Self.connectorStates)
         case "climate.airCirculation": return .enumeration(Self.airCirculationModes)
         case "audio.source": return .enumeration(Self.audioSources)
         case "radio.band": return .enumeration(Self.radioTypes)
@@ -90,6 +107,7 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
     private static let airCirculationModes = EnumerationCases(AirCirculationMode.self)
     private static let audioSources = EnumerationCases(CarAudioSource.self)
     private static let radioTypes = EnumerationCases(RadioType.self)
+    private static let connectorStates = EnumerationCases(names: ChargingConnectorType.allCases.map(\.rawValue) + [noConnector])
 
     /// Keys the vehicle reports but nobody commands.
     public var isStatusOnly: Bool {
@@ -121,6 +139,12 @@ extension PropertyKind {
 public struct EnumerationCases: Sendable, Hashable {
     public let names: [String]
     private let aliases: [String: String]
+
+    /// Names without aliases.
+    public init(names: [String]) {
+        self.names = names
+        aliases = [:]
+    }
 
     public init<E: SiriKitEnumeration>(_: E.Type) {
         names = E.names
