@@ -4,6 +4,9 @@ import CarplayJSON
 
 /// What a key press asks the car to do: an intent as the verbs send it, and the values
 /// the state should then show (the "wanted" side of the cabin view).
+/// Where issue 17's panel mode hooks in: a second kind of request (the driver's own
+/// change, through the simulator's control interface), chosen by a mode of `DashModel`
+/// in `DashKeys`, routed by `DashFeeds.send`; pending/confirmed marks work unchanged.
 struct DashRequest: Sendable, Equatable {
     var intent: IntentName
     var parameters: [String: JSONValue]

@@ -114,7 +114,7 @@ enum DashRenderer {
     static func rule(_ title: String, focused: Bool, columns: Int, extra: String = "") -> DashLine {
         var line = DashLine("─")
         line.append(focused ? "[\(title)]" : " \(title) ", focused ? .focused : .title)
-        let tail = extra.isEmpty ? "" : " \(extra) "
+        let tail = extra.isEmpty ? "" : "─ \(extra) "
         line.append(tail + String(repeating: "─", count: max(0, columns - line.width - tail.count)))
         return line
     }
@@ -244,7 +244,7 @@ enum DashRenderer {
         if let driver = model.vehicle.driverSide, driver == zone.id { title += " · driver" }
         let inner = width - 2
         var top = DashLine("┌")
-        top.append(selected ? "▸\(title)" : " \(title) ", selected ? .selected : .title)
+        top.append(selected ? "▸\(title) " : " \(title) ", selected ? .selected : .title)
         top.append(String(repeating: "─", count: max(0, inner - top.width + 1)) + "┐")
         var rows: [DashLine] = []
         func row(_ content: DashLine) { rows.append(DashLine("│") + content.fitted(to: inner) + DashLine("│")) }
