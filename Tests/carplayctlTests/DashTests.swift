@@ -132,8 +132,8 @@ import Testing
             "  front defroster off                    doors unlocked",
             "  ┌▸left · driver ────────────────────┐  ┌ right ────────────────────────────┐",
             "  │ set 21 °C → 21.5 °C …             │  │ set 21 °C                         │",
-            "  │▸frontLeft   heat 0                │  │ frontRight  heat 0                │",
-            "  │ rearLeft    –                     │  │ rearRight   –                     │",
+            "  │▸frontLeft     heat 0              │  │ frontRight    heat 0              │",
+            "  │ rearLeft      –                   │  │ rearRight     –                   │",
             "  └───────────────────────────────────┘  └───────────────────────────────────┘",
             "  rear defroster off",
             "  cabin 23 °C  fan on 3/7  A/C on  auto off  climate on  air fresh",
@@ -143,7 +143,7 @@ import Testing
             "  400        1.0  4437171A2B007C00  climate.cabinTemperature",
             "", "", "", "", "", "", "", "",
             " … SetClimateSettingsInCar sent, waiting for the vehicle",
-            " Tab frames  z zone  s seat  +/- temp  h heat  f/F fan  a A/C  l lock  ? help  q",
+            " Tab frames  z zone  s seat  +/- temp  h heat  f/F fan  l lock  ? help  q quit",
         ]
         #expect(lines.count == 24)
         for (index, line) in lines.enumerated() {

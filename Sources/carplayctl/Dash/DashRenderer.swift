@@ -134,7 +134,7 @@ enum DashRenderer {
         let text = model.showHelp
             ? " any key: back   q: quit"
             : model.pane == .cabin
-            ? " Tab frames  z zone  s seat  +/- temp  h heat  f/F fan  a A/C  l lock  ? help  q"
+            ? " Tab frames  z zone  s seat  +/- temp  h heat  f/F fan  l lock  ? help  q quit"
             : " Tab cabin  ↑/↓ message  Enter signals  +/- temp  h heat  l lock  ? help  q quit"
         return DashLine(text, .dim)
     }
@@ -241,7 +241,8 @@ enum DashRenderer {
     static func box(_ model: DashModel, zone: DashVehicle.Zone, zoneIndex: Int, width: Int) -> [DashLine] {
         let selected = zoneIndex == min(model.zoneIndex, max(0, model.vehicle.zones.count - 1))
         var title = zone.id
-        if let driver = model.vehicle.driverSide, driver == zone.id { title += " · driver" }
+        // The driver's zone: named by the side, or the one with the driver's seat.
+        if let driver = model.vehicle.driverSide, driver == zone.id || zone.seats.contains("front" + capitalizedFirst(driver)) { title += " · driver" }
         let inner = width - 2
         var top = DashLine("┌")
         top.append(selected ? "▸\(title) " : " \(title) ", selected ? .selected : .title)
@@ -259,9 +260,9 @@ enum DashRenderer {
         for name in zone.seats {
             let isSelected = name == selectedSeat
             var line = DashLine(isSelected ? "▸" : " ", .selected)
-            line.append(padded(name, 12), isSelected ? .selected : .plain)
+            line.append(padded(name, 14), isSelected ? .selected : .plain)
             if let seat = model.vehicle.seat(named: name), seat.hasFeatures {
-                for (feature, short, maximum) in [("heating", "heat", seat.heating), ("cooling", "cool", seat.cooling), ("massage", "massage", seat.massage)] where maximum > 0 {
+                for (feature, short, maximum) in [("heating", "heat", seat.heating), ("cooling", "cool", seat.cooling), ("massage", "mass", seat.massage)] where maximum > 0 {
                     line = line + value(model, "seat.\(name).\(feature)", label: "\(short) ") { readable($0) } + DashLine(" ")
                 }
             } else {
@@ -301,8 +302,10 @@ enum DashRenderer {
         func take(_ key: String) -> JSONValue? { keys.remove(key) == nil ? nil : values[key] }
         if let fuel = take("power.fuelPercent") { parts.append("fuel \(readable(fuel)) %") }
         if let charge = take("power.chargePercent") { parts.append("charge \(readable(charge)) %") }
-        if take("power.charging") == .bool(true) { parts.append("charging") }
-        if let minutes = take("power.minutesToFull") { parts.append("\(readable(minutes)) min to full") }
+        let charging = take("power.charging") == .bool(true)
+        if charging { parts.append("charging") }
+        // Minutes to full mean something only while charging.
+        if let minutes = take("power.minutesToFull"), charging { parts.append("\(readable(minutes)) min to full") }
         if let range = take("power.distanceRemaining") { parts.append("range \(readable(range)) km") }
         for key in keys.sorted() { parts.append("\(key.dropFirst("power.".count)) \(readable(values[key]!))") }
         return parts.joined(separator: " · ")
