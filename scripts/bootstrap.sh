@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent set-up of a fresh Debian 12 machine that already has the Swift
-# toolchain: Debian packages the build needs, plus a Python venv (.venv in the
-# repo root) with the peers used as independent checks (cantools, python-can,
-# varlink, pytest). Reruns are fast: nothing is installed that is already there.
+# toolchain: Debian packages the build and the tests need (tmux: the dash's test
+# drives it as a person would), plus a Python venv (.venv in the repo root) with the
+# peers used as independent checks (cantools, python-can, varlink, pytest). Reruns are fast: nothing is installed that is already there.
 #
 # Usage: scripts/bootstrap.sh [--no-venv]
 set -euo pipefail
@@ -10,7 +10,7 @@ set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$REPO_ROOT/.venv"
 
-APT_PACKAGES=(libsocketcan-dev libsystemd-dev pkg-config python3-venv can-utils)
+APT_PACKAGES=(libsocketcan-dev libsystemd-dev pkg-config python3-venv can-utils tmux)
 PIP_PACKAGES=(cantools==45.1.0 python-can==4.6.1 varlink==31.0.0 pytest==8.3.4 autosar-e2e==1.0.0)
 
 WITH_VENV=1

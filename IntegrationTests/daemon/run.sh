@@ -4,8 +4,8 @@
 #   IntegrationTests/daemon/run.sh [PYTEST ARGS...]
 #
 # Uses $CARPLAYD_BIN when it names an executable; otherwise builds the daemon
-# (`swift build --product carplayd` and `--product carplay-bench`, incremental) and tests that build. Creates the
-# venv (scripts/bootstrap.sh) when it has no pytest. Exits with pytest's exit code.
+# (`swift build --product carplayd`, `carplay-bench` and `carplayctl`, incremental) and tests that build. Creates the
+# venv (scripts/bootstrap.sh) when it has no pytest, or tmux is missing. Exits with pytest's exit code.
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -17,7 +17,8 @@ if ! command -v "$SWIFT" >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; the
 fi
 PY="$REPO_ROOT/.venv/bin/python"
 
-if ! [ -x "$PY" ] || ! "$PY" -c 'import pytest, varlink' >/dev/null 2>&1; then
+# tmux: test_dash.py drives carplayctl dash in it.
+if ! [ -x "$PY" ] || ! "$PY" -c 'import pytest, varlink' >/dev/null 2>&1 || ! command -v tmux >/dev/null 2>&1; then
     bash "$REPO_ROOT/scripts/bootstrap.sh"
 fi
 
@@ -27,6 +28,7 @@ else
     echo "==> swift build --product carplayd"
     "$SWIFT" build --product carplayd
     "$SWIFT" build --product carplay-bench  # IntegrationTests/daemon/test_load_generator.py
+    "$SWIFT" build --product carplayctl     # IntegrationTests/daemon/test_dash.py (beside carplayd)
     CARPLAYD_BIN="$("$SWIFT" build --show-bin-path)/carplayd"
     [ -x "$CARPLAYD_BIN" ] || { echo "IntegrationTests/daemon: no carplayd at $CARPLAYD_BIN after the build" >&2; exit 1; }
 fi

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -168,4 +169,12 @@ int carplay_wait_readable(int fd, int wake_fd, int timeout_ms) {
     if (result <= 0) return result;
     if (wake_fd >= 0 && (fds[1].revents & POLLIN)) return 2;
     return 1;
+}
+
+int carplay_terminal_size(int fd, int *rows, int *columns) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0) return -1;
+    *rows = size.ws_row;
+    *columns = size.ws_col;
+    return 0;
 }

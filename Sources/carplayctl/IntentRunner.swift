@@ -19,9 +19,8 @@ enum IntentRunner {
     static func run(_ intent: IntentName, _ parameters: [String: JSONValue], _ options: DaemonOptions) throws -> Int32 {
         try withDaemonErrorsAsJSON(options.json) {
             let daemon = try DaemonConnection(options)
-            let final = try resolve(daemon: daemon, intent: intent, parameters: parameters, options: options)
-            let reply = try daemon.call("Perform", request(intent, final))
-            let succeeded = reply["response"]?.objectValue?["code"]?.stringValue == "success"
+            let (final, reply) = try perform(intent, parameters, daemon: daemon, options: options, interactive: isInteractive())
+            let succeeded = succeeded(reply)
             if options.json {
                 output(JSONValue.object(reply).serialized())
             } else if succeeded {
@@ -31,6 +30,18 @@ enum IntentRunner {
             }
             return succeeded ? ExitCode.success : ExitCode.failure
         }
+    }
+
+    /// Steps 1 to 3 without printing, for callers that show the outcome themselves (the
+    /// dash, which never asks: `interactive` false): the parameters performed with and
+    /// Perform's reply.
+    static func perform(_ intent: IntentName, _ parameters: [String: JSONValue], daemon: DaemonConnection, options: DaemonOptions, interactive: Bool) throws -> (parameters: [String: JSONValue], reply: [String: JSONValue]) {
+        let final = try resolve(daemon: daemon, intent: intent, parameters: parameters, options: options, interactive: interactive)
+        return (final, try daemon.call("Perform", request(intent, final)))
+    }
+
+    static func succeeded(_ reply: [String: JSONValue]) -> Bool {
+        reply["response"]?.objectValue?["code"]?.stringValue == "success"
     }
 
     static func request(_ intent: IntentName, _ parameters: [String: JSONValue]) -> [String: JSONValue] {
@@ -46,9 +57,8 @@ enum IntentRunner {
     static func kind(_ resolution: JSONValue?) -> String { resolution?.objectValue?["kind"]?.stringValue ?? "" }
 
     /// Steps 1 and 2: the parameters to perform with.
-    static func resolve(daemon: DaemonConnection, intent: IntentName, parameters: [String: JSONValue], options: DaemonOptions) throws -> [String: JSONValue] {
+    static func resolve(daemon: DaemonConnection, intent: IntentName, parameters: [String: JSONValue], options: DaemonOptions, interactive: Bool) throws -> [String: JSONValue] {
         var parameters = parameters
-        let interactive = isInteractive()
         for _ in 0..<maxRounds {
             let reply = try daemon.call("Resolve", request(intent, parameters))
             if reply["ready"] == .bool(true) { return parameters }

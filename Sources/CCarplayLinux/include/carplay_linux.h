@@ -64,6 +64,12 @@ int carplay_wait_readable(int fd, int wake_fd, int timeout_ms);
 /// The interface index, or 0 when there is no such interface.
 int carplay_interface_index(const char *ifname);
 
+// ---- Terminals ----
+
+/// The window size of the terminal on `fd` (TIOCGWINSZ: ioctl is variadic, which Swift
+/// cannot call). Returns 0, or -1 (errno).
+int carplay_terminal_size(int fd, int *rows, int *columns);
+
 extern const uint32_t carplay_can_eff_flag;
 extern const uint32_t carplay_can_rtr_flag;
 extern const uint32_t carplay_can_err_flag;

@@ -1,0 +1,100 @@
+import CarplayJSON
+import LinuxSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Everything that reaches the dash, in the order it arrived.
+enum DashEvent: Sendable {
+    case state([String: JSONValue], at: Double)
+    case monitor([String: JSONValue], at: Double)
+    case lost(String)
+    case input([UInt8])
+    case signal(Int32)
+    case finished(Int, DashRequestResult)
+}
+
+/// The dash's inputs, each on a thread of its own because each blocks: the Monitor
+/// stream and GetState (the Varlink client is blocking), the keyboard (read), and every
+/// request (Perform waits for the vehicle's confirmation). They only yield events into
+/// one stream, which the dash's loop reads alone: no state is shared.
+enum DashFeeds {
+    static func start(_ options: DaemonOptions, _ sink: AsyncStream<DashEvent>.Continuation, keys: Bool) throws(Errno) {
+        try DetachedThread.start(name: "dash-monitor") { monitor(options, sink) }
+        try DetachedThread.start(name: "dash-state") { pollState(options, sink) }
+        if keys { try DetachedThread.start(name: "dash-keys") { readKeys(sink) } }
+    }
+
+    /// Monitor with `more`, again after a second when the daemon goes away (a restart).
+    static func monitor(_ options: DaemonOptions, _ sink: AsyncStream<DashEvent>.Continuation) {
+        while true {
+            do {
+                try DaemonConnection(options).callMore("Monitor") { reply in
+                    sink.yield(.monitor(reply, at: monotonicSeconds()))
+                    return true
+                }
+                sink.yield(.lost("carplayd ended the Monitor stream"))
+            } catch {
+                sink.yield(.lost("\(error)"))
+            }
+            sleep(1)
+        }
+    }
+
+    /// GetState once a second: reachability and bus health, and the dash's clock tick.
+    static func pollState(_ options: DaemonOptions, _ sink: AsyncStream<DashEvent>.Continuation) {
+        var daemon: DaemonConnection?
+        while true {
+            do {
+                let connection = try daemon ?? DaemonConnection(options)
+                daemon = connection
+                sink.yield(.state(try connection.call("GetState"), at: monotonicSeconds()))
+            } catch {
+                daemon = nil
+                sink.yield(.lost("\(error)"))
+            }
+            sleep(1)
+        }
+    }
+
+    static func readKeys(_ sink: AsyncStream<DashEvent>.Continuation) {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while true {
+            let count = (try? buffer.withUnsafeMutableBytes { raw in try FileDescriptor.standardInput.read(into: raw) }) ?? 0
+            guard count > 0 else { return }
+            sink.yield(.input(Array(buffer[0..<count])))
+        }
+    }
+
+    /// Sends `request` as the intent verbs send theirs (IntentRunner: Resolve, then
+    /// Perform), never asking: a question the daemon would ask is the failure's reason.
+    /// Issue 17's panel mode (the driver's own changes) adds its kind of request here.
+    static func send(_ request: DashRequest, number: Int, _ options: DaemonOptions, _ sink: AsyncStream<DashEvent>.Continuation) {
+        do {
+            try DetachedThread.start(name: "dash-request") {
+                sink.yield(.finished(number, perform(request, options)))
+            }
+        } catch {
+            sink.yield(.finished(number, .failed(reason: "cannot start a thread: \(error)")))
+        }
+    }
+
+    static func perform(_ request: DashRequest, _ options: DaemonOptions) -> DashRequestResult {
+        do {
+            let daemon = try DaemonConnection(options)
+            let (final, reply) = try IntentRunner.perform(request.intent, request.parameters, daemon: daemon, options: options, interactive: false)
+            guard IntentRunner.succeeded(reply) else { return .failed(reason: IntentSentence.failure(intent: request.intent, reply: reply)) }
+            return .confirmed(sentence: IntentSentence.success(intent: request.intent, parameters: final, reply: reply), state: reply["state"]?.objectValue ?? [:])
+        } catch {
+            return .failed(reason: "\(error)")
+        }
+    }
+}
+
+/// Seconds on the monotonic clock (rates and marks must not jump with the wall clock).
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

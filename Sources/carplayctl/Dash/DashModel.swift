@@ -1,0 +1,188 @@
+import CANKit
+import CarIntents
+import CarplayJSON
+
+/// What a key press asks the car to do: an intent as the verbs send it, and the values
+/// the state should then show (the "wanted" side of the cabin view).
+/// Where issue 17's panel mode hooks in: a second kind of request (the driver's own
+/// change, through the simulator's control interface), chosen by a mode of `DashModel`
+/// in `DashKeys`, routed by `DashFeeds.send`; pending/confirmed marks work unchanged.
+struct DashRequest: Sendable, Equatable {
+    var intent: IntentName
+    var parameters: [String: JSONValue]
+    /// Property key -> the value the vehicle should report once it took the command.
+    var targets: [String: JSONValue]
+}
+
+/// How a request ended, as the daemon said.
+enum DashRequestResult: Sendable, Equatable {
+    /// Confirmed by the vehicle: the sentence the verbs print, and the state afterwards.
+    case confirmed(sentence: String, state: [String: JSONValue])
+    case failed(reason: String)
+}
+
+/// A value asked for and not (yet) shown by the vehicle.
+struct DashWanted: Sendable, Equatable {
+    enum Phase: Sendable, Equatable {
+        case pending
+        case failed(String)
+    }
+    var target: JSONValue
+    var phase: Phase
+    var request: Int
+    var since: Double
+}
+
+enum DashPane: Sendable, Equatable {
+    case cabin, frames
+}
+
+/// The line above the key hints: the last thing that happened.
+struct DashNote: Sendable, Equatable {
+    enum Kind: Sendable, Equatable { case info, pending, confirmed, failed }
+    var text: String
+    var kind: Kind
+}
+
+/// The dash's whole state. Updated only by the pure functions below (Monitor and GetState
+/// replies, request outcomes, time) and by `DashKeys` (key presses), so the tests drive
+/// it without a terminal or a daemon; `DashRenderer` draws it.
+struct DashModel: Sendable {
+    var vehicle: DashVehicle
+    /// The DBC of `--dbc`, to decode the selected frame's signals.
+    var database: DBCDatabase?
+    var values: [String: JSONValue] = [:]
+    /// When each key last changed by a Monitor reply (GetState does not overwrite them
+    /// for a moment: its reading can be older than the stream's).
+    var streamedAt: [String: Double] = [:]
+    var reachable: Bool?
+    var bus: [String: JSONValue] = [:]
+    /// Why the daemon cannot be read right now, if it cannot.
+    var connectionProblem: String?
+    var wanted: [String: DashWanted] = [:]
+    var frames = DashFrameTable()
+    var pane: DashPane = .cabin
+    var zoneIndex = 0
+    /// Index into `vehicle.selectableSeats`.
+    var seatIndex = 0
+    var frameIndex = 0
+    var showSignals = false
+    var showHelp = false
+    var note: DashNote?
+    var nextRequest = 1
+    var quit = false
+
+    /// A failed mark stays this long unless the value changes first.
+    static let failedMarkSeconds = 8.0
+    /// GetState leaves a key alone this long after the stream changed it.
+    static let streamPrecedenceSeconds = 1.5
+
+    init(vehicle: DashVehicle, database: DBCDatabase? = nil) {
+        self.vehicle = vehicle
+        self.database = database
+    }
+
+    // MARK: - From the daemon
+
+    /// A GetState reply: reachability, the bus, and every value the stream has not just set.
+    mutating func apply(state reply: [String: JSONValue], now: Double) {
+        connectionProblem = nil
+        reachable = reply["reachable"]?.boolValue
+        bus = reply["bus"]?.objectValue ?? [:]
+        for (key, value) in reply["state"]?.objectValue ?? [:] {
+            if let streamed = streamedAt[key], now - streamed < Self.streamPrecedenceSeconds { continue }
+            set(key, value)
+        }
+        expire(now: now)
+    }
+
+    /// A Monitor reply: the changed keys' values and the frame that changed them.
+    mutating func apply(monitor reply: [String: JSONValue], now: Double) {
+        connectionProblem = nil
+        let keys = reply["keys"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        for (key, value) in reply["state"]?.objectValue ?? [:] {
+            set(key, value)
+            streamedAt[key] = now
+        }
+        frames.record(line: reply["frame"]?.stringValue ?? "", keys: keys, now: now)
+    }
+
+    /// The daemon could not be read (the stream broke, GetState failed).
+    mutating func lost(_ reason: String) {
+        connectionProblem = reason
+        reachable = nil
+    }
+
+    /// A new value settles what was wanted of its key: reached, or overtaken.
+    private mutating func set(_ key: String, _ value: JSONValue) {
+        let old = values[key]
+        values[key] = value
+        guard let wish = wanted[key] else { return }
+        if sameValue(wish.target, value) {
+            wanted[key] = nil
+        } else if case .failed = wish.phase, let old, !sameValue(old, value) {
+            wanted[key] = nil
+        }
+    }
+
+    // MARK: - Requests
+
+    /// A request is on its way: its targets are pending. Returns its number for `finish`.
+    mutating func begin(_ request: DashRequest, now: Double) -> Int {
+        let number = nextRequest
+        nextRequest += 1
+        for (key, target) in request.targets {
+            wanted[key] = DashWanted(target: target, phase: .pending, request: number, since: now)
+        }
+        note = DashNote(text: "… \(request.intent.rawValue) sent, waiting for the vehicle", kind: .pending)
+        return number
+    }
+
+    /// The daemon answered request `number`.
+    mutating func finish(_ number: Int, _ result: DashRequestResult, now: Double) {
+        switch result {
+        case let .confirmed(sentence, state):
+            for (key, value) in state where streamedAt[key].map({ now - $0 >= Self.streamPrecedenceSeconds }) ?? true {
+                set(key, value)
+            }
+            // The vehicle confirmed: what is still marked is shown by the next status.
+            for (key, wish) in wanted where wish.request == number { wanted[key] = nil }
+            note = DashNote(text: "✓ " + sentence, kind: .confirmed)
+        case let .failed(reason):
+            for (key, wish) in wanted where wish.request == number {
+                wanted[key] = DashWanted(target: wish.target, phase: .failed(reason), request: number, since: now)
+            }
+            note = DashNote(text: "✗ " + reason, kind: .failed)
+        }
+    }
+
+    /// Time passes: failed marks fade.
+    mutating func expire(now: Double) {
+        for (key, wish) in wanted {
+            if case .failed = wish.phase, now - wish.since >= Self.failedMarkSeconds { wanted[key] = nil }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// What the dash works from for a relative change: the pending target, else the value.
+    func wantedOrActual(_ key: String) -> JSONValue? {
+        if let wish = wanted[key], wish.phase == .pending { return wish.target }
+        return values[key]
+    }
+
+    var selectedZone: DashVehicle.Zone? {
+        vehicle.zones.isEmpty ? nil : vehicle.zones[min(zoneIndex, vehicle.zones.count - 1)]
+    }
+
+    var selectedSeat: DashVehicle.Seat? {
+        let seats = vehicle.selectableSeats
+        return seats.isEmpty ? nil : seats[min(seatIndex, seats.count - 1)]
+    }
+}
+
+/// Numbers compare by value (21 and 21.0 are the same temperature), the rest exactly.
+func sameValue(_ a: JSONValue, _ b: JSONValue) -> Bool {
+    if let x = a.doubleValue, let y = b.doubleValue { return abs(x - y) < 1e-9 }
+    return a == b
+}

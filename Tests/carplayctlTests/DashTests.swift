@@ -1,0 +1,193 @@
+import CarplayJSON
+import Testing
+
+@testable import carplayctl
+
+/// The dash without a terminal or a daemon: the model from Describe, GetState and
+/// Monitor replies and key presses, and the renderer's lines for a size.
+@Suite struct DashTests {
+    /// The example sedan as carplayd's Describe and GetState give it.
+    static let describe = #"{"audioSources":["radio","bluetooth","USB","AUX","carPlay"],"carNames":["Sedan"],"climate":{"airConditioner":true,"autoMode":true,"celsius":{"max":28.0,"min":16.0,"step":0.5},"climateControl":true,"fanSpeedLevels":7,"recirculation":true,"zones":[{"id":"left","seats":["frontLeft","rearLeft"]},{"id":"right","seats":["frontRight","rearRight"]}]},"defrosters":["front","rear"],"driverSide":"left","identifier":"sedan","lock":true,"name":"Example Sedan","power":{"battery":false,"fuel":true},"properties":["audio.source","climate.airCirculation","climate.airConditioner","climate.autoMode","climate.cabinTemperature","climate.climateControl","climate.fan","climate.fanSpeed","climate.temperature.left","climate.temperature.right","defroster.front","defroster.rear","lock.locked","power.distanceRemaining","power.fuelPercent","profile.active","radio.band","radio.frequency","seat.frontLeft.heating","seat.frontRight.heating","signal.audible","signal.visible"],"radio":{"stations":[{"frequency":102.2,"name":"Jazz FM","type":"FM"}]},"seats":[{"cooling":0,"heating":3,"massage":0,"seat":"frontLeft"},{"cooling":0,"heating":3,"massage":0,"seat":"frontRight"},{"cooling":0,"heating":0,"massage":0,"seat":"rearLeft"},{"cooling":0,"heating":0,"massage":0,"seat":"rearRight"}]}"#
+    static let getState = #"{"bus":{"droppedFrames":0,"errorFrames":0,"interface":"vcan0","kind":"embedded","restarts":0,"state":"error-active","untrustedFrames":0},"reachable":true,"state":{"audio.source":"radio","climate.airCirculation":"freshAir","climate.airConditioner":true,"climate.autoMode":false,"climate.cabinTemperature":23.0,"climate.climateControl":true,"climate.fan":true,"climate.fanSpeed":3,"climate.temperature.left":21.0,"climate.temperature.right":21.0,"defroster.front":false,"defroster.rear":false,"lock.locked":false,"power.distanceRemaining":420.0,"power.fuelPercent":62.0,"profile.active":0,"radio.band":"FM","radio.frequency":102.2,"seat.frontLeft.heating":0,"seat.frontRight.heating":0,"signal.audible":false,"signal.visible":false}}"#
+
+    static func object(_ text: String) throws -> [String: JSONValue] {
+        try #require(try JSONValue(parsing: text).objectValue)
+    }
+
+    static func sedan() throws -> DashModel {
+        var model = DashModel(vehicle: DashVehicle(describe: try object(describe)))
+        model.apply(state: try object(getState), now: 100)
+        return model
+    }
+
+    static func monitor(_ frame: String, _ state: [String: JSONValue]) -> [String: JSONValue] {
+        ["frame": .string(frame), "keys": .array(state.keys.sorted().map { .string($0) }), "state": .object(state)]
+    }
+
+    // MARK: - Model
+
+    @Test func describeGivesZonesSeatsAndRanges() throws {
+        let vehicle = try Self.sedan().vehicle
+        #expect(vehicle.name == "Example Sedan")
+        #expect(vehicle.zones == [.init(id: "left", seats: ["frontLeft", "rearLeft"]), .init(id: "right", seats: ["frontRight", "rearRight"])])
+        #expect(vehicle.selectableSeats.map(\.name) == ["frontLeft", "frontRight"])
+        #expect(vehicle.temperatureStep == 0.5 && vehicle.fanSpeedLevels == 7)
+        #expect(vehicle.station(band: "FM", frequency: 102.2) == "Jazz FM")
+    }
+
+    @Test func monitorRepliesUpdateValuesAndFrames() throws {
+        var model = try Self.sedan()
+        model.apply(monitor: Self.monitor("(1.000000) vcan0 400#0102", ["climate.temperature.left": .number(23)]), now: 101)
+        model.apply(monitor: Self.monitor("(2.000000) vcan0 3F0#AA", ["lock.locked": .bool(true)]), now: 101.5)
+        model.apply(monitor: Self.monitor("(3.000000) vcan0 400#0304", ["climate.cabinTemperature": .number(22.5)]), now: 102)
+        #expect(model.values["climate.temperature.left"] == .number(23))
+        #expect(model.values["lock.locked"] == .bool(true))
+        // In ID order, with the last payload and the keys it changed.
+        #expect(model.frames.messages.map(\.idText) == ["3F0", "400"])
+        let climate = model.frames.messages[1]
+        #expect(climate.count == 2 && climate.dataText == "0304" && climate.keys == ["climate.cabinTemperature"])
+        #expect(model.frames.rate(of: climate, now: 103) == 1.0)  // 2 frames over 2 s
+        #expect(model.frames.rate(of: climate, now: 200) == 0)  // gone quiet
+        // GetState right after does not undo what the stream just said.
+        model.apply(state: try Self.object(Self.getState), now: 102.2)
+        #expect(model.values["climate.temperature.left"] == .number(23))
+        model.apply(state: try Self.object(Self.getState), now: 110)
+        #expect(model.values["climate.temperature.left"] == .number(21))
+    }
+
+    @Test func aRequestIsPendingUntilTheVehicleShowsIt() throws {
+        var model = try Self.sedan()
+        let request = try #require(DashKeys.handle(.character("+"), &model))
+        #expect(request.intent == .setClimateSettingsInCar)
+        #expect(request.parameters == ["temperature": .object(["value": .number(21.5), "unit": .string("celsius")]), "climateZone": .string("frontLeft")])
+        let number = model.begin(request, now: 100)
+        #expect(model.wanted["climate.temperature.left"]?.phase == .pending)
+        // A second press starts from what is wanted, not from what is shown.
+        #expect(DashKeys.handle(.character("+"), &model)?.targets == ["climate.temperature.left": .number(22)])
+        model.apply(monitor: Self.monitor("(1.0) vcan0 400#00", ["climate.temperature.left": .number(21.5)]), now: 100.1)
+        #expect(model.wanted["climate.temperature.left"] == nil)
+        model.finish(number, .confirmed(sentence: "Front left zone set to 21.5 °C (confirmed by the vehicle)", state: [:]), now: 100.2)
+        #expect(model.note == DashNote(text: "✓ Front left zone set to 21.5 °C (confirmed by the vehicle)", kind: .confirmed))
+    }
+
+    @Test func aRefusedRequestKeepsItsReasonUntilTheStatusSettles() throws {
+        var model = try Self.sedan()
+        let request = try #require(DashKeys.handle(.character("l"), &model))
+        #expect(request.intent == .setCarLockStatus && request.parameters == ["locked": .bool(true)])
+        let number = model.begin(request, now: 100)
+        model.finish(number, .failed(reason: "SetCarLockStatus needs an unlocked device"), now: 100.5)
+        #expect(model.wanted["lock.locked"]?.phase == .failed("SetCarLockStatus needs an unlocked device"))
+        #expect(model.note?.kind == .failed)
+        model.expire(now: 105)
+        #expect(model.wanted["lock.locked"] != nil)
+        model.expire(now: 100.5 + DashModel.failedMarkSeconds)
+        #expect(model.wanted["lock.locked"] == nil)
+        // Or sooner, when the value changes (someone else locked it).
+        let again = model.begin(try #require(DashKeys.handle(.character("l"), &model)), now: 110)
+        model.finish(again, .failed(reason: "no"), now: 110.5)
+        model.apply(monitor: Self.monitor("(1.0) vcan0 3F0#01", ["lock.locked": .bool(true)]), now: 111)
+        #expect(model.wanted["lock.locked"] == nil)
+    }
+
+    @Test func keysSelectAndSend() throws {
+        var model = try Self.sedan()
+        #expect(DashKeys.handle(.tab, &model) == nil && model.pane == .frames)
+        #expect(DashKeys.handle(.tab, &model) == nil && model.pane == .cabin)
+        _ = DashKeys.handle(.character("z"), &model)
+        #expect(model.selectedZone?.id == "right")
+        #expect(DashKeys.handle(.character("-"), &model)?.parameters["climateZone"] == .string("frontRight"))
+        _ = DashKeys.handle(.character("s"), &model)
+        #expect(model.selectedSeat?.name == "frontRight")
+        #expect(DashKeys.handle(.character("h"), &model)?.parameters == ["seat": .string("frontRight"), "enableHeating": .bool(true), "level": .integer(1)])
+        model.values["seat.frontRight.heating"] = .integer(3)
+        #expect(DashKeys.handle(.character("h"), &model)?.parameters == ["seat": .string("frontRight"), "enableHeating": .bool(false)])
+        #expect(DashKeys.handle(.character("c"), &model) == nil && model.note?.text == "this car has no cooling on frontRight")
+        #expect(DashKeys.handle(.character("f"), &model)?.parameters == ["fanSpeedIndex": .integer(4)])
+        #expect(DashKeys.handle(.character("r"), &model)?.parameters == ["airCirculationMode": .string("recirculateAir")])
+        #expect(DashKeys.handle(.character("D"), &model)?.parameters == ["defroster": .string("rear"), "enable": .bool(true)])
+        _ = DashKeys.handle(.character("?"), &model)
+        #expect(model.showHelp)
+        _ = DashKeys.handle(.character("x"), &model)
+        #expect(!model.showHelp && !model.quit)
+        _ = DashKeys.handle(.interrupt, &model)
+        #expect(model.quit)
+    }
+
+    @Test func bytesBecomeKeys() {
+        #expect(DashKey.parse(Array("\t+\u{1B}[A\u{1B}OB\u{1B}[Z\u{03}q\r\u{1B}".utf8)) == [.tab, .character("+"), .up, .down, .backTab, .interrupt, .character("q"), .enter, .escape])
+        #expect(DashKey.parse(Array("\u{1B}[15~h".utf8)) == [.character("h")])
+    }
+
+    // MARK: - Renderer
+
+    @Test func an80x24RenderOfTheSedan() throws {
+        var model = try Self.sedan()
+        model.apply(monitor: Self.monitor("(1.000000) vcan0 400#4437171A2B007C00", ["climate.cabinTemperature": .number(23)]), now: 99)
+        let number = model.begin(try #require(DashKeys.handle(.character("+"), &model)), now: 100)
+        _ = number
+        let lines = DashRenderer.render(model, columns: 80, rows: 24, now: 100).map(\.text)
+        let expected = [
+            " Example Sedan  ● reachable  bus vcan0 (embedded) error-active  untrusted 0",
+            "─[Cabin]────────────────────────────────────────────────────────────────────────",
+            "  front defroster off                    doors unlocked",
+            "  ┌▸left · driver ────────────────────┐  ┌ right ────────────────────────────┐",
+            "  │ set 21 °C → 21.5 °C …             │  │ set 21 °C                         │",
+            "  │▸frontLeft     heat 0              │  │ frontRight    heat 0              │",
+            "  │ rearLeft      –                   │  │ rearRight     –                   │",
+            "  └───────────────────────────────────┘  └───────────────────────────────────┘",
+            "  rear defroster off",
+            "  cabin 23 °C  fan on 3/7  A/C on  auto off  climate on  air fresh",
+            "  audio radio · FM 102.2 MHz Jazz FM                   fuel 62 % · range 420 km",
+            "─ Frames ─ 1 message seen · untrusted 0 ────────────────────────────────────────",
+            "  ID          Hz  data              changed",
+            "  400        1.0  4437171A2B007C00  climate.cabinTemperature",
+            "", "", "", "", "", "", "", "",
+            " … SetClimateSettingsInCar sent, waiting for the vehicle",
+            " Tab frames  z zone  s seat  +/- temp  h heat  f/F fan  l lock  ? help  q quit",
+        ]
+        #expect(lines.count == 24)
+        for (index, line) in lines.enumerated() {
+            #expect(line.count == 80, "row \(index) is \(line.count) wide")
+            #expect(trimmed(line) == expected[index], "row \(index)")
+        }
+    }
+
+    @Test func everySizeGetsExactlyItsRowsAndColumns() throws {
+        var model = try Self.sedan()
+        for index in 0..<30 {
+            model.apply(monitor: Self.monitor("(1.0) vcan0 \(String(0x100 + index, radix: 16))#00", ["climate.fanSpeed": .integer(3)]), now: 100)
+        }
+        for (columns, rows) in [(80, 24), (40, 10), (132, 50), (20, 5), (1, 1)] {
+            for pane in [DashPane.cabin, .frames] {
+                model.pane = pane
+                model.frameIndex = 29
+                let lines = DashRenderer.render(model, columns: columns, rows: rows, now: 101)
+                #expect(lines.count == rows && lines.allSatisfy { $0.width == columns }, "\(columns)x\(rows)")
+            }
+        }
+        // The selected message stays in view in a short pane.
+        model.pane = .frames
+        #expect(DashRenderer.render(model, columns: 80, rows: 24, now: 101).contains { $0.text.hasPrefix("▸ 11D") })
+    }
+
+    @Test func unknownSourcesAndPowerKeysAreShownAsTheyCome() throws {
+        var model = try Self.sedan()
+        model.apply(monitor: Self.monitor("", ["audio.source": .string("sourceCarPlay"), "power.batteryTemperature": .number(31), "power.chargePercent": .number(80)]), now: 101)
+        let text = DashRenderer.plainText(model).joined(separator: "\n")
+        #expect(text.contains("audio sourceCarPlay"))
+        #expect(text.contains("fuel 62 % · charge 80 % · range 420 km · batteryTemperature 31"))
+    }
+
+    @Test func helpListsTheKeys() throws {
+        var model = try Self.sedan()
+        model.showHelp = true
+        let lines = DashRenderer.render(model, columns: 80, rows: 24, now: 100).map(\.text)
+        #expect(lines.contains { $0.hasPrefix("  Tab           switch between the cabin and the frame pane") })
+    }
+
+    func trimmed(_ line: String) -> String {
+        var line = line
+        while line.last == " " { line.removeLast() }
+        return line
+    }
+}
