@@ -187,3 +187,17 @@ def test_simulator_control_off_leaves_the_interface_out(daemons, workdir):
     assert varlink_error(excinfo)[0] == "org.varlink.service.InterfaceNotFound"
     result = ctl(daemon, "car", "show")
     assert result.returncode == 1 and "no simulated vehicle here" in result.stderr
+
+
+def test_car_plug_and_drive_on_the_suv(daemons):
+    suv = daemons("panel-suv", "suv")
+    result = ctl(suv, "car", "plug", "ccs2")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The car is plugged in at ccs2.\n"
+    wait_state(suv, "power.activeConnector", "ccs2")
+    refused = ctl(suv, "car", "drive", "50")
+    assert refused.returncode == 1 and refused.stderr.startswith("carplayctl car: invalid speedKmh: "), refused.stderr
+    assert ctl(suv, "car", "plug", "none").returncode == 0
+    result = ctl(suv, "car", "drive", "80")
+    assert result.returncode == 0 and result.stdout == "The car is driving at 80 km/h.\n", result.stdout + result.stderr
+    wait_state(suv, "power.activeConnector", "none")
