@@ -17,7 +17,7 @@ wait_for() {  # wait_for SECONDS COMMAND...: until COMMAND succeeds
 finish() {
     echo "# from dpkg -i to the end: $((SECONDS - ${T0:-0})) s"
     echo "---- journal (carplayd, carplay-ecu@vcan0), last lines"
-    journalctl --no-pager -u carplayd.service -u carplay-ecu@vcan0.service -u carplayd.socket | tail -n 25
+    journalctl --no-pager -u carplayd.service -u carplayd@vcan1.service -u carplay-ecu@vcan0.service -u carplayd.socket | tail -n 30
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]
     exit
@@ -79,11 +79,27 @@ check "reload: journal says reloaded with the suv profile" wait_for 10 bash -c '
 out="$(ctl status 2>&1)"
 check "after reload: answering" grep -q "^ *reachable *\(yes\|no\)" <<<"$out"
 
+# ---- upgrade path: dpkg -i again (postinst configure with the old version): the running
+# daemon restarts on the (new) binary, the admin's config and the saved profile stay.
+check "carplayd@vcan1 (the per-interface template) starts" systemctl start carplayd@vcan1.service
+check "carplayd@vcan1 answers on /run/carplayd/vcan1/" wait_for 10 bash -c 'timeout 20 /usr/bin/carplayctl --socket /run/carplayd/vcan1/io.carplayd.Vehicle status 2>&1 | grep -q "^ *reachable"'
+pid="$(systemctl show -p MainPID --value carplayd.service)"
+ipid="$(systemctl show -p MainPID --value carplayd@vcan1.service)"
+t=$SECONDS; dpkg -i "$DEB" >/tmp/dpkg-u.log 2>&1 && ok "dpkg -i again, the upgrade path ($((SECONDS - t)) s)" || { bad "dpkg -i again"; cat /tmp/dpkg-u.log; }
+check "upgrade: config kept with the admin's edits" grep -q "^can = vcan0" /etc/carplayd/carplayd.conf
+check "upgrade: carplayd.socket still enabled and listening" bash -c '[ "$(systemctl is-enabled carplayd.socket)" = enabled ] && systemctl is-active -q carplayd.socket'
+check "upgrade: the running daemon was restarted (new MainPID or started again on the next call)" bash -c '[ "$(systemctl show -p MainPID --value carplayd.service)" != "$1" ]' _ "$pid"
+check "upgrade: carplayd@vcan1 restarted (new MainPID)" wait_for 10 bash -c 'p="$(systemctl show -p MainPID --value carplayd@vcan1.service)"; [ "$p" != 0 ] && [ "$p" != "$1" ]' _ "$ipid"
+out="$(ctl status 2>&1)"
+check "upgrade: answering" grep -q "^ *reachable *\(yes\|no\)" <<<"$out"
+check "upgrade: the saved car profile Alice kept in the StateDirectory" bash -c 'grep -qs Alice /var/lib/carplayd/car-profiles-*.json || grep -qs Alice /var/lib/private/carplayd/car-profiles-*.json'
+
 # ---- dpkg -r: units stopped, binaries gone, configuration and state kept
 t=$SECONDS; dpkg -r carplayd >/tmp/dpkg-r.log 2>&1 && ok "dpkg -r carplayd ($((SECONDS - t)) s)" || { bad "dpkg -r"; cat /tmp/dpkg-r.log; }
 check "remove: carplayd.service stopped" inactive carplayd.service
 check "remove: carplayd.socket stopped" inactive carplayd.socket
 check "remove: carplay-ecu@vcan0 stopped" inactive carplay-ecu@vcan0.service
+check "remove: carplayd@vcan1 stopped" inactive carplayd@vcan1.service
 check "remove: no carplayd process left" bash -c '! pgrep -x carplayd >/dev/null && ! pgrep -x carplay-ecu >/dev/null'
 check "remove: socket gone" test ! -e "$SOCK"
 check "remove: binaries and units gone" bash -c '! test -e /usr/bin/carplayd && ! test -e /lib/systemd/system/carplayd.service'
