@@ -30,6 +30,9 @@ systemctl is-system-running --wait >/dev/null 2>&1 || true
 # (this unit shares the root mount namespace: every unit started later sees the same).
 mount -t tmpfs -o size=1m,mode=0755 tmpfs /opt/swift
 check "/opt/swift is empty in the guest" test -z "$(ls -A /opt/swift)"
+if [ -n "${CARPLAYD_DYNAMIC:-}" ]; then
+    check "control: the host's dynamic build does not start in the guest" bash -c '! "$1" --version >/dev/null 2>&1' _ "$CARPLAYD_DYNAMIC"
+fi
 check "no Swift runtime library anywhere ldconfig knows" bash -c '! ldconfig -p | grep -qi swift'
 # The host is a Docker image: its /usr/sbin/policy-rc.d (exit 101) forbids maintainer
 # scripts to start services, which a unit's Debian does not. Gone in the guest's overlay.

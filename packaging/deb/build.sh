@@ -13,6 +13,9 @@ REPO="$(cd "$HERE/../.." && pwd)"
 MAKE="${MAKE:-make}"
 [ -n "$VERSION" ] || { echo "deb: no version (Daemon.version in Sources/CarplayDaemon/Daemon.swift)" >&2; exit 1; }
 [ -n "$ARCH" ] || { echo "deb: no architecture (dpkg --print-architecture)" >&2; exit 1; }
+for tool in dpkg-deb dpkg-shlibdeps strip gzip perl; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "deb: $tool missing (apt-get install dpkg-dev binutils)" >&2; exit 1; }
+done
 for p in carplayd carplayctl carplay-ecu; do
     [ -x "$BIN_SRC/$p" ] || { echo "deb: $BIN_SRC/$p missing: run make build STATIC=1" >&2; exit 1; }
     if ldd "$BIN_SRC/$p" | grep -q 'libswiftCore\|/usr/lib/swift'; then
