@@ -4,6 +4,12 @@
 #   make install             build, then install under $(DESTDIR)$(PREFIX)
 #   make install-files       install without building (binaries from $(BIN_SRC))
 #   make uninstall
+#   make build STATIC=1      the same, the Swift runtime linked in (no toolchain needed
+#                            where it runs), in .build/static (docs/DEPLOY.md)
+#   make deb                 STATIC=1 build, then carplayd_$(VERSION)_ARCH.deb in .build/deb
+#   make deb-files           the package without building (binaries from $(BIN_SRC))
+#   make man                 the man pages, from man/*.in and the programs' --help
+#   make version             the version: Daemon.version (the one place it is written)
 #
 # PREFIX=/usr (a Debian package) puts the units in /lib/systemd/system and the
 # sysusers.d/tmpfiles.d snippets in /usr/lib; PREFIX=/usr/local (default) keeps
@@ -16,7 +22,18 @@ PREFIX      ?= /usr/local
 DESTDIR     ?=
 SWIFT       ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
+# STATIC=1: --static-swift-stdlib, in a scratch path of its own (switching flags in one
+# build folder would rebuild everything each time).
+STATIC      ?= 0
+ifeq ($(STATIC),1)
+SCRATCH     ?= .build/static
+override SWIFT_FLAGS += --static-swift-stdlib -Xlinker -z -Xlinker now
+endif
 SCRATCH     ?=
+# The version is written once, as Daemon.version (carplayd --version, Varlink GetInfo).
+VERSION     := $(shell sed -n 's/^ *public static let version = "\([^"]*\)".*/\1/p' Sources/CarplayDaemon/Daemon.swift)
+DEB_ARCH    ?= $(shell dpkg --print-architecture 2>/dev/null)
+DEB_DIR     ?= .build/deb
 BINDIR      ?= $(PREFIX)/bin
 DATADIR     ?= $(PREFIX)/share/carplayd
 DOCDIR      ?= $(PREFIX)/share/doc/carplayd
@@ -38,7 +55,7 @@ BIN_SRC ?= $(shell $(SWIFT) build -c release $(SCRATCH_FLAG) --show-bin-path 2>/
 
 INSTALL ?= install
 
-.PHONY: all build install install-files uninstall
+.PHONY: all build install install-files uninstall deb deb-files man version
 
 all: build
 
@@ -64,6 +81,21 @@ install-files:
 	    $(INSTALL) -m 0644 $$d* $(DESTDIR)$(DATADIR)/VehicleProfiles/$$n/ || exit 1; done
 	$(INSTALL) -m 0644 Systemd/carplayd.conf.example $(DESTDIR)$(SYSCONFDIR)/carplayd/carplayd.conf.example
 	$(INSTALL) -m 0644 README.md docs/*.md docs/*.varlink $(DESTDIR)$(DOCDIR)/
+
+version:
+	@echo $(VERSION)
+
+# The package is always of the STATIC=1 binaries.
+deb:
+	$(MAKE) build STATIC=1
+	$(MAKE) deb-files STATIC=1
+
+deb-files:
+	MAKE="$(MAKE)" packaging/deb/build.sh "$(BIN_SRC)" "$(VERSION)" "$(DEB_ARCH)" "$(DEB_DIR)"
+
+man:
+	@mkdir -p $(DEB_DIR)/man
+	for t in man/*.in; do scripts/manpage.sh $$t "$(BIN_SRC)" "$(VERSION)" "$$(date -u +%Y-%m-%d)" > $(DEB_DIR)/man/$$(basename $$t .in) || exit 1; done
 
 uninstall:
 	for p in $(PROGRAMS); do rm -f $(DESTDIR)$(BINDIR)/$$p; done

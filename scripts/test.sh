@@ -15,10 +15,12 @@
 #   9. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (IntegrationTests/soak)
 #  10. the vcan bench (IntegrationTests/vcan), natively or in the qemu VM
 #  11. carplayd under systemd as PID 1 in the VM (IntegrationTests/systemd)
+#  12. (after release_build) the Debian package: make deb, lintian, man pages, dpkg -x with
+#      /opt/swift masked, then dpkg -i/reload/-r/--purge in the systemd VM (IntegrationTests/deb)
 #
 # Usage: scripts/test.sh                    every stage, then one line "N passed, 0 failed"
 #        scripts/test.sh --only STAGE...   just those stages, in that order, no summary
-#          (stages: bootstrap corpus build release_build golden protection_vectors
+#          (stages: bootstrap corpus build release_build deb golden protection_vectors
 #          swift_test decode_cli real_dbcs intents fuzz daemon soak vcan systemd;
 #          each expects what earlier ones built, e.g. `--only corpus golden`)
 #
@@ -156,6 +158,16 @@ stage_release_build() {
     "$SWIFT" build -c release --product carplayd -Xswiftc -warnings-as-errors
     "$SWIFT" build -c release --product carplayctl -Xswiftc -warnings-as-errors
     "$SWIFT" build -c release --product carplay-bench -Xswiftc -warnings-as-errors  # IntegrationTests/daemon's load generator
+}
+
+stage_deb() {
+    # The package an in-car unit without a Swift toolchain installs (docs/DEPLOY.md): the
+    # STATIC=1 build, lintian, man pages, the binaries from `dpkg -x` with /opt/swift
+    # masked; then under systemd in the VM with no toolchain in the guest.
+    step "Debian package (make deb; IntegrationTests/deb on the host, then in the systemd VM)"
+    make -s deb SWIFT="$SWIFT"
+    bash "$REPO_ROOT/IntegrationTests/deb/host.sh" | tee -a "$RESULTS"
+    bash "$REPO_ROOT/IntegrationTests/deb/run.sh" | tee -a "$RESULTS"
 }
 
 stage_golden() {
@@ -309,6 +321,7 @@ main() {
     stage_corpus
     stage_build
     stage_release_build
+    stage_deb
     stage_golden
     stage_protection_vectors
     stage_swift_test
