@@ -9,7 +9,7 @@
 #   make deb                 STATIC=1 build, then carplayd_$(VERSION)_ARCH.deb in .build/deb
 #   make deb-files           the package without building (binaries from $(BIN_SRC))
 #   make man                 the man pages, from man/*.in and the programs' --help
-#   make version             the version: Daemon.version (the one place it is written)
+#   make version             the version: CarplaydVersion.current (the one place it is written)
 #
 # PREFIX=/usr (a Debian package) puts the units in /lib/systemd/system and the
 # sysusers.d/tmpfiles.d snippets in /usr/lib; PREFIX=/usr/local (default) keeps
@@ -30,8 +30,8 @@ SCRATCH     ?= .build/static
 override SWIFT_FLAGS += --static-swift-stdlib -Xlinker -z -Xlinker now
 endif
 SCRATCH     ?=
-# The version is written once, as Daemon.version (carplayd --version, Varlink GetInfo).
-VERSION     := $(shell sed -n 's/^ *public static let version = "\([^"]*\)".*/\1/p' Sources/CarplayDaemon/Daemon.swift)
+# The version is written once, as CarplaydVersion.current (carplayd --version, Varlink GetInfo).
+VERSION     := $(shell sed -n 's/^ *public static let current = "\([^"]*\)".*/\1/p' Sources/LinuxSupport/CarplaydVersion.swift)
 DEB_ARCH    ?= $(shell dpkg --print-architecture 2>/dev/null)
 DEB_DIR     ?= .build/deb
 BINDIR      ?= $(PREFIX)/bin

@@ -38,7 +38,7 @@ check "lintian: no warnings but the explained ones ($EXPLAINED_WARNINGS)${unexpl
 
 # ---- fields, version from one place
 check "file name carplayd_${VERSION}_ARCH.deb" bash -c '[[ "$(basename "$1")" == carplayd_"$2"_*.deb ]]' _ "$DEB" "$VERSION"
-check "Version: $VERSION (Daemon.version)" test "$(dpkg-deb -f "$DEB" Version)" = "$VERSION"
+check "Version: $VERSION (CarplaydVersion.current)" test "$(dpkg-deb -f "$DEB" Version)" = "$VERSION"
 check "Architecture: $(dpkg --print-architecture)" test "$(dpkg-deb -f "$DEB" Architecture)" = "$(dpkg --print-architecture)"
 check "conffile /etc/carplayd/carplayd.conf" bash -c 'dpkg-deb --ctrl-tarfile "$1" | tar -xO ./conffiles | grep -qx /etc/carplayd/carplayd.conf' _ "$DEB"
 check "Depends names libsystemd0, libsocketcan2, libc6, systemd" bash -c 'd="$(dpkg-deb -f "$1" Depends)"; for p in libsystemd0 libsocketcan2 libc6 systemd; do grep -qw "$p" <<<"$d" || exit 1; done' _ "$DEB"

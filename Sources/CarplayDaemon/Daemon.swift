@@ -18,7 +18,7 @@ public final class Daemon: Sendable {
         self.log = Logger(level: configuration.logLevel)
     }
 
-    public static let version = "0.4.0"
+    public static let version = CarplaydVersion.current
 
     /// Serves until stopped; returns the exit code.
     public func run() async -> Int32 {

@@ -136,7 +136,7 @@ func serveControl(path: String, users: [String], groups: [String]) -> (VarlinkSe
         }
         let server = VarlinkServer(
             listener: try UnixSocket.listen(path: path, mode: 0o660), loop: loop,
-            info: VarlinkServerInfo(vendor: "carplayd", product: "carplay-ecu", version: "0.4.0", url: "file:///usr/share/doc/carplayd/README.md"),
+            info: VarlinkServerInfo(vendor: "carplayd", product: "carplay-ecu", version: CarplaydVersion.current, url: "file:///usr/share/doc/carplayd/README.md"),
             interfaces: SimulatorControlServer.interfaces, service: service)
         try server.start()
         try? FileDescriptor.standardError.writeAll("carplay-ecu: io.carplayd.Simulator on \(path)\n")
