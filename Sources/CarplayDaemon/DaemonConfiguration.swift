@@ -26,6 +26,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Serve `io.carplayd.Simulator` (set the embedded vehicle's faults, read its own
     /// state) -- for soak and fault tests only; never on a real bus.
     public var simulatorControl = false
+    /// A scenario file the embedded simulated vehicle plays (docs/SIMULATION.md).
+    public var scenario: String?
+    /// A candump log played onto the embedded in-process bus instead of the simulated vehicle.
+    public var replay: String?
+    /// Play `replay` again and again.
+    public var replayLoop = false
     /// SiriKit's `IntentsRestrictedWhileLocked` (Info.plist's role is the daemon's
     /// configuration): intents refused while the *caller's device* is locked.
     public var restrictedWhileLocked: Set<IntentName> = DaemonConfiguration.defaultRestrictedWhileLocked
@@ -92,6 +98,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
           --simulator-control  also serve io.carplayd.Simulator on the socket: set the embedded
                                simulated vehicle's fault plan while it runs and read its own state
                                (tests and soaks; with --can it answers NoSimulator)
+          --scenario FILE      the embedded simulated vehicle plays this scenario: timed changes made
+                               as the driver's, faults, charging and driving (docs/SIMULATION.md)
+          --replay LOG         play this candump -L log onto the in-process bus, timing kept, instead
+                               of the simulated vehicle (nothing answers commands)
+          --replay-loop        start the log again after its last frame
           --help, --version
 
         Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the config and profile
@@ -140,6 +151,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "--allow-group": groups.append(try value())
             case "--simulator-faults": fromCommandLine.simulatorFaults = try value()
             case "--simulator-control": fromCommandLine.simulatorControl = true
+            case "--replay-loop": fromCommandLine.replayLoop = true
             default:
                 throw .usage("unknown option \(argument)")
             }
@@ -155,7 +167,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     static let optionKeys = [
         "--profile": "profile", "--can": "can", "--socket": "socket", "--state-dir": "state-dir", "--log-level": "log-level",
         "--confirmation-timeout": "confirmation-timeout-ms", "--restricted-while-locked": "restricted-while-locked",
-        "--sessionless-callers": "sessionless-callers",
+        "--sessionless-callers": "sessionless-callers", "--scenario": "scenario", "--replay": "replay",
     ]
 
     /// `alice, bob` -> ["alice", "bob"].
@@ -172,6 +184,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     mutating func set(_ key: String, _ value: String, named name: String) throws(InvalidSetting) {
         switch key {
         case "profile": profile = value
+        case "scenario": scenario = value
+        case "replay": replay = value
         case "can": canInterface = value
         case "socket": socket = value
         case "state-dir": stateDirectory = value
@@ -220,8 +234,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "allow-groups": allowedGroups = Self.list(value)
             case "sessionless-trusted-users": sessionlessTrustedUsers = Self.list(value)
             case "sessionless-trusted-groups": sessionlessTrustedGroups = Self.list(value)
+            case "replay-loop":
+                guard let flag = ["true": true, "yes": true, "false": false, "no": false][value] else { throw .file(file, number + 1, "replay-loop must be true or false, not \(value)") }
+                replayLoop = flag
             default:
-                throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level, confirmation-timeout-ms, restricted-while-locked, sessionless-callers, sessionless-trusted-users, sessionless-trusted-groups)")
+                throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level, confirmation-timeout-ms, restricted-while-locked, sessionless-callers, sessionless-trusted-users, sessionless-trusted-groups, scenario, replay, replay-loop)")
             }
         }
     }

@@ -10,7 +10,8 @@ import VehicleKit
 // carplay-ecu: the simulated vehicle as its own process on a CAN interface.
 let usage = """
     usage: carplay-ecu --can IFACE --profile DIR [--faults JSON|@FILE] [--state JSON]
-                       [--plug-in CONNECTOR | --drive KMH] [--quiet]
+                       [--plug-in CONNECTOR | --drive KMH] [--scenario FILE] [--quiet]
+           carplay-ecu --can IFACE --replay LOG [--loop] [--step] [--quiet]
 
     Plays the vehicle of the profile on a CAN interface (vcan0 or real): applies the
     E2E-checked command frames it may (the car's limits), acknowledges each, and sends
@@ -22,6 +23,11 @@ let usage = """
       --plug-in  start plugged in at this charging connector (one of the profile's
                  car.chargingConnectors, e.g. ccs2): charges at its power
       --drive    start driving at this speed, km/h: charge or fuel and range fall
+      --scenario timed vehicle-side changes and faults to play (docs/SIMULATION.md)
+      --replay   instead of a vehicle, send the frames of a candump -L log, timing kept
+                 (relative to its first frame; the log's interface names are ignored)
+      --loop     with --replay: start again after the last frame
+      --step     with --replay: send one frame per line read on standard input (Enter)
       --quiet    log only rejections and faults
 
     SIGTERM / SIGINT stop it; SIGHUP prints its statistics.
@@ -43,6 +49,10 @@ var faultsText: String?
 var stateText: String?
 var quiet = false
 var drive = DriveState.parked
+var scenarioFile: String?
+var replayFile: String?
+var replayLoop = false
+var replayStep = false
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     func value() -> String {
@@ -65,9 +75,21 @@ while !arguments.isEmpty {
         guard let speed = Double(text) else { fail("--drive: expected a speed in km/h, found \"\(text)\"") }
         drive.speedKmh = speed
     case "--quiet": quiet = true
+    case "--scenario": scenarioFile = value()
+    case "--replay": replayFile = value()
+    case "--loop": replayLoop = true
+    case "--step": replayStep = true
     default: fail("unknown option \(argument)\n\n\(usage)")
     }
 }
+if let replayFile, let interface {
+    // A replay is the whole bus traffic: nothing of a simulated vehicle goes with it.
+    if profileDirectory != nil || faultsText != nil || stateText != nil || scenarioFile != nil || drive != .parked {
+        fail("--replay plays a log instead of a vehicle: it takes no --profile, --faults, --state, --scenario, --plug-in or --drive")
+    }
+    await runReplay(replayFile, interface: interface, loop: replayLoop, step: replayStep, quiet: quiet)
+}
+if replayLoop || replayStep { fail("--loop and --step go with --replay") }
 guard let interface, let profileDirectory else { fail("give --can IFACE and --profile DIR\n\n\(usage)") }
 
 let profile: VehicleProfile
@@ -101,11 +123,13 @@ do {
 } catch {
     fail("cannot open \(interface): \(error)", code: 1)
 }
+let scenario = scenarioFile.map { loadScenario($0, profile: profile) }
 let node = SimulatedVehicleNode(simulation: simulation, port: port)
 try? FileDescriptor.standardError.writeAll("carplay-ecu: \(profile.displayName) on \(interface) (\(commandIDs.count) command messages, \(frames.statusMessages.count) status messages)\(faults.isEmpty ? "" : ", faults \(faultsText ?? "")")\n")
 
 let signals = Signals.stream([Signals.terminate, Signals.interrupt, Signals.hangup])
 let run = Task { await node.run() }
+let scenarioTask = scenario.map { startScenario($0, node: node) }
 let logger = Task {
     while !Task.isCancelled {
         try? await Task.sleep(for: .milliseconds(200))
@@ -123,6 +147,7 @@ for await signal in signals {
     }
     break
 }
+scenarioTask?.cancel()
 run.cancel()
 logger.cancel()
 await port.close()
