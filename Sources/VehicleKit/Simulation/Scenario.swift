@@ -162,8 +162,7 @@ extension ScenarioEvent {
     }
 
     static func text(_ duration: Duration) -> String {
-        let ms = FaultRule.milliseconds(duration)
-        let seconds = ms / 1000
+        let seconds = FaultRule.milliseconds(duration).rounded() / 1000
         return seconds.rounded() == seconds ? String(Int(seconds)) : String(seconds)
     }
 
