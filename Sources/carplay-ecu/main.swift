@@ -112,6 +112,7 @@ if let stateText {
 }
 
 var simulation = VehicleSimulation(profile: profile, state: state, faults: faults)
+let scenario = scenarioFile.map { loadScenario($0, profile: profile) }
 // Its status frames go out at the first tick, with everything else.
 do { _ = try simulation.setDriveState(drive, at: .zero) } catch { fail("--\(error.parameter == "connector" ? "plug-in" : "drive"): \(error.reason)") }
 
@@ -123,7 +124,6 @@ do {
 } catch {
     fail("cannot open \(interface): \(error)", code: 1)
 }
-let scenario = scenarioFile.map { loadScenario($0, profile: profile) }
 let node = SimulatedVehicleNode(simulation: simulation, port: port)
 try? FileDescriptor.standardError.writeAll("carplay-ecu: \(profile.displayName) on \(interface) (\(commandIDs.count) command messages, \(frames.statusMessages.count) status messages)\(faults.isEmpty ? "" : ", faults \(faultsText ?? "")")\n")
 

@@ -1,8 +1,10 @@
 import CANBus
 import CANKit
 import CarplayJSON
+import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import VehicleKit
 
 /// Scenario files (Scenario.swift): what they say, how their errors name the JSON path,
@@ -201,4 +203,17 @@ extension String {
     }
 
     fileprivate func replacingSedan(_ profile: VehicleProfile) -> String { replacingOccurrences("Sedan", profile.displayName) }
+}
+
+/// The examples of docs/examples are valid scenarios of the cars they are written for.
+@Suite struct ScenarioExampleTests {
+    @Test(arguments: [("scenario-commute.json", "sedan"), ("scenario-loop.json", "sedan"), ("scenario-charging.json", "suv")])
+    func examplesParse(file: String, car: String) throws {
+        let profile = try ProfileFixture(car).load()
+        let path = TestPaths.repository("docs/examples/" + file).path
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        let scenario = try Scenario(parsing: String(decoding: bytes, as: UTF8.self), source: file, profile: profile)
+        #expect(!scenario.events.isEmpty)
+        #expect(!ScenarioSchedule.occurrences(of: scenario, from: .zero, to: .seconds(60)).isEmpty)
+    }
 }
