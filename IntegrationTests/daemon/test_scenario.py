@@ -16,22 +16,22 @@ sys.path.insert(0, str(REPO / "IntegrationTests" / "support"))
 import candump_log  # noqa: E402
 
 # Vehicle-side changes, a jittered gauge and a silenced status message: the seat change
-# at 3.4 s is reported only when SeatStatus speaks again (4.5 s), after the lock (3.8 s).
+# at 5.4 s is reported only when SeatStatus speaks again (6.5 s), after the lock (5.8 s).
 SCENARIO = {
     "seed": 42,
     "events": [
-        {"at": 2.5, "set": {"climate.temperature.left": 19}},
-        {"at": 2.8, "set": {"seat.frontLeft.heating": 2}},
-        {"at": 3.0, "fault": {"kind": "silence", "message": "SeatStatus", "forMs": 1500}},
-        {"at": 3.4, "set": {"seat.frontLeft.heating": 3}},
-        {"at": 3.8, "set": {"lock.locked": True}},
+        {"at": 4.5, "set": {"climate.temperature.left": 19}},
+        {"at": 4.8, "set": {"seat.frontLeft.heating": 2}},
+        {"at": 5, "fault": {"kind": "silence", "message": "SeatStatus", "forMs": 1500}},
+        {"at": 5.4, "set": {"seat.frontLeft.heating": 3}},
+        {"at": 5.8, "set": {"lock.locked": True}},
         # Jittered, but always before SeatStatus speaks again (whose first frame the
         # cycle, not the scenario, times).
-        {"every": 0.5, "from": 2.55, "until": 4.4, "jitter": 0.2, "add": {"power.fuelPercent": -1}},
-        {"at": 5.2, "set": {"defroster.rear": True, "climate.temperature.left": 23.5}},
+        {"every": 0.5, "from": 4.55, "until": 6.4, "jitter": 0.2, "add": {"power.fuelPercent": -1}},
+        {"at": 7.2, "set": {"defroster.rear": True, "climate.temperature.left": 23.5}},
     ],
 }
-LAST_AT = 5.2
+LAST_AT = 7.2
 # The cabin temperature follows its target continuously (the dynamics): which of its
 # values a cyclic frame carries depends on the wall clock, not on the scenario.
 TIMED_BY_CLOCK = ("climate.cabinTemperature",)
@@ -76,8 +76,8 @@ def run_scenario(daemons, workdir, name, scenario):
     path.write_text(json.dumps(scenario))
     started = time.monotonic()
     daemon = daemons(name, "sedan", args=["--scenario", str(path)])
-    # The first event is at 2.5 s: the subscription must be in place before.
-    assert time.monotonic() - started < 2.0, "carplayd took too long to start for this test"
+    # The first event is at 4.5 s: the subscription must be in place before.
+    assert time.monotonic() - started < 4.0, "carplayd took too long to start for this test"
     sequence = monitor(daemon, LAST_AT + 1.0 - (time.monotonic() - started))
     log = daemon.stderr()
     daemon.stop()
@@ -91,7 +91,7 @@ def test_same_seed_same_monitor_sequence(daemons, workdir):
     changes = [state for _, state in first]
     assert {"climate.temperature.left": 19.0} in changes
     assert {"lock.locked": True} in changes
-    # 2 went out before the silence; 3 (set at 3.4 s) only when it ended, after the lock.
+    # 2 went out before the silence; 3 (set at 5.4 s) only when it ended, after the lock.
     seat = [i for i, state in enumerate(changes) if "seat.frontLeft.heating" in state]
     lock = changes.index({"lock.locked": True})
     assert [changes[i]["seat.frontLeft.heating"] for i in seat] == [2, 3]
@@ -99,7 +99,7 @@ def test_same_seed_same_monitor_sequence(daemons, workdir):
     fuel = [state["power.fuelPercent"] for state in changes if "power.fuelPercent" in state]
     assert fuel == [61.0, 60.0, 59.0, 58.0], fuel
     assert changes[-1] == {"climate.temperature.left": 23.5, "defroster.rear": True}
-    assert "scenario: events[2] at 3 s: fault silence message=SeatStatus" in log
+    assert "scenario: events[2] at 5 s: fault silence message=SeatStatus" in log
 
 
 def test_scenario_is_refused_on_a_can_interface(daemons, workdir):
