@@ -27,6 +27,11 @@ func startScenario(_ scenario: Scenario, node: SimulatedVehicleNode) -> Task<Voi
     return Task { await runner.run() }
 }
 
+/// (Synchronous: typed throws inside an async function crash the release compiler, see Daemon.run.)
+func loadReplay(_ path: String) -> CandumpReplay {
+    do { return try CandumpReplay(parsing: Array(readText(path, option: "--replay").utf8)) } catch { fail("--replay: \(path): \(error)") }
+}
+
 /// One line from standard input per frame (Enter on a terminal); false at its end.
 /// Read on a thread of its own: the read blocks.
 func awaitLine() async -> Bool {
@@ -42,8 +47,7 @@ func awaitLine() async -> Bool {
 /// `--replay LOG`: plays the log on `interface` instead of a vehicle, then exits (0 when
 /// played through, on SIGTERM / SIGINT too).
 func runReplay(_ path: String, interface: String, loop: Bool, step: Bool, quiet: Bool) async -> Never {
-    let replay: CandumpReplay
-    do { replay = try CandumpReplay(parsing: Array(readText(path, option: "--replay").utf8)) } catch { fail("--replay: \(path): \(error)") }
+    let replay = loadReplay(path)
     guard !replay.entries.isEmpty else { fail("--replay: \(path) has no frames") }
     let fd = replay.entries.contains { if case .fd = $0.frame.kind { true } else { false } }
     let port: SocketCANPort
