@@ -159,8 +159,9 @@ def test_simulator_faults_reach_the_vehicle(simulated):
     assert simulator(simulated, "GetVehicle")["state"]["seat.frontLeft.heating"] == 2
 
 
-def test_simulator_interface_is_off_by_default(daemons):
-    plain = daemons("plain", "sedan")
+def test_simulator_interface_is_absent_when_turned_off(daemons):
+    # Served by default for the embedded vehicle (test_panel.py); off, it is not there at all.
+    plain = daemons("plain", "sedan", args=("--no-simulator-control",))
     with pytest.raises(Exception) as excinfo:
         simulator(plain, "GetVehicle")
     name, _ = varlink_error(excinfo)

@@ -1,5 +1,6 @@
 import CarIntents
 import LinuxSupport
+import SimulatorControl
 import SocketCAN
 import Varlink
 import VehicleKit
@@ -49,7 +50,8 @@ public final class Daemon: Sendable {
             return 1
         }
         let session = await Self.startSession(configuration, profile: profile, vehicle: vehicle, store: store, scenario: playback.scenario, log: log)
-        let state = DaemonState(session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(configuration))
+        let state = DaemonState(
+            session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(configuration), simulatorAccess: simulatorAccess(configuration))
 
         let socketPath = configuration.socket
         let activated = Self.activatedListener()
@@ -59,10 +61,10 @@ public final class Daemon: Sendable {
             return 1
         }
         let passed = (try? activated.get()) ?? nil
-        if configuration.simulatorControl {
-            log.warning("--simulator-control: io.carplayd.Simulator is served (a test interface: any allowed client can inject vehicle faults)")
+        if configuration.servesSimulator {
+            log.info("io.carplayd.Simulator is served: the embedded vehicle's panel, faults and drive state (root, uid \(Accounts.currentUserID), simulator-control-users/-groups)")
         }
-        let served = Self.serve(socketPath: socketPath, listener: passed, service: VehicleService(state: state, log: log), simulatorControl: configuration.simulatorControl)
+        let served = Self.serve(socketPath: socketPath, listener: passed, service: VehicleService(state: state, log: log), simulatorControl: configuration.servesSimulator)
         guard case let .success((server, loops)) = served else {
             if case let .failure(error) = served { log.error(error.description) }
             await session.stop()
@@ -302,15 +304,23 @@ public final class Daemon: Sendable {
             if case let .failure(error) = opened { log.error("reload: \(error); keeping the running vehicle") }
             return
         }
-        let session = await Self.startSession(
-            next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory), scenario: playback.scenario, log: log)
-        let old = state.replace(session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(next))
+        let session = await Self.startSession(next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory),
+            scenario: playback.scenario, log: log)
+        let old = state.replace(session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(next), simulatorAccess: simulatorAccess(next))
         await old.stop()
         log.info("reloaded: \(profile.displayName) (profile \(directory))")
     }
 
     private func resolveAccounts(_ configuration: DaemonConfiguration) -> (Set<UInt32>, Set<UInt32>) {
         (userIDs(configuration.allowedUsers, key: "allow-users"), groupIDs(configuration.allowedGroups, key: "allow-groups"))
+    }
+
+    /// Who may call io.carplayd.Simulator; nil when it is not offered (off, or a real bus).
+    private func simulatorAccess(_ configuration: DaemonConfiguration) -> SimulatorAccess? {
+        guard configuration.servesSimulator else { return nil }
+        return SimulatorAccess(
+            users: userIDs(configuration.simulatorControlUsers, key: "simulator-control-users"),
+            groups: groupIDs(configuration.simulatorControlGroups, key: "simulator-control-groups"))
     }
 
     private func userIDs(_ names: [String], key: String) -> Set<UInt32> {

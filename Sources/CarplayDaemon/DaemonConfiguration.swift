@@ -23,9 +23,13 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var confirmationTimeoutMilliseconds: Int?
     /// The embedded simulated vehicle's fault plan (JSON), for tests and demos.
     public var simulatorFaults: String?
-    /// Serve `io.carplayd.Simulator` (set the embedded vehicle's faults, read its own
-    /// state) -- for soak and fault tests only; never on a real bus.
-    public var simulatorControl = false
+    /// Serve `io.carplayd.Simulator` (the car's own panel, its faults, its drive state) for
+    /// the embedded vehicle: on by default, since whoever runs a virtual car wants to play
+    /// its driver; never on a real bus (`servesSimulator`).
+    public var simulatorControl = true
+    /// Who may call it besides root and the daemon's own user (`SimulatorAccess`).
+    public var simulatorControlUsers: [String] = []
+    public var simulatorControlGroups: [String] = []
     /// A scenario file the embedded simulated vehicle plays (docs/SIMULATION.md).
     public var scenario: String?
     /// A candump log played onto the embedded in-process bus instead of the simulated vehicle.
@@ -41,6 +45,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// (a voice agent that runs as a system service and checks the user itself).
     public var sessionlessTrustedUsers: [String] = []
     public var sessionlessTrustedGroups: [String] = []
+    /// Whether `io.carplayd.Simulator` is served: on, and the vehicle simulated.
+    /// (Not on a replay either: there is no simulated vehicle to drive.)
+    public var servesSimulator: Bool { simulatorControl && canInterface == nil && replay == nil }
     /// The config file that was read (for SIGHUP), if any.
     public var configFile: String?
 
@@ -95,9 +102,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
           --simulator-faults JSON
                                fault plan of the embedded simulated vehicle, for tests and demos
                                (docs/SIMULATION.md), e.g. '{"rules":[{"kind":"reject"}]}'
-          --simulator-control  also serve io.carplayd.Simulator on the socket: set the embedded
-                               simulated vehicle's fault plan while it runs and read its own state
-                               (tests and soaks; with --can it answers NoSimulator)
+          --no-simulator-control
+                               do not serve io.carplayd.Simulator (the embedded vehicle's panel,
+                               faults and drive state; served by default, never with --can)
+          --simulator-control-users LIST, --simulator-control-groups LIST
+                               who may call io.carplayd.Simulator besides root and the daemon's user
           --scenario FILE      the embedded simulated vehicle plays this scenario: timed changes made
                                as the driver's, faults, charging and driving (docs/SIMULATION.md)
           --replay LOG         play this candump -L log onto the in-process bus, timing kept, instead
@@ -150,7 +159,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "--allow-user": users.append(try value())
             case "--allow-group": groups.append(try value())
             case "--simulator-faults": fromCommandLine.simulatorFaults = try value()
+            // The default now; kept for the tests and scripts that still pass it.
             case "--simulator-control": fromCommandLine.simulatorControl = true
+            case "--no-simulator-control": fromCommandLine.simulatorControl = false
             case "--replay-loop": fromCommandLine.replayLoop = true
             default:
                 throw .usage("unknown option \(argument)")
@@ -167,7 +178,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     static let optionKeys = [
         "--profile": "profile", "--can": "can", "--socket": "socket", "--state-dir": "state-dir", "--log-level": "log-level",
         "--confirmation-timeout": "confirmation-timeout-ms", "--restricted-while-locked": "restricted-while-locked",
-        "--sessionless-callers": "sessionless-callers", "--scenario": "scenario", "--replay": "replay",
+        "--sessionless-callers": "sessionless-callers", "--simulator-control-users": "simulator-control-users",
+        "--simulator-control-groups": "simulator-control-groups", "--scenario": "scenario", "--replay": "replay",
     ]
 
     /// `alice, bob` -> ["alice", "bob"].
@@ -207,6 +219,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         case "sessionless-callers":
             guard let callers = SessionlessCallers(value) else { throw InvalidSetting(reason: "\(name) must be refuse or a seat (seat0), not \(value)") }
             sessionlessCallers = callers
+        case "simulator-control":
+            guard let on = ["on": true, "off": false][value] else { throw InvalidSetting(reason: "\(name) must be on or off, not \(value)") }
+            simulatorControl = on
+        case "simulator-control-users": simulatorControlUsers = Self.list(value)
+        case "simulator-control-groups": simulatorControlGroups = Self.list(value)
         default:
             preconditionFailure("\(key) is not a setting of optionKeys")
         }
@@ -225,7 +242,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             let key = trimmed[..<equals].trimmingSpaces()
             let value = trimmed[trimmed.index(after: equals)...].trimmingSpaces()
             guard !value.isEmpty else { throw .file(file, number + 1, "\(key) has no value") }
-            if Self.optionKeys.values.contains(key) {
+            if Self.optionKeys.values.contains(key) || key == "simulator-control" {
                 do { try set(key, value, named: key) } catch { throw .file(file, number + 1, error.reason) }
                 continue
             }
@@ -238,7 +255,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 guard let flag = ["true": true, "yes": true, "false": false, "no": false][value] else { throw .file(file, number + 1, "replay-loop must be true or false, not \(value)") }
                 replayLoop = flag
             default:
-                throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level, confirmation-timeout-ms, restricted-while-locked, sessionless-callers, sessionless-trusted-users, sessionless-trusted-groups, scenario, replay, replay-loop)")
+                throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level, confirmation-timeout-ms, restricted-while-locked, sessionless-callers, sessionless-trusted-users, sessionless-trusted-groups, simulator-control, simulator-control-users, simulator-control-groups, scenario, replay, replay-loop)")
             }
         }
     }

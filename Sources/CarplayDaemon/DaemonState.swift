@@ -1,5 +1,6 @@
 import CarIntents
 import LinuxSupport
+import SimulatorControl
 import Synchronization
 import Varlink
 
@@ -12,6 +13,8 @@ public final class DaemonState: Sendable {
         var allowedUsers: Set<UInt32>
         var allowedGroups: Set<UInt32>
         var deviceLock: DeviceLock
+        /// Who may call io.carplayd.Simulator; nil: nobody (not served, or off since a reload).
+        var simulatorAccess: SimulatorAccess?
         var inFlight = 0
         var stopping = false
         var drained: [CheckedContinuation<Void, Never>] = []
@@ -20,9 +23,12 @@ public final class DaemonState: Sendable {
     private let shared: Mutex<Shared>
     private let ownUser = Accounts.currentUserID
 
-    init(session: VehicleSession, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>, deviceLock: DeviceLock = .none) {
-        shared = Mutex(Shared(session: session, allowedUsers: allowedUsers, allowedGroups: allowedGroups, deviceLock: deviceLock))
+    init(session: VehicleSession, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>, deviceLock: DeviceLock = .none, simulatorAccess: SimulatorAccess? = nil) {
+        shared = Mutex(Shared(session: session, allowedUsers: allowedUsers, allowedGroups: allowedGroups, deviceLock: deviceLock, simulatorAccess: simulatorAccess))
     }
+
+    /// Who may call io.carplayd.Simulator now (nil: nobody).
+    var simulatorAccess: SimulatorAccess? { shared.withLock { $0.simulatorAccess } }
 
     public var session: VehicleSession { shared.withLock { $0.session } }
 
@@ -43,8 +49,9 @@ public final class DaemonState: Sendable {
     }
 
     /// A reload: the new session and accounts; returns the old session, to stop.
-    func replace(session: VehicleSession, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>, deviceLock: DeviceLock) -> VehicleSession {
+    func replace(session: VehicleSession, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>, deviceLock: DeviceLock, simulatorAccess: SimulatorAccess? = nil) -> VehicleSession {
         shared.withLock { shared in
+            shared.simulatorAccess = simulatorAccess
             let old = shared.session
             shared.session = session
             shared.deviceLock = deviceLock

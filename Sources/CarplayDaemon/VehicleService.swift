@@ -7,7 +7,7 @@ import Synchronization
 import Varlink
 import VehicleKit
 
-/// `io.carplayd.Vehicle` (and with `--simulator-control` `io.carplayd.Simulator`) over
+/// `io.carplayd.Vehicle` (and for a simulated vehicle `io.carplayd.Simulator`) over
 /// Varlink: a table from method to handler, as systemd binds its Varlink methods. Each
 /// handler reads the call, asks the current vehicle session, and maps the outcome to a
 /// reply or a typed error.
@@ -26,7 +26,7 @@ public final class VehicleService: VarlinkService {
     typealias Method = @Sendable (VehicleService, Request) async -> Void
 
     /// Every method served, by its qualified name. The server answers calls to an
-    /// interface it does not serve (the simulator's, without `--simulator-control`).
+    /// interface it does not serve (the simulator's, on a real bus).
     static let methods: [String: Method] = genericMethods.merging(intentMethods) { generic, _ in generic }
 
     /// The methods that take any intent as data, Describe, GetState, Monitor, the simulator's.
@@ -38,12 +38,13 @@ public final class VehicleService: VarlinkService {
         "io.carplayd.Vehicle.Handle": { service, request in await service.runIntent(.handle, request) },
         "io.carplayd.Vehicle.Perform": { service, request in await service.runIntent(.perform, request) },
         "io.carplayd.Vehicle.Monitor": { service, request in await service.monitor(request) },
-        "io.carplayd.Simulator.SetFaults": { service, request in service.setFaults(request) },
-        "io.carplayd.Simulator.GetVehicle": { service, request in service.getVehicle(request) },
-        "io.carplayd.Simulator.SetDriveState": { service, request in service.setDriveState(request) },
+        "io.carplayd.Simulator.SetFaults": { service, request in service.simulator(request) },
+        "io.carplayd.Simulator.GetVehicle": { service, request in service.simulator(request) },
+        "io.carplayd.Simulator.SetDriveState": { service, request in service.simulator(request) },
+        "io.carplayd.Simulator.SetVehicleState": { service, request in service.simulator(request) },
     ]
 
-    private let state: DaemonState
+    let state: DaemonState
     let log: Logger
     private let stateJSON = StateJSONCache()
 

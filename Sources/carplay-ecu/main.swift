@@ -4,14 +4,17 @@ import Glibc
 import CANBus
 import CarplayJSON
 import LinuxSupport
+import SimulatorControl
 import SocketCAN
+import Varlink
 import VehicleKit
 
 // carplay-ecu: the simulated vehicle as its own process on a CAN interface.
 let usage = """
     usage: carplay-ecu --can IFACE --profile DIR [--faults JSON|@FILE] [--state JSON]
                        [--plug-in CONNECTOR | --drive KMH] [--scenario FILE] [--quiet]
-           carplay-ecu --can IFACE --replay LOG [--loop] [--step] [--quiet]
+                       [--control PATH [--control-users LIST] [--control-groups LIST]]
+       carplay-ecu --can IFACE --replay LOG [--loop] [--step] [--quiet]
 
     Plays the vehicle of the profile on a CAN interface (vcan0 or real): applies the
     E2E-checked command frames it may (the car's limits), acknowledges each, and sends
@@ -29,6 +32,10 @@ let usage = """
       --loop     with --replay: start again after the last frame
       --step     with --replay: send one frame per line read on standard input (Enter)
       --quiet    log only rejections and faults
+      --control  serve io.carplayd.Simulator on this Varlink socket: the car's own panel
+                 (carplayctl --socket PATH car set ...), its faults and drive state
+      --control-users, --control-groups
+                 who may call it besides root and carplay-ecu's own user (comma-separated)
 
     SIGTERM / SIGINT stop it; SIGHUP prints its statistics.
     """
@@ -49,6 +56,9 @@ var faultsText: String?
 var stateText: String?
 var quiet = false
 var drive = DriveState.parked
+var controlPath: String?
+var controlUsers: [String] = []
+var controlGroups: [String] = []
 var scenarioFile: String?
 var replayFile: String?
 var replayLoop = false
@@ -75,6 +85,9 @@ while !arguments.isEmpty {
         guard let speed = Double(text) else { fail("--drive: expected a speed in km/h, found \"\(text)\"") }
         drive.speedKmh = speed
     case "--quiet": quiet = true
+    case "--control": controlPath = value()
+    case "--control-users": controlUsers = value().split(separator: ",").map(String.init)
+    case "--control-groups": controlGroups = value().split(separator: ",").map(String.init)
     case "--scenario": scenarioFile = value()
     case "--replay": replayFile = value()
     case "--loop": replayLoop = true
@@ -84,8 +97,8 @@ while !arguments.isEmpty {
 }
 if let replayFile, let interface {
     // A replay is the whole bus traffic: nothing of a simulated vehicle goes with it.
-    if profileDirectory != nil || faultsText != nil || stateText != nil || scenarioFile != nil || drive != .parked {
-        fail("--replay plays a log instead of a vehicle: it takes no --profile, --faults, --state, --scenario, --plug-in or --drive")
+    if profileDirectory != nil || faultsText != nil || stateText != nil || scenarioFile != nil || drive != .parked || controlPath != nil {
+        fail("--replay plays a log instead of a vehicle: it takes no --profile, --faults, --state, --scenario, --plug-in, --drive or --control")
     }
     await runReplay(replayFile, interface: interface, loop: replayLoop, step: replayStep, quiet: quiet)
 }
@@ -127,8 +140,38 @@ do {
 let node = SimulatedVehicleNode(simulation: simulation, port: port)
 try? FileDescriptor.standardError.writeAll("carplay-ecu: \(profile.displayName) on \(interface) (\(commandIDs.count) command messages, \(frames.statusMessages.count) status messages)\(faults.isEmpty ? "" : ", faults \(faultsText ?? "")")\n")
 
+/// `--control PATH`: the simulator methods carplayd serves for its embedded vehicle, on a
+/// socket of carplay-ecu's own, so a person or a test drives this car too.
+func serveControl(path: String, users: [String], groups: [String]) -> (VarlinkServer, EventLoop) {
+    var access = SimulatorAccess()
+    for name in users {
+        guard let uid = Accounts.userID(named: name) else { fail("--control-users: no user \(name)") }
+        access.users.insert(uid)
+    }
+    for name in groups {
+        guard let gid = Accounts.groupID(named: name) else { fail("--control-groups: no group \(name)") }
+        access.groups.insert(gid)
+    }
+    do {
+        let loop = try EventLoop()
+        let service = SimulatorControlServer(service: SimulatorService(vehicle: node, profile: profile), access: access) { line in
+            try? FileDescriptor.standardError.writeAll("carplay-ecu: \(line)\n")
+        }
+        let server = VarlinkServer(
+            listener: try UnixSocket.listen(path: path, mode: 0o660), loop: loop,
+            info: VarlinkServerInfo(vendor: "carplayd", product: "carplay-ecu", version: "0.4.0", url: "file:///usr/share/doc/carplayd/README.md"),
+            interfaces: SimulatorControlServer.interfaces, service: service)
+        try server.start()
+        try? FileDescriptor.standardError.writeAll("carplay-ecu: io.carplayd.Simulator on \(path)\n")
+        return (server, loop)
+    } catch {
+        fail("--control \(path): \(error)", code: 1)
+    }
+}
+
 let signals = Signals.stream([Signals.terminate, Signals.interrupt, Signals.hangup])
 let run = Task { await node.run() }
+let control = controlPath.map { serveControl(path: $0, users: controlUsers, groups: controlGroups) }
 let scenarioTask = scenario.map { startScenario($0, node: node) }
 let logger = Task {
     while !Task.isCancelled {
@@ -150,6 +193,12 @@ for await signal in signals {
 scenarioTask?.cancel()
 run.cancel()
 logger.cancel()
+if let (server, loop) = control {
+    server.closeAll()
+    loop.shutdown()
+    FileSystem.remove(controlPath!)
+}
 await port.close()
 try? FileDescriptor.standardError.writeAll("carplay-ecu: stopped; \(node.statistics())\n")
 exit(0)
+

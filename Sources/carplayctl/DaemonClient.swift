@@ -160,8 +160,18 @@ struct DaemonError: Error, CustomStringConvertible {
             return "carplayd has no method \(text("method"))"
         case "org.varlink.service.MethodNotImplemented":
             return "carplayd does not implement \(text("method"))"
+        case "org.varlink.service.InterfaceNotFound" where text("interface") == CarVerb.interface:
+            return "no simulated vehicle here: \(CarVerb.interface) is not served (a real CAN bus, or simulator-control = off)"
         case "org.varlink.service.InterfaceNotFound":
             return "carplayd has no interface \(text("interface"))"
+        case "io.carplayd.Simulator.NotAuthorized":
+            return "not authorized: uid \(text("uid")) (gid \(text("gid"))) may not control the simulated vehicle (simulator-control-users)"
+        case "io.carplayd.Simulator.InvalidVehicleState":
+            return text("key").isEmpty ? "invalid values: \(text("reason"))" : "\(text("key")): \(text("reason"))"
+        case "io.carplayd.Simulator.InvalidDriveState":
+            return "invalid \(text("parameter")): \(text("reason"))"
+        case "io.carplayd.Simulator.NoSimulator":
+            return "no simulated vehicle: the daemon drives a CAN interface"
         case "org.varlink.service.InvalidParameter":
             return "invalid parameter \(text("parameter"))" + (p["reason"] == nil ? "" : ": \(text("reason"))")
         case "org.varlink.service.PermissionDenied":

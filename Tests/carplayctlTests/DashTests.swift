@@ -113,6 +113,31 @@ import Testing
         #expect(model.quit)
     }
 
+    @Test func panelModeSendsTheDriversOwnChange() throws {
+        var model = try Self.sedan()
+        #expect(DashKeys.handle(.character("p"), &model) == nil && model.mode == .panel)
+        let status = DashRenderer.render(model, columns: 80, rows: 24, now: 100).map(\.text)
+        #expect(status[0].hasPrefix(" Example Sedan  PANEL (driver)  ● reachable"))
+        #expect(status[23].hasPrefix(" PANEL: you are the driver  p intents"))
+        // The same keys, the same targets: now the driver's, not an intent's.
+        let warmer = try #require(DashKeys.handle(.character("+"), &model))
+        #expect(warmer.asDriver && warmer.targets == ["climate.temperature.left": .number(21.5)])
+        let heat = try #require(DashKeys.handle(.character("h"), &model))
+        #expect(heat.asDriver && heat.targets == ["seat.frontLeft.heating": .integer(1)])
+        let lock = try #require(DashKeys.handle(.character("l"), &model))
+        #expect(lock.asDriver && lock.targets == ["lock.locked": .bool(true)])
+        // Pending until the status frames show it, as an intent is.
+        let number = model.begin(warmer, now: 100)
+        #expect(model.note?.text == "… the driver sets climate.temperature.left=21.5")
+        #expect(model.wanted["climate.temperature.left"]?.phase == .pending)
+        model.apply(monitor: Self.monitor("(1.0) vcan0 400#00", ["climate.temperature.left": .number(21.5)]), now: 100.1)
+        #expect(model.wanted["climate.temperature.left"] == nil && model.values["climate.temperature.left"] == .number(21.5))
+        model.finish(number, .confirmed(sentence: "the driver set climate.temperature.left=21.5", state: [:]), now: 100.2)
+        // Back to intents.
+        #expect(DashKeys.handle(.character("p"), &model) == nil && model.mode == .intents)
+        #expect(DashKeys.handle(.character("+"), &model)?.asDriver == false)
+    }
+
     @Test func bytesBecomeKeys() {
         #expect(DashKey.parse(Array("\t+\u{1B}[A\u{1B}OB\u{1B}[Z\u{03}q\r\u{1B}".utf8)) == [.tab, .character("+"), .up, .down, .backTab, .interrupt, .character("q"), .enter, .escape])
         #expect(DashKey.parse(Array("\u{1B}[15~h".utf8)) == [.character("h")])

@@ -22,7 +22,7 @@ extension VehicleSimulation {
         return .success(valid)
     }
 
-    private func check(_ key: PropertyKey, _ value: PropertyValue, in changes: [PropertyKey: PropertyValue]) -> Result<PropertyValue, Violation> {
+    func check(_ key: PropertyKey, _ value: PropertyValue, in changes: [PropertyKey: PropertyValue]) -> Result<PropertyValue, Violation> {
         func missing(_ what: String) -> Result<PropertyValue, Violation> {
             .failure(Violation(reason: .notAvailable, detail: "\(key)=\(value): this car has no \(what)"))
         }

@@ -68,8 +68,8 @@ enum DashFeeds {
     }
 
     /// Sends `request` as the intent verbs send theirs (IntentRunner: Resolve, then
-    /// Perform), never asking: a question the daemon would ask is the failure's reason.
-    /// Issue 17's panel mode (the driver's own changes) adds its kind of request here.
+    /// Perform), never asking: a question the daemon would ask is the failure's reason;
+    /// the driver's own change as `carplayctl car set` does.
     static func send(_ request: DashRequest, number: Int, _ options: DaemonOptions, _ sink: AsyncStream<DashEvent>.Continuation) {
         do {
             try DetachedThread.start(name: "dash-request") {
@@ -81,11 +81,25 @@ enum DashFeeds {
     }
 
     static func perform(_ request: DashRequest, _ options: DaemonOptions) -> DashRequestResult {
+        if request.asDriver { return setAsDriver(request, options) }
         do {
             let daemon = try DaemonConnection(options)
             let (final, reply) = try IntentRunner.perform(request.intent, request.parameters, daemon: daemon, options: options, interactive: false)
             guard IntentRunner.succeeded(reply) else { return .failed(reason: IntentSentence.failure(intent: request.intent, reply: reply)) }
             return .confirmed(sentence: IntentSentence.success(intent: request.intent, parameters: final, reply: reply), state: reply["state"]?.objectValue ?? [:])
+        } catch {
+            return .failed(reason: "\(error)")
+        }
+    }
+}
+
+extension DashFeeds {
+    /// The panel: SetVehicleState with the key's targets. The reply says the car took them;
+    /// the cabin shows them when the status frames do (Monitor), as for an intent.
+    static func setAsDriver(_ request: DashRequest, _ options: DaemonOptions) -> DashRequestResult {
+        do {
+            let reply = try DaemonConnection(options).call("\(CarVerb.interface).SetVehicleState", ["values": .object(request.targets)])
+            return .confirmed(sentence: "the driver set " + DashModel.assignments(reply["values"]?.objectValue ?? request.targets), state: [:])
         } catch {
             return .failed(reason: "\(error)")
         }

@@ -69,6 +69,7 @@ enum DashKeys {
         ("a u r", "A/C, auto mode, recirculated air on/off"),
         ("d D", "front / rear defroster on/off"),
         ("l", "lock or unlock the doors"),
+        ("p", "panel mode on/off: the keys act as the driver on a simulated car"),
         ("↑ ↓  Enter", "frame pane: select a message, show its signals"),
         ("?", "this help (any key closes it)"),
         ("q  Ctrl-C", "quit"),
@@ -85,6 +86,10 @@ enum DashKeys {
         case .interrupt, .character("q"): model.quit = true; return nil
         case .character("?"): model.showHelp = true; return nil
         case .tab, .backTab: model.pane = model.pane == .cabin ? .frames : .cabin; return nil
+        case .character("p"):
+            model.mode = model.mode == .intents ? .panel : .intents
+            model.note = DashNote(text: model.mode == .panel ? "panel mode: the keys act as the driver (the car's own controls)" : "intent mode: the keys send intents", kind: .info)
+            return nil
         case .redraw: return nil
         default: break
         }
@@ -93,11 +98,18 @@ enum DashKeys {
             case .up, .character("k"): model.frameIndex = max(0, model.frameIndex - 1)
             case .down, .character("j"): model.frameIndex = min(max(0, model.frames.messages.count - 1), model.frameIndex + 1)
             case .enter, .character(" "): model.showSignals.toggle()
-            default: return cabinRequest(key, &model)
+            default: return asMode(cabinRequest(key, &model), model)
             }
             return nil
         }
-        return cabinRequest(key, &model)
+        return asMode(cabinRequest(key, &model), model)
+    }
+
+    /// In panel mode a key's targets are what the driver sets, not an intent's.
+    private static func asMode(_ request: DashRequest?, _ model: DashModel) -> DashRequest? {
+        guard var request, model.mode == .panel else { return request }
+        request.asDriver = true
+        return request
     }
 
     /// The cabin's keys: selection, and the common intents.

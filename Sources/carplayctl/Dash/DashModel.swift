@@ -3,15 +3,22 @@ import CarIntents
 import CarplayJSON
 
 /// What a key press asks the car to do: an intent as the verbs send it, and the values
-/// the state should then show (the "wanted" side of the cabin view).
-/// Where issue 17's panel mode hooks in: a second kind of request (the driver's own
-/// change, through the simulator's control interface), chosen by a mode of `DashModel`
-/// in `DashKeys`, routed by `DashFeeds.send`; pending/confirmed marks work unchanged.
+/// the state should then show (the "wanted" side of the cabin view). In panel mode the
+/// same targets are the driver's own change instead (`asDriver`: SetVehicleState, routed
+/// by `DashFeeds.send`); pending/confirmed marks work unchanged.
 struct DashRequest: Sendable, Equatable {
     var intent: IntentName
     var parameters: [String: JSONValue]
     /// Property key -> the value the vehicle should report once it took the command.
     var targets: [String: JSONValue]
+    /// The driver does it on the car's panel (io.carplayd.Simulator.SetVehicleState).
+    var asDriver = false
+}
+
+/// Who the dash's keys act as: the voice assistant (intents to the daemon, the default)
+/// or the driver at the car's own panel (a simulated vehicle only).
+enum DashMode: Sendable, Equatable {
+    case intents, panel
 }
 
 /// How a request ended, as the daemon said.
@@ -62,6 +69,7 @@ struct DashModel: Sendable {
     var wanted: [String: DashWanted] = [:]
     var frames = DashFrameTable()
     var pane: DashPane = .cabin
+    var mode: DashMode = .intents
     var zoneIndex = 0
     /// Index into `vehicle.selectableSeats`.
     var seatIndex = 0
@@ -134,8 +142,15 @@ struct DashModel: Sendable {
         for (key, target) in request.targets {
             wanted[key] = DashWanted(target: target, phase: .pending, request: number, since: now)
         }
-        note = DashNote(text: "… \(request.intent.rawValue) sent, waiting for the vehicle", kind: .pending)
+        note = request.asDriver
+            ? DashNote(text: "… the driver sets " + Self.assignments(request.targets), kind: .pending)
+            : DashNote(text: "… \(request.intent.rawValue) sent, waiting for the vehicle", kind: .pending)
         return number
+    }
+
+    /// `climate.temperature.left=19`, keys in order.
+    static func assignments(_ values: [String: JSONValue]) -> String {
+        values.keys.sorted().map { "\($0)=\(readable(values[$0]!))" }.joined(separator: " ")
     }
 
     /// The daemon answered request `number`.

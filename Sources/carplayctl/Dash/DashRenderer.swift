@@ -87,6 +87,8 @@ enum DashRenderer {
 
     static func statusLine(_ model: DashModel) -> DashLine {
         var line = DashLine(" \(model.vehicle.name)", .title)
+        // Intent mode is the default and unmarked: the 80 columns go to the bus.
+        if model.mode == .panel { line.append("  PANEL (driver)", .pending) }
         if let problem = model.connectionProblem {
             line.append("  ✗ \(problem)", .failed)
             return line
@@ -133,6 +135,8 @@ enum DashRenderer {
     static func keyLine(_ model: DashModel) -> DashLine {
         let text = model.showHelp
             ? " any key: back   q: quit"
+            : model.mode == .panel
+            ? " PANEL: you are the driver  p intents  +/- temp  h heat  f/F fan  l lock  q quit"
             : model.pane == .cabin
             ? " Tab frames  z zone  s seat  +/- temp  h heat  f/F fan  l lock  ? help  q quit"
             : " Tab cabin  ↑/↓ message  Enter signals  +/- temp  h heat  l lock  ? help  q quit"
