@@ -1,4 +1,5 @@
 import CANBus
+import CANKit
 import VehicleKit
 
 /// One vehicle being driven: the head unit's port on the vehicle's bus, the controller
@@ -13,6 +14,9 @@ public final class VehicleSession: Sendable {
         case simulated(VehicleSimulation, interface: String = "vcan0")
         /// Whatever answers on a port the caller opened (SocketCAN).
         case bus(any CANPort)
+        /// A recorded drive played onto an in-process bus named `interface` instead of a
+        /// simulated vehicle: nothing answers commands, the log's status frames are the car.
+        case replayed(CandumpReplay, loop: Bool, interface: String = "vcan0")
     }
 
     public let profile: VehicleProfile
@@ -25,19 +29,31 @@ public final class VehicleSession: Sendable {
     /// The head unit's port (as `headUnitPort` made it).
     public let port: any CANPort
     private let vehicleTask: Task<Void, Never>?
+    /// The scenario played on the simulated vehicle, if any.
+    private let scenarioTask: Task<Void, Never>?
+    /// Whether the bus carries a replayed log (`.replayed`).
+    public let isReplay: Bool
 
     /// Opens the head unit's port (on a simulated vehicle: before the vehicle's, since a
     /// port hears only frames sent after it opened), starts the controller reading it,
     /// then the vehicle. `savedProfiles` and `persist` are the engine's car profiles,
     /// `restrictedWhileLocked` its intents restricted while the caller's device is locked;
     /// `headUnitPort` lets a test put a faulty port between the controller and the bus.
+    /// A `scenario` is played on a simulated vehicle from its start (ignored otherwise);
+    /// `scenarioLog` gets its lines.
     public init(
         profile: VehicleProfile, vehicle: Vehicle, savedProfiles: [SavedCarProfile] = [], restrictedWhileLocked: Set<IntentName> = [],
         carIdentifier: String? = nil,
         persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in },
-        headUnitPort: @Sendable (any CANPort) -> any CANPort = { $0 }
+        headUnitPort: @Sendable (any CANPort) -> any CANPort = { $0 },
+        scenario: Scenario? = nil, scenarioLog: @escaping @Sendable (String) -> Void = { _ in }
     ) async {
         self.profile = profile
+        var scenarioTask: Task<Void, Never>?
+        switch vehicle {
+        case .replayed: isReplay = true
+        case .simulated, .bus: isReplay = false
+        }
         switch vehicle {
         case let .simulated(simulation, interface):
             let bus = VirtualCANBus(interface: interface)
@@ -48,6 +64,19 @@ public final class VehicleSession: Sendable {
             self.vehicle = node
             virtualBus = bus
             vehicleTask = Task { await node.run() }
+            if let scenario {
+                let runner = ScenarioRunner(scenario: scenario, node: node, log: scenarioLog)
+                scenarioTask = Task { await runner.run() }
+            }
+        case let .replayed(replay, loop, interface):
+            let bus = VirtualCANBus(interface: interface)
+            port = headUnitPort(bus.makePort())
+            controller = VehicleController(profile: profile, port: port)
+            await controller.start()
+            let player = CandumpPlayer(replay: replay, port: bus.makePort(), loop: loop)
+            self.vehicle = nil
+            virtualBus = bus
+            vehicleTask = Task { _ = await player.play() }
         case let .bus(busPort):
             port = headUnitPort(busPort)
             controller = VehicleController(profile: profile, port: port)
@@ -56,6 +85,7 @@ public final class VehicleSession: Sendable {
             virtualBus = nil
             vehicleTask = nil
         }
+        self.scenarioTask = scenarioTask
         engine = IntentEngine(
             profile: profile, controller: controller, savedProfiles: savedProfiles, restrictedWhileLocked: restrictedWhileLocked,
             carIdentifier: carIdentifier, persist: persist)
@@ -71,6 +101,7 @@ public final class VehicleSession: Sendable {
     /// Stops reading, stops the simulated vehicle, closes the port.
     public func stop() async {
         controller.stop()
+        scenarioTask?.cancel()
         vehicleTask?.cancel()
         await port.close()
     }

@@ -39,12 +39,17 @@ public final class Daemon: Sendable {
             return 2
         }
         if let text = configuration.simulatorFaults { log.warning("the simulated vehicle runs with faults: \(text)") }
-        let opened = Self.openVehicle(configuration, profile: profile, faults: faults)
+        let played = Self.playback(configuration, profile: profile)
+        guard case let .success(playback) = played else {
+            if case let .failure(error) = played { log.error(error.description) }
+            return 2
+        }
+        let opened = Self.openVehicle(configuration, profile: profile, faults: faults, playback: playback)
         guard case let .success(vehicle) = opened else {
             if case let .failure(error) = opened { log.error(error.description) }
             return 1
         }
-        let session = await Self.startSession(configuration, profile: profile, vehicle: vehicle, store: store)
+        let session = await Self.startSession(configuration, profile: profile, vehicle: vehicle, store: store, scenario: playback.scenario, log: log)
         let state = DaemonState(
             session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(configuration), simulatorAccess: simulatorAccess(configuration))
 
@@ -66,7 +71,8 @@ public final class Daemon: Sendable {
             return 1
         }
         let reachable = await session.controller.waitUntilReachable(timeout: .seconds(2))
-        let bus = session.isSimulated ? "embedded simulated vehicle on an in-process \(session.interface)" : "CAN interface \(session.interface)"
+        let bus = session.isSimulated ? "embedded simulated vehicle on an in-process \(session.interface)\(playback.scenario == nil ? "" : ", playing \(configuration.scenario!)")"
+            : session.isReplay ? "replaying \(configuration.replay!) on an in-process \(session.interface)" : "CAN interface \(session.interface)"
         let listening = passed == nil ? socketPath : "\(socketPath) (socket-activated, fd \(passed!.rawValue))"
         log.info("listening on \(listening) (\(profile.displayName), profile \(directory); \(bus)\(reachable ? "" : ", vehicle not reachable yet"))")
         let notifier = SystemdNotifier()
@@ -103,7 +109,8 @@ public final class Daemon: Sendable {
     /// profile's status and acknowledgement frames pass the kernel's filters, or the
     /// embedded simulated vehicle. (Synchronous: the throwing step stays out of `run`'s
     /// coroutine, see there.)
-    static func openVehicle(_ configuration: DaemonConfiguration, profile: VehicleProfile, faults: FaultPlan) -> Result<VehicleSession.Vehicle, DaemonError> {
+    static func openVehicle(_ configuration: DaemonConfiguration, profile: VehicleProfile, faults: FaultPlan, playback: Playback = .none) -> Result<VehicleSession.Vehicle, DaemonError> {
+        if let replay = playback.replay { return .success(.replayed(replay, loop: playback.replayLoop)) }
         guard let interface = configuration.canInterface else {
             var simulation = VehicleSimulation(profile: profile, faults: faults)
             // Nothing reads the embedded vehicle's own log (carplayd logs each intent itself).
@@ -120,7 +127,9 @@ public final class Daemon: Sendable {
     }
 
     /// The session on `vehicle`, with the configured confirmation timeout and the saved car profiles.
-    static func startSession(_ configuration: DaemonConfiguration, profile: VehicleProfile, vehicle: VehicleSession.Vehicle, store: CarProfileStore) async -> VehicleSession {
+    static func startSession(
+        _ configuration: DaemonConfiguration, profile: VehicleProfile, vehicle: VehicleSession.Vehicle, store: CarProfileStore, scenario: Scenario? = nil, log: Logger? = nil
+    ) async -> VehicleSession {
         var profile = profile
         if let milliseconds = configuration.confirmationTimeoutMilliseconds {
             profile.policies.confirmationTimeout = .milliseconds(milliseconds)
@@ -128,10 +137,9 @@ public final class Daemon: Sendable {
         let identifier = profile.identifier
         return await VehicleSession(
             profile: profile, vehicle: vehicle, savedProfiles: store.load(profile: identifier), restrictedWhileLocked: configuration.restrictedWhileLocked,
-            carIdentifier: carIdentifier(profile: identifier)
-        ) { profiles in
-            try store.save(profiles, profile: identifier)
-        }
+            carIdentifier: carIdentifier(profile: identifier),
+            persist: { profiles in try store.save(profiles, profile: identifier) },
+            scenario: scenario, scenarioLog: { line in log?.info("scenario: \(line)") })
     }
 
     /// `INCar.carIdentifier`: stable for this unit and profile, and not the VIN nor the
@@ -286,12 +294,18 @@ public final class Daemon: Sendable {
             if case let .failure(error) = parsedFaults { log.error("reload: --simulator-faults: \(error); keeping the running vehicle") }
             return
         }
-        let opened = Self.openVehicle(next, profile: profile, faults: faults)
+        let played = Self.playback(next, profile: profile)
+        guard case let .success(playback) = played else {
+            if case let .failure(error) = played { log.error("reload: \(error); keeping the running vehicle") }
+            return
+        }
+        let opened = Self.openVehicle(next, profile: profile, faults: faults, playback: playback)
         guard case let .success(vehicle) = opened else {
             if case let .failure(error) = opened { log.error("reload: \(error); keeping the running vehicle") }
             return
         }
-        let session = await Self.startSession(next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory))
+        let session = await Self.startSession(next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory),
+            scenario: playback.scenario, log: log)
         let old = state.replace(session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(next), simulatorAccess: simulatorAccess(next))
         await old.stop()
         log.info("reloaded: \(profile.displayName) (profile \(directory))")

@@ -30,6 +30,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Who may call it besides root and the daemon's own user (`SimulatorAccess`).
     public var simulatorControlUsers: [String] = []
     public var simulatorControlGroups: [String] = []
+    /// A scenario file the embedded simulated vehicle plays (docs/SIMULATION.md).
+    public var scenario: String?
+    /// A candump log played onto the embedded in-process bus instead of the simulated vehicle.
+    public var replay: String?
+    /// Play `replay` again and again.
+    public var replayLoop = false
     /// SiriKit's `IntentsRestrictedWhileLocked` (Info.plist's role is the daemon's
     /// configuration): intents refused while the *caller's device* is locked.
     public var restrictedWhileLocked: Set<IntentName> = DaemonConfiguration.defaultRestrictedWhileLocked
@@ -40,7 +46,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var sessionlessTrustedUsers: [String] = []
     public var sessionlessTrustedGroups: [String] = []
     /// Whether `io.carplayd.Simulator` is served: on, and the vehicle simulated.
-    public var servesSimulator: Bool { simulatorControl && canInterface == nil }
+    /// (Not on a replay either: there is no simulated vehicle to drive.)
+    public var servesSimulator: Bool { simulatorControl && canInterface == nil && replay == nil }
     /// The config file that was read (for SIGHUP), if any.
     public var configFile: String?
 
@@ -100,6 +107,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
                                faults and drive state; served by default, never with --can)
           --simulator-control-users LIST, --simulator-control-groups LIST
                                who may call io.carplayd.Simulator besides root and the daemon's user
+          --scenario FILE      the embedded simulated vehicle plays this scenario: timed changes made
+                               as the driver's, faults, charging and driving (docs/SIMULATION.md)
+          --replay LOG         play this candump -L log onto the in-process bus, timing kept, instead
+                               of the simulated vehicle (nothing answers commands)
+          --replay-loop        start the log again after its last frame
           --help, --version
 
         Signals: SIGTERM/SIGINT stop gracefully; SIGHUP reloads the config and profile
@@ -150,6 +162,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             // The default now; kept for the tests and scripts that still pass it.
             case "--simulator-control": fromCommandLine.simulatorControl = true
             case "--no-simulator-control": fromCommandLine.simulatorControl = false
+            case "--replay-loop": fromCommandLine.replayLoop = true
             default:
                 throw .usage("unknown option \(argument)")
             }
@@ -166,7 +179,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         "--profile": "profile", "--can": "can", "--socket": "socket", "--state-dir": "state-dir", "--log-level": "log-level",
         "--confirmation-timeout": "confirmation-timeout-ms", "--restricted-while-locked": "restricted-while-locked",
         "--sessionless-callers": "sessionless-callers", "--simulator-control-users": "simulator-control-users",
-        "--simulator-control-groups": "simulator-control-groups",
+        "--simulator-control-groups": "simulator-control-groups", "--scenario": "scenario", "--replay": "replay",
     ]
 
     /// `alice, bob` -> ["alice", "bob"].
@@ -183,6 +196,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     mutating func set(_ key: String, _ value: String, named name: String) throws(InvalidSetting) {
         switch key {
         case "profile": profile = value
+        case "scenario": scenario = value
+        case "replay": replay = value
         case "can": canInterface = value
         case "socket": socket = value
         case "state-dir": stateDirectory = value
@@ -236,8 +251,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
             case "allow-groups": allowedGroups = Self.list(value)
             case "sessionless-trusted-users": sessionlessTrustedUsers = Self.list(value)
             case "sessionless-trusted-groups": sessionlessTrustedGroups = Self.list(value)
+            case "replay-loop":
+                guard let flag = ["true": true, "yes": true, "false": false, "no": false][value] else { throw .file(file, number + 1, "replay-loop must be true or false, not \(value)") }
+                replayLoop = flag
             default:
-                throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level, confirmation-timeout-ms, restricted-while-locked, sessionless-callers, sessionless-trusted-users, sessionless-trusted-groups, simulator-control, simulator-control-users, simulator-control-groups)")
+                throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level, confirmation-timeout-ms, restricted-while-locked, sessionless-callers, sessionless-trusted-users, sessionless-trusted-groups, simulator-control, simulator-control-users, simulator-control-groups, scenario, replay, replay-loop)")
             }
         }
     }

@@ -12,8 +12,9 @@ import VehicleKit
 // carplay-ecu: the simulated vehicle as its own process on a CAN interface.
 let usage = """
     usage: carplay-ecu --can IFACE --profile DIR [--faults JSON|@FILE] [--state JSON]
-                       [--plug-in CONNECTOR | --drive KMH] [--quiet]
+                       [--plug-in CONNECTOR | --drive KMH] [--scenario FILE] [--quiet]
                        [--control PATH [--control-users LIST] [--control-groups LIST]]
+       carplay-ecu --can IFACE --replay LOG [--loop] [--step] [--quiet]
 
     Plays the vehicle of the profile on a CAN interface (vcan0 or real): applies the
     E2E-checked command frames it may (the car's limits), acknowledges each, and sends
@@ -25,6 +26,11 @@ let usage = """
       --plug-in  start plugged in at this charging connector (one of the profile's
                  car.chargingConnectors, e.g. ccs2): charges at its power
       --drive    start driving at this speed, km/h: charge or fuel and range fall
+      --scenario timed vehicle-side changes and faults to play (docs/SIMULATION.md)
+      --replay   instead of a vehicle, send the frames of a candump -L log, timing kept
+                 (relative to its first frame; the log's interface names are ignored)
+      --loop     with --replay: start again after the last frame
+      --step     with --replay: send one frame per line read on standard input (Enter)
       --quiet    log only rejections and faults
       --control  serve io.carplayd.Simulator on this Varlink socket: the car's own panel
                  (carplayctl --socket PATH car set ...), its faults and drive state
@@ -53,6 +59,10 @@ var drive = DriveState.parked
 var controlPath: String?
 var controlUsers: [String] = []
 var controlGroups: [String] = []
+var scenarioFile: String?
+var replayFile: String?
+var replayLoop = false
+var replayStep = false
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     func value() -> String {
@@ -78,9 +88,21 @@ while !arguments.isEmpty {
     case "--control": controlPath = value()
     case "--control-users": controlUsers = value().split(separator: ",").map(String.init)
     case "--control-groups": controlGroups = value().split(separator: ",").map(String.init)
+    case "--scenario": scenarioFile = value()
+    case "--replay": replayFile = value()
+    case "--loop": replayLoop = true
+    case "--step": replayStep = true
     default: fail("unknown option \(argument)\n\n\(usage)")
     }
 }
+if let replayFile, let interface {
+    // A replay is the whole bus traffic: nothing of a simulated vehicle goes with it.
+    if profileDirectory != nil || faultsText != nil || stateText != nil || scenarioFile != nil || drive != .parked || controlPath != nil {
+        fail("--replay plays a log instead of a vehicle: it takes no --profile, --faults, --state, --scenario, --plug-in, --drive or --control")
+    }
+    await runReplay(replayFile, interface: interface, loop: replayLoop, step: replayStep, quiet: quiet)
+}
+if replayLoop || replayStep { fail("--loop and --step go with --replay") }
 guard let interface, let profileDirectory else { fail("give --can IFACE and --profile DIR\n\n\(usage)") }
 
 let profile: VehicleProfile
@@ -103,6 +125,7 @@ if let stateText {
 }
 
 var simulation = VehicleSimulation(profile: profile, state: state, faults: faults)
+let scenario = scenarioFile.map { loadScenario($0, profile: profile) }
 // Its status frames go out at the first tick, with everything else.
 do { _ = try simulation.setDriveState(drive, at: .zero) } catch { fail("--\(error.parameter == "connector" ? "plug-in" : "drive"): \(error.reason)") }
 
@@ -149,6 +172,7 @@ func serveControl(path: String, users: [String], groups: [String]) -> (VarlinkSe
 let signals = Signals.stream([Signals.terminate, Signals.interrupt, Signals.hangup])
 let run = Task { await node.run() }
 let control = controlPath.map { serveControl(path: $0, users: controlUsers, groups: controlGroups) }
+let scenarioTask = scenario.map { startScenario($0, node: node) }
 let logger = Task {
     while !Task.isCancelled {
         try? await Task.sleep(for: .milliseconds(200))
@@ -166,6 +190,7 @@ for await signal in signals {
     }
     break
 }
+scenarioTask?.cancel()
 run.cancel()
 logger.cancel()
 if let (server, loop) = control {

@@ -130,6 +130,9 @@ public final class SimulatedVehicleNode: Sendable {
 
     public func driveState() -> DriveState { core.withLock { $0.simulation.drive } }
 
+    /// The simulation's time: since the first `run()` (what fault windows count from).
+    public func elapsedTime() -> Duration { core.withLock { elapsed($0) } }
+
     // MARK: - Receiving
 
     /// Asks the port to hand frames to the node directly; true when it does.

@@ -1,0 +1,226 @@
+"""Scenarios and replays on a real kernel CAN stack: carplay-ecu --scenario and
+carplay-ecu --replay on vcan0, carplayd --can vcan0 watching (docs/SIMULATION.md).
+
+Run by IntegrationTests/vcan/run.sh (natively where the kernel has vcan, in a VM otherwise).
+"""
+
+import json
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import varlink
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "IntegrationTests" / "support"))
+import candump_log  # noqa: E402
+
+BIN = Path(os.environ.get("CARPLAY_BIN_DIR", REPO / ".build" / "debug"))
+IFACE = os.environ.get("CARPLAY_VCAN", "vcan0")
+SEDAN = str(REPO / "VehicleProfiles" / "sedan")
+
+# Spaced by a second or more: an emulated VM (TCG) is slow, and carplayd must be
+# subscribed before the first event.
+SCENARIO = {
+    "seed": 5,
+    "events": [
+        {"at": 8.0, "set": {"climate.temperature.left": 19}},
+        {"at": 9.0, "set": {"seat.frontLeft.heating": 2}},
+        {"at": 10.0, "fault": {"kind": "silence", "message": "SeatStatus", "forMs": 2500}},
+        {"at": 11.0, "set": {"seat.frontLeft.heating": 3}},
+        {"at": 12.0, "set": {"lock.locked": True}},
+        {"every": 1.0, "from": 8.5, "until": 11.9, "jitter": 0.3, "add": {"power.fuelPercent": -1}},
+        {"at": 14.0, "set": {"defroster.rear": True}},
+    ],
+}
+LAST_AT = 14.0
+
+
+def have_vcan():
+    return subprocess.run(["ip", "link", "show", IFACE], capture_output=True).returncode == 0
+
+
+@pytest.fixture(scope="module", autouse=True)
+def vcan():
+    assert have_vcan(), "%s does not exist: run through IntegrationTests/support/vm/run-in-vm.sh" % IFACE
+
+
+class Process:
+    def __init__(self, name, argv, stdin=None):
+        self.log = tempfile.NamedTemporaryFile(prefix=name + "-", suffix=".log", delete=False)
+        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, stdin=stdin, start_new_session=True)
+
+    def text(self):
+        return Path(self.log.name).read_text(errors="replace")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                return self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                return self.proc.wait()
+        return self.proc.returncode
+
+
+class Daemon(Process):
+    def __init__(self, directory):
+        self.socket = str(directory / "carplayd.sock")
+        super().__init__("carplayd", [str(BIN / "carplayd"), "--can", IFACE, "--profile", SEDAN, "--socket", self.socket,
+                                      "--state-dir", str(directory / "state"), "--log-level", "debug",
+                                      "--confirmation-timeout", os.environ.get("CARPLAY_CONFIRMATION_MS", "3000")])
+
+    def call(self, method, **parameters):
+        with varlink.Client(address="unix:" + self.socket) as client, client.open("io.carplayd.Vehicle") as vehicle:
+            return getattr(vehicle, method)(**parameters)
+
+    def wait(self, predicate, timeout=20):
+        deadline = time.time() + timeout
+        reply = None
+        while time.time() < deadline:
+            if os.path.exists(self.socket):
+                try:
+                    reply = self.call("GetState")
+                    if predicate(reply):
+                        return reply
+                except Exception:
+                    pass
+            time.sleep(0.1)
+        raise AssertionError("carplayd never got there: %s\n%s" % (reply, self.text()[-3000:]))
+
+
+def monitor(daemon, until):
+    """Monitor's (sorted keys, state) replies until time.monotonic() reaches `until`."""
+    replies = queue.Queue()
+    client = varlink.Client(address="unix:" + daemon.socket)
+    connection = client.open_connection()
+
+    def listen():
+        try:
+            with client.open("io.carplayd.Vehicle", namespaced=False, connection=connection) as vehicle:
+                for reply in vehicle.Monitor(_more=True):
+                    replies.put(reply)
+        except Exception as error:
+            replies.put(error)
+
+    thread = threading.Thread(target=listen, daemon=True)
+    thread.start()
+    time.sleep(max(0.0, until - time.monotonic()))
+    connection.shutdown(socket.SHUT_RDWR)
+    thread.join(5)
+    connection.close()
+    sequence = []
+    while not replies.empty():
+        item = replies.get()
+        if isinstance(item, Exception):
+            continue
+        state = {k: v for k, v in item["state"].items() if k != "climate.cabinTemperature"}
+        if state:
+            sequence.append(state)
+    return sequence
+
+
+def run_scenario(path):
+    directory = Path(tempfile.mkdtemp(prefix="vcan-scn-"))
+    started = time.monotonic()
+    ecu = Process("carplay-ecu", [str(BIN / "carplay-ecu"), "--can", IFACE, "--profile", SEDAN, "--scenario", str(path), "--quiet"])
+    daemon = Daemon(directory)
+    try:
+        daemon.wait(lambda reply: reply["reachable"])
+        time.sleep(1.2)  # every status message once
+        assert time.monotonic() - started < 7.5, "too slow to subscribe before the first event at 8 s"
+        sequence = monitor(daemon, started + LAST_AT + 2.0)
+        return sequence, ecu.text()
+    finally:
+        daemon.stop()
+        ecu.stop()
+
+
+def test_carplay_ecu_scenario_same_seed_same_monitor_sequence(tmp_path):
+    path = tmp_path / "scenario.json"
+    path.write_text(json.dumps(SCENARIO))
+    first, ecu_log = run_scenario(path)
+    second, _ = run_scenario(path)
+    assert first == second, "\n%s\n!=\n%s" % (first, second)
+    assert {"climate.temperature.left": 19.0} in first
+    seat = [i for i, state in enumerate(first) if "seat.frontLeft.heating" in state]
+    lock = first.index({"lock.locked": True})
+    assert [first[i]["seat.frontLeft.heating"] for i in seat] == [2, 3]
+    assert seat[0] < lock < seat[1], "3 is reported only when SeatStatus speaks again"
+    assert [s["power.fuelPercent"] for s in first if "power.fuelPercent" in s] == [61.0, 60.0, 59.0, 58.0]
+    assert first[-1] == {"defroster.rear": True}
+    assert "scenario: events[2] at 10 s: fault silence message=SeatStatus" in ecu_log
+
+
+def candump(capture):
+    return subprocess.Popen(["candump", "-L", IFACE], stdout=open(capture, "w"), stderr=subprocess.DEVNULL)
+
+
+def frames(path):
+    """(id, data) of each frame in a candump -L file."""
+    result = []
+    for line in Path(path).read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            result.append(tuple(parts[2].split("#")))
+    return result
+
+
+def test_carplay_ecu_replay_drives_carplayd(tmp_path):
+    log = tmp_path / "drive.log"
+    candump_log.write_status_log(log, SEDAN, [(8, candump_log.SEDAN_BEFORE), (7, candump_log.SEDAN_AFTER)], interface="can3")
+    daemon = Daemon(tmp_path)
+    try:
+        daemon.wait(lambda reply: True)  # listening
+        capture = tmp_path / "captured.log"
+        dump = candump(capture)
+        time.sleep(0.5)
+        started = time.monotonic()
+        replay = subprocess.run([str(BIN / "carplay-ecu"), "--can", IFACE, "--replay", str(log)], capture_output=True, text=True, timeout=60)
+        took = time.monotonic() - started
+        assert replay.returncode == 0, replay.stderr
+        assert "replay done: 75 frames sent" in replay.stderr
+        assert took >= 1.4, "timing kept: the log lasts 1.404 s, the replay took %.3f s" % took
+        reply = daemon.wait(lambda reply: all(reply["state"].get(k) == v for k, v in candump_log.EXPECTED_AFTER.items()), timeout=10)
+        assert reply["bus"]["untrustedFrames"] == 0
+        time.sleep(0.3)
+        dump.terminate()
+        dump.wait()
+        # The same frames, in the same order (the log's interface name can3 is not kept).
+        assert frames(capture) == frames(log)
+    finally:
+        daemon.stop()
+
+
+def test_carplay_ecu_replay_step_mode(tmp_path):
+    log = tmp_path / "step.log"
+    candump_log.write_status_log(log, SEDAN, [(2, candump_log.SEDAN_AFTER)])
+    capture = tmp_path / "captured.log"
+    dump = candump(capture)
+    time.sleep(0.5)
+    step = subprocess.Popen([str(BIN / "carplay-ecu"), "--can", IFACE, "--replay", str(log), "--step"],
+                            stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(3):
+            step.stdin.write("\n")
+            step.stdin.flush()
+        time.sleep(1.0)
+        dump.terminate()
+        dump.wait()
+        assert frames(capture) == frames(log)[:3], "one frame per line, no more"
+        step.stdin.close()  # end of input: the replay stops
+        assert step.wait(timeout=10) == 0
+        err = step.stderr.read()
+        assert "step mode" in err and "replay done: 3 frames sent" in err, err
+    finally:
+        if step.poll() is None:
+            step.kill()

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TestSupport
+import VehicleKit
+@testable import CarplayDaemon
+
+/// `--scenario`, `--replay`, `--replay-loop` and their config keys; both refused on a CAN interface.
+@Suite struct PlaybackConfigurationTests {
+    @Test func optionsAndConfigKeys() throws {
+        let files = ["/c": Array("scenario = /s/commute.json\nreplay-loop = yes\n".utf8)]
+        let fromFile = try DaemonConfiguration.parse(arguments: ["--config", "/c"], environment: [:]) { files[$0] }
+        #expect(fromFile.scenario == "/s/commute.json" && fromFile.replayLoop)
+        let fromLine = try DaemonConfiguration.parse(arguments: ["--replay", "/l/drive.log", "--replay-loop"], environment: [:]) { _ in nil }
+        #expect(fromLine.replay == "/l/drive.log" && fromLine.replayLoop && fromLine.scenario == nil)
+        #expect {
+            try DaemonConfiguration.parse(arguments: ["--config", "/c"], environment: [:]) { ["/c": Array("replay-loop = sometimes\n".utf8)][$0] }
+        } throws: { "\($0)" == "/c:1: replay-loop must be true or false, not sometimes" }
+    }
+
+    func playback(_ arguments: [String], scenario text: String? = nil) throws -> Result<Playback, DaemonError> {
+        var arguments = arguments
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UInt32.random(in: 0...UInt32.max)).json")
+        if let text {
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            arguments += ["--scenario", file.path]
+        }
+        defer { try? FileManager.default.removeItem(at: file) }
+        let configuration = try DaemonConfiguration.parse(arguments: arguments, environment: [:]) { _ in nil }
+        let (_, profile) = try Daemon.loadProfile(TestPaths.repository("VehicleProfiles/sedan").path)
+        return Daemon.playback(configuration, profile: profile)
+    }
+
+    @Test func scenarioIsCheckedAgainstTheProfile() throws {
+        let good = try playback([], scenario: #"{"events": [{"at": 1, "set": {"lock.locked": true}}]}"#)
+        #expect((try? good.get().scenario?.events.count) == 1)
+        let bad = try playback([], scenario: #"{"events": [{"at": 1, "set": {"seat.rearLeft.massage": 2}}]}"#)
+        guard case let .failure(error) = bad else { Issue.record("accepted"); return }
+        #expect(error.description.hasPrefix("--scenario: "))
+        #expect(error.description.hasSuffix(#": events[0].set["seat.rearLeft.massage"]: \#(try Daemon.loadProfile(TestPaths.repository("VehicleProfiles/sedan").path).1.displayName) has no seat.rearLeft.massage"#))
+    }
+
+    @Test func refusedOnACANInterface() throws {
+        let scenario = try playback(["--can", "can0"], scenario: #"{"events": []}"#)
+        guard case let .failure(error) = scenario else { Issue.record("accepted"); return }
+        #expect(error.description.hasPrefix("--scenario plays the embedded simulated vehicle; on a CAN interface (can0)"))
+        let replay = try playback(["--can", "can0", "--replay", "/nonexistent.log"])
+        guard case let .failure(replayError) = replay else { Issue.record("accepted"); return }
+        #expect(replayError.description.hasPrefix("--replay plays a log onto the embedded in-process bus"))
+        let both = try playback(["--replay", "/nonexistent.log"], scenario: #"{"events": []}"#)
+        guard case let .failure(bothError) = both else { Issue.record("accepted"); return }
+        #expect(bothError.description.hasPrefix("--scenario and --replay exclude each other"))
+    }
+}
