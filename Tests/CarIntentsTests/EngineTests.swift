@@ -28,10 +28,15 @@ struct Rig {
     var vehicle: SimulatedVehicleNode { session.vehicle! }
 
     /// `confirmationTimeout` replaces the profile's where a test expects success: a
-    /// loaded test machine must not turn a slow confirmation into a failure.
+    /// loaded test machine must not turn a slow confirmation into a failure, nor a late
+    /// cyclic status frame into an unreachable vehicle (the whole suite runs in parallel
+    /// on two cores), so such a rig also waits 40 cycles before calling it unreachable.
     static func start(_ profileName: String, state: [PropertyKey: PropertyValue] = [:], faults: FaultPlan = .none, confirmationTimeout: Duration? = nil) async throws -> Rig {
         var profile = try ShippedProfiles.load(profileName)
-        if let confirmationTimeout { profile.policies.confirmationTimeout = confirmationTimeout }
+        if let confirmationTimeout {
+            profile.policies.confirmationTimeout = confirmationTimeout
+            profile.policies.unreachableAfterCycles = max(profile.policies.unreachableAfterCycles, 40)
+        }
         var initial = VehicleSimulation.defaultState(for: profile)
         for (key, value) in state { initial[key] = value }
         let session = await VehicleSession(profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile, state: initial, faults: faults)))
@@ -50,7 +55,7 @@ struct Rig {
 @Suite struct EngineTests {
     @Test(arguments: ["sedan", "suv"])
     func successConfirmedByStatusFrames(_ profileName: String) async throws {
-        let rig = try await Rig.start(profileName, confirmationTimeout: .seconds(2))
+        let rig = try await Rig.start(profileName, confirmationTimeout: .seconds(5))
         defer { Task { await rig.stop() } }
         let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
         #expect(result.response.code == .success, "\(result.response)")
@@ -64,7 +69,7 @@ struct Rig {
 
     @Test(arguments: ["sedan", "suv"])
     func theStateVersionChangesWithTheState(_ profileName: String) async throws {
-        let rig = try await Rig.start(profileName, confirmationTimeout: .seconds(2))
+        let rig = try await Rig.start(profileName, confirmationTimeout: .seconds(5))
         defer { Task { await rig.stop() } }
         let before = rig.controller.versionedState()
         let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
@@ -76,7 +81,7 @@ struct Rig {
     }
 
     @Test func relativeSettingsFollowTheLiveState() async throws {
-        let rig = try await Rig.start("sedan", state: [.fanSpeed: .integer(4)], confirmationTimeout: .seconds(2))
+        let rig = try await Rig.start("sedan", state: [.fanSpeed: .integer(4)], confirmationTimeout: .seconds(5))
         defer { Task { await rig.stop() } }
         let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"relativeFanSpeedSetting":"higher"}}"#)
         #expect(result.response.code == .success)
@@ -86,7 +91,7 @@ struct Rig {
     /// ListCars: the car from its profile (INCar), sending nothing.
     @Test func listCarsDescribesTheCar() async throws {
         for name in ["sedan", "suv"] {
-            let rig = try await Rig.start(name, confirmationTimeout: .seconds(2))
+            let rig = try await Rig.start(name, confirmationTimeout: .seconds(5))
             let result = try await rig.perform(#"{"intent":"ListCars","parameters":{}}"#)
             await rig.stop()
             #expect(result.response.code == .success, "\(result.response)")
@@ -112,7 +117,7 @@ struct Rig {
     /// The shipped cars refuse nothing while the car is locked: climate, seats and
     /// signals work on a locked car (pre-conditioning, finding it by its horn).
     @Test(arguments: ["sedan", "suv"]) func aLockedCarTakesClimateSeatsAndSignals(_ profileName: String) async throws {
-        let rig = try await Rig.start(profileName, state: [.locked: .bool(true)], confirmationTimeout: .seconds(2))
+        let rig = try await Rig.start(profileName, state: [.locked: .bool(true)], confirmationTimeout: .seconds(5))
         defer { Task { await rig.stop() } }
         for json in [
             #"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":2}}"#,
@@ -129,7 +134,7 @@ struct Rig {
     }
 
     @Test func saveAndRestoreACarProfile() async throws {
-        let rig = try await Rig.start("suv", confirmationTimeout: .seconds(2))
+        let rig = try await Rig.start("suv", confirmationTimeout: .seconds(5))
         defer { Task { await rig.stop() } }
         let set = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableMassage":true,"seat":"driver","level":3}}"#)
         #expect(set.response.code == .success, "\(set.response)")
@@ -145,7 +150,7 @@ struct Rig {
     }
 
     @Test func restoreReportsPartialFailure() async throws {
-        let rig = try await Rig.start("sedan", confirmationTimeout: .seconds(2))
+        let rig = try await Rig.start("sedan", confirmationTimeout: .seconds(5))
         defer { Task { await rig.stop() } }
         let save = try await rig.perform(#"{"intent":"SaveProfileInCar","parameters":{"profileNumber":1}}"#)
         #expect(save.response.code == .success, "\(save.response)")
@@ -267,7 +272,7 @@ struct Rig {
 
     @Test(arguments: ["sedan", "suv"])
     func delayWithinTheTimeoutSucceeds(_ profile: String) async throws {
-        let rig = try await Rig.start(profile, faults: FaultPlan([FaultRule(.delay(.milliseconds(100)))]), confirmationTimeout: .seconds(2))
+        let rig = try await Rig.start(profile, faults: FaultPlan([FaultRule(.delay(.milliseconds(100)))]), confirmationTimeout: .seconds(5))
         defer { Task { await rig.stop() } }
         let result = try await rig.perform(Self.climate)
         #expect(result.response.code == .success, "\(result.response)")
