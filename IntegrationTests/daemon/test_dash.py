@@ -2,7 +2,8 @@
 against a real carplayd on the embedded sedan.
 
 The daemon's vehicle delays seat commands by 1.5 s (a simulator fault) so that a
-request from the dash is seen pending before the vehicle confirms it. Everything is
+request -- from the dash, or from another terminal (the dash sees it on Monitor with
+commands) -- is seen pending before the vehicle confirms it. Everything is
 polled with generous deadlines; nothing asserts how fast it happens.
 
 tmux comes from scripts/bootstrap.sh (apt); each test runs its own tmux server
@@ -130,6 +131,23 @@ def test_dash_shows_changes_sends_keys_redraws_and_exits(car, tmux):
     subprocess.run([carplayctl(), "--socket", car.socket, "climate", "--temperature", "23", "--zone", "passenger"],
                    check=True, capture_output=True, timeout=20)
     tmux.wait_for(lambda s: right_zone(s).startswith("23 °C"), "the right zone at 23 °C")
+
+    # An intent from another terminal, in flight (seat commands are answered 1.5 s late):
+    # pending with its target in the cabin view, then confirmed with the new value.
+    before = car.state()["seat.frontLeft.heating"]
+    other = (before + 2) % 4
+    sender = subprocess.Popen([carplayctl(), "--socket", car.socket, "seat", "driver", "--heating", str(other)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        tmux.wait_text("heat %d → %d …" % (before, other))
+        assert "… SetSeatSettingsInCar: seat.frontLeft.heating=%d, waiting for the vehicle" % other in tmux.capture()
+        tmux.wait_text("✓ SetSeatSettingsInCar: seat.frontLeft.heating=%d confirmed" % other)
+        tmux.wait_for(lambda s: "heat %d " % other in s and "→" not in s, "heat %d confirmed" % other)
+        output = sender.communicate(timeout=20)[0].decode()
+    finally:
+        if sender.poll() is None:
+            sender.kill()
+    assert sender.returncode == 0 and "confirmed by the vehicle" in output, output
 
     # A key press sends an intent: pending with its target, then confirmed.
     before = car.state()["seat.frontLeft.heating"]

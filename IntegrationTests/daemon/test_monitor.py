@@ -1,14 +1,17 @@
 """Monitor (more=True): a change made by Perform arrives as a reply with keys,
-state and the frame that caused it."""
+state and the frame that caused it; with commands, every intent's command in flight
+too -- pending before the status frames that confirm it, then confirmed or failed."""
 
+import json
 import queue
 import socket
 import threading
 import time
 
+import pytest
 import varlink
 
-from conftest import INTERFACE
+from conftest import INTERFACE, RawConnection
 
 
 def test_monitor_reports_a_change_made_by_perform(sedan):
@@ -65,3 +68,88 @@ def test_monitor_without_more_is_expected_more(sedan):
     with sedan.raw() as conn:
         reply = conn.call("io.carplayd.Vehicle.Monitor")
     assert reply.get("error") == "org.varlink.service.ExpectedMore", reply
+
+
+def receive_until(connection, predicate, what, timeout=15.0):
+    """Monitor replies (their parameters) on a raw connection until one satisfies
+    predicate; all of them, in order."""
+    seen = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            reply = connection.receive()
+        except socket.timeout:
+            continue
+        assert "error" not in reply, reply
+        seen.append(reply["parameters"])
+        if predicate(reply["parameters"]):
+            return seen
+    raise AssertionError("no Monitor reply with %s; got %s" % (what, seen[-5:]))
+
+
+@pytest.fixture(scope="module")
+def slow_seats(daemons):
+    # Seat commands are answered 1 s late, defroster commands rejected: a command is seen
+    # pending, then confirmed, and another pending, then failed.
+    faults = {"rules": [{"kind": "delay", "ms": 1000, "property": "seat."}, {"kind": "reject", "property": "defroster."}]}
+    return daemons("monitor-commands", "sedan", args=["--simulator-faults", json.dumps(faults), "--confirmation-timeout", "5000"])
+
+
+def test_monitor_with_commands_shows_a_command_pending_then_confirmed(slow_seats):
+    before = slow_seats.state()["seat.frontLeft.heating"]
+    want = 3 if before != 3 else 1
+    with RawConnection(slow_seats.socket, timeout=0.2) as monitor:
+        monitor.send({"method": INTERFACE + ".Monitor", "parameters": {"commands": True}, "more": True})
+        time.sleep(0.3)  # the subscription is in place (Monitor has no "subscribed" reply)
+        reply = slow_seats.perform("SetSeatSettingsInCar", {"enableHeating": True, "seat": "driver", "level": want})
+        assert reply["response"]["code"] == "success", reply
+        seen = receive_until(monitor, lambda r: r.get("command", {}).get("status") == "confirmed", "the seat command confirmed")
+    commands = [r["command"] for r in seen if "command" in r]
+    assert [c["status"] for c in commands] == ["pending", "confirmed"], commands
+    pending, confirmed = commands
+    assert set(pending) == {"id", "intent", "targets", "status"}
+    assert pending["intent"] == "SetSeatSettingsInCar" and pending["targets"] == {"seat.frontLeft.heating": want}
+    assert confirmed["id"] == pending["id"] and confirmed["targets"] == pending["targets"]
+    # The status frame that shows the new level comes between the two.
+    order = ["command:" + r["command"]["status"] if "command" in r else ",".join(r["keys"]) for r in seen]
+    change = next(i for i, r in enumerate(seen) if "seat.frontLeft.heating" in r.get("keys", []))
+    assert order.index("command:pending") < change < order.index("command:confirmed"), order
+    assert seen[change]["state"]["seat.frontLeft.heating"] == want
+    for r in seen:
+        assert set(r) in ({"command"}, {"keys", "state", "frame"}), r
+
+
+def test_monitor_with_commands_shows_a_rejected_command_failed_with_its_reason(slow_seats):
+    enable = not slow_seats.state()["defroster.front"]
+    with RawConnection(slow_seats.socket, timeout=0.2) as monitor:
+        monitor.send({"method": INTERFACE + ".Monitor", "parameters": {"commands": True}, "more": True})
+        time.sleep(0.3)
+        reply = slow_seats.perform("SetDefrosterSettingsInCar", {"enable": enable, "defroster": "front"})
+        assert reply["response"]["code"] == "failure" and reply["response"]["reason"] == "rejectedByVehicle", reply
+        seen = receive_until(monitor, lambda r: r.get("command", {}).get("status") == "failed", "the defroster command failed")
+    commands = [r["command"] for r in seen if "command" in r]
+    assert [c["status"] for c in commands] == ["pending", "failed"], commands
+    assert commands[1]["intent"] == "SetDefrosterSettingsInCar"
+    assert commands[1]["targets"] == {"defroster.front": enable}
+    assert commands[1]["reason"] == "rejectedByVehicle" and "rejected" in commands[1]["detail"], commands[1]
+
+
+def test_monitor_without_commands_sends_no_command_replies(slow_seats):
+    before = slow_seats.state()["seat.frontLeft.heating"]
+    want = 2 if before != 2 else 1
+    with RawConnection(slow_seats.socket, timeout=0.2) as monitor:
+        monitor.send({"method": INTERFACE + ".Monitor", "more": True})
+        time.sleep(0.3)
+        slow_seats.perform("SetSeatSettingsInCar", {"enableHeating": True, "seat": "driver", "level": want})
+        seen = receive_until(monitor, lambda r: "seat.frontLeft.heating" in r.get("keys", []), "the seat change")
+    assert all(set(r) == {"keys", "state", "frame"} for r in seen), seen
+
+
+def test_monitor_commands_must_be_a_boolean(sedan):
+    with sedan.raw() as conn:
+        reply = conn.call(INTERFACE + ".Monitor", {"commands": "yes"}, more=True)
+        assert reply.get("error") == INTERFACE + ".InvalidParameter", reply
+        assert reply["parameters"]["parameter"] == "commands"
+    with sedan.raw() as conn:
+        reply = conn.call(INTERFACE + ".Monitor", {"since": 1}, more=True)
+        assert reply.get("error") == INTERFACE + ".InvalidParameter" and reply["parameters"]["parameter"] == "since", reply

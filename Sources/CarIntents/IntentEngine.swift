@@ -111,13 +111,13 @@ public final class IntentEngine: Sendable {
         let timeout = profile.policies.confirmationTimeout
         switch action {
         case let .set(targets):
-            let outcome = await controller.apply(targets, timeout: timeout)
+            let outcome = await controller.apply(targets, timeout: timeout, for: resolution.intent.name)
             return (response(for: outcome), outcome.frames)
 
         case let .activateSignals(signals):
             var targets: [PropertyKey: PropertyValue] = [:]
             for signal in signals { targets[.signal(signal)] = .bool(true) }
-            let outcome = await controller.apply(targets, timeout: timeout)
+            let outcome = await controller.apply(targets, timeout: timeout, for: resolution.intent.name)
             var response = response(for: outcome)
             if outcome.succeeded { response.fields.merge(IntentResponse.signalFields(signals)) { _, new in new } }
             return (response, outcome.frames)
@@ -134,7 +134,7 @@ public final class IntentEngine: Sendable {
             }
             var outcome = CommandOutcome(targets: [:], confirmed: [:], failure: nil, frames: [])
             if profile.bindings[.activeProfile]?.command != nil {
-                outcome = await controller.apply([.activeProfile: .integer(slot)], timeout: timeout)
+                outcome = await controller.apply([.activeProfile: .integer(slot)], timeout: timeout, for: resolution.intent.name)
                 guard outcome.succeeded else { return (response(for: outcome), outcome.frames) }
             }
             let saved = SavedCarProfile(slot: slot, name: name, settings: settings)
@@ -164,9 +164,9 @@ public final class IntentEngine: Sendable {
             // settings) does not hide what the others achieved.
             var groups: [String: [PropertyKey: PropertyValue]] = [:]
             for (key, value) in targets { groups[profile.bindings[key]!.command!.message, default: [:]][key] = value }
-            let controller = self.controller
+            let (controller, intentName) = (self.controller, resolution.intent.name)
             let outcomes = await withTaskGroup(of: CommandOutcome.self) { group in
-                for targets in groups.values { group.addTask { await controller.apply(targets, timeout: timeout) } }
+                for targets in groups.values { group.addTask { await controller.apply(targets, timeout: timeout, for: intentName) } }
                 var all: [CommandOutcome] = []
                 for await outcome in group { all.append(outcome) }
                 return all

@@ -10,7 +10,16 @@ extension VehicleController {
     /// target (as the status signals quantize it), the vehicle rejects a command, or
     /// `timeout` passes. Stepped properties are pressed one step at a time, each step
     /// waiting for the status to move (`StepCommand.stepTimeout`), after the others.
-    public func apply(_ targets: [PropertyKey: PropertyValue], timeout: Duration) async -> CommandOutcome {
+    /// Observers that asked hear the command pending before anything is sent, then how
+    /// it settled.
+    public func apply(_ targets: [PropertyKey: PropertyValue], timeout: Duration, for intent: IntentName? = nil) async -> CommandOutcome {
+        let id = announce(targets, intent: intent)
+        let outcome = await applyRetrying(targets, timeout: timeout)
+        if let id { announce(id, outcome, intent: intent) }
+        return outcome
+    }
+
+    func applyRetrying(_ targets: [PropertyKey: PropertyValue], timeout: Duration) async -> CommandOutcome {
         let first = await applyOnce(targets, timeout: timeout)
         // A vehicle that has never acknowledged us may still hold the alive counters of
         // a previous head unit (this daemon restarted): it drops our first frames as out
@@ -203,6 +212,29 @@ extension VehicleController {
         }
         let finished = core.withLock { $0.waiters.removeValue(forKey: id) }
         return CommandOutcome(targets: targets, confirmed: finished?.confirmed ?? [:], failure: failure, frames: finished?.frames ?? [])
+    }
+
+    /// Tells the observers that want commands that `targets` are pending; the command's
+    /// id, or nil when nobody listens (or there is nothing to send).
+    func announce(_ targets: [PropertyKey: PropertyValue], intent: IntentName?) -> Int? {
+        guard !targets.isEmpty else { return nil }
+        return core.withLock { core -> Int? in
+            guard core.observers.values.contains(where: \.commands) else { return nil }
+            let id = core.makeID()
+            Self.tell(CommandProgress(id: id, intent: intent, targets: targets, stage: .pending), &core)
+            return id
+        }
+    }
+
+    /// How command `id` settled, to the observers that want commands (a listener that
+    /// came after the pending still hears it: the dash clears nothing it does not know).
+    func announce(_ id: Int, _ outcome: CommandOutcome, intent: IntentName?) {
+        let stage: CommandProgress.Stage = outcome.failure.map { .failed($0) } ?? .confirmed
+        core.withLock { Self.tell(CommandProgress(id: id, intent: intent, targets: outcome.targets, stage: stage), &$0) }
+    }
+
+    static func tell(_ progress: CommandProgress, _ core: inout Core) {
+        for observer in core.observers.values where observer.commands { observer.continuation.yield(.command(progress)) }
     }
 
     /// Makes sure the reaper wakes by `deadline`.

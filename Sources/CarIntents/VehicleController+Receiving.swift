@@ -32,8 +32,8 @@ extension VehicleController {
             }
             if !changed.isEmpty { core.stateVersion &+= 1 }
             if !changed.isEmpty, !core.observers.isEmpty {
-                let change = StateChange(keys: changed.sorted(), state: core.state, frame: received)
-                for observer in core.observers.values { observer.yield(change) }
+                let change = VehicleEvent.changed(StateChange(keys: changed.sorted(), state: core.state, frame: received))
+                for observer in core.observers.values { observer.continuation.yield(change) }
             }
             for (id, waiter) in core.waiters where waiter.statusMessages.contains(message) {
                 var confirmed = waiter.confirmed
@@ -98,4 +98,27 @@ public struct StateChange: Sendable {
     public var keys: [PropertyKey]
     public var state: VehicleState
     public var frame: ReceivedFrame
+}
+
+/// What an observer of the controller hears, in the order it happened.
+public enum VehicleEvent: Sendable {
+    case changed(StateChange)
+    /// Only for observers that asked (`events(commands: true)`).
+    case command(CommandProgress)
+}
+
+/// A command in flight, as observers see it: sent with its targets (pending), then
+/// settled -- confirmed by the status frames, or failed. `id` pairs the two.
+public struct CommandProgress: Sendable {
+    public enum Stage: Sendable {
+        case pending
+        case confirmed
+        case failed(CommandFailure)
+    }
+
+    public var id: Int
+    /// The intent the command carries out (nil for a command not sent for an intent).
+    public var intent: IntentName?
+    public var targets: [PropertyKey: PropertyValue]
+    public var stage: Stage
 }

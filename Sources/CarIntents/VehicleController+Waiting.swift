@@ -61,12 +61,14 @@ extension VehicleController {
         }
     }
 
-    /// State changes as they happen, with the frame that caused each.
-    public func changes() -> AsyncStream<StateChange> {
-        let (stream, continuation) = AsyncStream<StateChange>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+    /// State changes as they happen, with the frame that caused each, and with
+    /// `commands` every command's progress too, in the order they happened (a command's
+    /// pending comes before the status frames that confirm it).
+    public func events(commands: Bool = false) -> AsyncStream<VehicleEvent> {
+        let (stream, continuation) = AsyncStream<VehicleEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let id = core.withLock { core in
             let id = core.makeID()
-            core.observers[id] = continuation
+            core.observers[id] = Observer(continuation: continuation, commands: commands)
             return id
         }
         continuation.onTermination = { [weak self] _ in self?.removeObserver(id) }

@@ -55,6 +55,11 @@ public final class VehicleController: Sendable {
         var isConfirmed: Bool { confirmed.count == expected.count }
     }
 
+    struct Observer {
+        var continuation: AsyncStream<VehicleEvent>.Continuation
+        var commands: Bool
+    }
+
     /// How a command ended: confirmed (no failure) or failed.
     struct Settled {
         var failure: CommandFailure?
@@ -106,8 +111,9 @@ public final class VehicleController: Sendable {
 
         var waiters: [Int: Waiter] = [:]
         var nextID = 0
-        /// Observers of state changes (Monitor): each gets the changed keys and the frame.
-        var observers: [Int: AsyncStream<StateChange>.Continuation] = [:]
+        /// Observers (Monitor, the power-level updates): each gets the state changes with
+        /// their frame, and commands in flight if it asked for them.
+        var observers: [Int: Observer] = [:]
         var conditionWaiters: [Int: (condition: Condition, continuation: CheckedContinuation<Bool, Never>, timer: Task<Void, Never>?)] = [:]
 
         /// Counts state changes, so a reader can cache what it derives from the state.
@@ -179,7 +185,7 @@ public final class VehicleController: Sendable {
             core.waiters.removeAll()
             for (_, waiter) in core.conditionWaiters { wakes.append(.condition(waiter.continuation, false, timer: waiter.timer)) }
             core.conditionWaiters.removeAll()
-            let observers = Array(core.observers.values)
+            let observers = core.observers.values.map(\.continuation)
             core.observers.removeAll()
             let reaper = core.reaper
             core.reaper = nil

@@ -17,7 +17,7 @@ extension VehicleService {
     func observePowerLevel(_ intent: Intent, parameters: JSONValue, _ request: Request) async {
         let controller = request.session.controller
         // Subscribed before the first answer, so no change falls between the two.
-        let changes = controller.changes()
+        let events = controller.events()
         guard let first = await powerLevelResponse(intent, parameters: parameters, request, logged: true) else { return }
         guard request.replies.send(VarlinkReply(parameters: ["response": first.response], continues: true)) else { return }
 
@@ -27,7 +27,7 @@ extension VehicleService {
         var sentAt = clock.now
         var replies = 1
         var ending = "the client went away"
-        for await change in changes where change.keys.contains(where: PowerLevelResponse.isPowerProperty) {
+        for await case let .changed(change) in events where change.keys.contains(where: PowerLevelResponse.isPowerProperty) {
             let due = sentAt + Self.powerLevelInterval
             if clock.now < due { try? await clock.sleep(until: due) }
             // Changes that arrived during the pause are in the state already: answered once.

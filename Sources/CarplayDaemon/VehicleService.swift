@@ -169,14 +169,45 @@ public final class VehicleService: VarlinkService {
             request.replies.send(error: .expectedMore)
             return
         }
-        guard Self.noParameters(request.call, request.replies) else { return }
-        for await change in request.session.controller.changes() {
+        for key in request.call.parameters.keys.sorted() where key != "commands" {
+            request.replies.send(error: Self.invalidParameter(key, "unknown parameter; Monitor takes commands"))
+            return
+        }
+        let commands: Bool
+        switch request.call.parameters["commands"] {
+        case nil, .null?: commands = false
+        case let .bool(value)?: commands = value
+        default:
+            request.replies.send(error: Self.invalidParameter("commands", "expected a boolean"))
+            return
+        }
+        for await event in request.session.controller.events(commands: commands) {
+            guard request.replies.send(VarlinkReply(parameters: Self.monitorReply(event), continues: true)) else { break }
+        }
+    }
+
+    /// A Monitor reply: a state change (the changed keys, their values, the frame), or a
+    /// command's progress (`command`: CommandProgress in the interface).
+    static func monitorReply(_ event: VehicleEvent) -> [String: JSONValue] {
+        switch event {
+        case let .changed(change):
             var changed: [String: JSONValue] = [:]
             for key in change.keys { changed[key.rawValue] = change.state[key]?.jsonValue ?? .null }
-            let sent = request.replies.send(VarlinkReply(parameters: [
-                "keys": .array(change.keys.map { .string($0.rawValue) }), "state": .object(changed), "frame": .string(change.frame.logLine),
-            ], continues: true))
-            if !sent { break }
+            return ["keys": .array(change.keys.map { .string($0.rawValue) }), "state": .object(changed), "frame": .string(change.frame.logLine)]
+        case let .command(progress):
+            var targets: [String: JSONValue] = [:]
+            for (key, value) in progress.targets { targets[key.rawValue] = value.jsonValue }
+            var command: [String: JSONValue] = ["id": .integer(progress.id), "targets": .object(targets)]
+            if let intent = progress.intent { command["intent"] = .string(intent.rawValue) }
+            switch progress.stage {
+            case .pending: command["status"] = .string("pending")
+            case .confirmed: command["status"] = .string("confirmed")
+            case let .failed(failure):
+                command["status"] = .string("failed")
+                command["reason"] = .string(failure.reason)
+                command["detail"] = .string(failure.description)
+            }
+            return ["command": .object(command)]
         }
     }
 

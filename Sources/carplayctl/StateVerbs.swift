@@ -46,21 +46,32 @@ enum StateVerbs {
     // MARK: - monitor
 
     static let monitorUsage = """
-        usage: carplayctl monitor [--json] [--socket PATH]
+        usage: carplayctl monitor [--commands] [--json] [--socket PATH]
 
           Monitor: one line per change of the live state, until interrupted (or the daemon
           ends the stream):
             12:00:01.250  climate.temperature.left=22.5 climate.fan=on  (1700000000.123456) vcan0 3A1#2D00
           the local time, the changed keys with their new values, the frame that changed
-          them. --json prints each reply object on a line of its own.
+          them. --commands adds a line when the daemon sends a command for an intent (any
+          client's) and one when the vehicle confirms it or it fails:
+            12:00:01.200  → SetSeatSettingsInCar seat.frontLeft.heating=2 pending
+            12:00:01.250  seat.frontLeft.heating=2  (1700000000.123456) vcan0 3B0#02
+            12:00:01.251  → SetSeatSettingsInCar seat.frontLeft.heating=2 confirmed
+          --json prints each reply object on a line of its own.
         \(DaemonOptions.usage)
         """
 
     static func monitor(_ arguments: [String]) throws -> Int32 {
         var options = DaemonOptions()
-        try noPositional(arguments, &options)
+        var commands = false
+        let positional = try IntentVerbs.parse(arguments, &options) { argument, _ in
+            guard argument == "--commands" else { return false }
+            commands = true
+            return true
+        }
+        if let extra = positional.first { throw UsageError("unexpected argument '\(extra)'") }
         return try withDaemonErrorsAsJSON(options.json) {
-            try DaemonConnection(options).callMore("Monitor") { reply in
+            try DaemonConnection(options).callMore("Monitor", commands ? ["commands": .bool(true)] : [:]) { reply in
                 output(options.json ? JSONValue.object(reply).serialized() : monitorLine(reply))
                 return true
             }
@@ -69,6 +80,14 @@ enum StateVerbs {
     }
 
     static func monitorLine(_ reply: [String: JSONValue]) -> String {
+        if let command = reply["command"]?.objectValue {
+            let targets = command["targets"]?.objectValue ?? [:]
+            let assignments = targets.keys.sorted().map { "\($0)=\(readable(targets[$0]!))" }.joined(separator: " ")
+            var status = command["status"]?.stringValue ?? "?"
+            if let detail = command["detail"]?.stringValue { status += ": " + detail }
+            let what = ["→", command["intent"]?.stringValue ?? "command", assignments, status].filter { !$0.isEmpty }.joined(separator: " ")
+            return clockTime() + "  " + what
+        }
         let state = reply["state"]?.objectValue ?? [:]
         let keys = reply["keys"]?.arrayValue?.compactMap(\.stringValue) ?? []
         let changes = keys.map { "\($0)=\(state[$0].map(readable) ?? "?")" }.joined(separator: " ")

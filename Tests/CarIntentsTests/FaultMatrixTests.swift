@@ -48,11 +48,11 @@ final class StateHistory: Sendable {
     private let task: Task<Void, Never>
 
     init(controller: VehicleController, initial: VehicleState) async {
-        let stream = controller.changes()
+        let stream = controller.events()
         seen.withLock { seen in for key in initial.keys { seen[key] = [initial[key]!] } }
         let seen = self.seen
         task = Task {
-            for await change in stream {
+            for await case let .changed(change) in stream {
                 seen.withLock { seen in for key in change.keys { seen[key, default: []].append(change.state[key]!) } }
             }
         }

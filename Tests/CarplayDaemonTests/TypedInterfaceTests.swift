@@ -96,6 +96,9 @@ import VehicleKit
         profile.policies.confirmationTimeout = .seconds(2)
         let session = await VehicleSession(profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile)))
         #expect(await session.controller.waitUntilComplete(timeout: .seconds(10)))
+        // Monitor's replies to everything the requests cause (it ends with the session).
+        let events = session.controller.events(commands: true)
+        let monitored = Task { await events.reduce(into: [VehicleEvent]()) { $0.append($1) } }
         for request in Self.requests {
             let intent = try Intent(parsing: request)
             let method = try #require(interface.methods[intent.name.rawValue])
@@ -110,6 +113,15 @@ import VehicleKit
         let state = session.controller.currentState
         #expect(interface.mismatch(of: state.groupedJSON, against: .named("VehicleState"), path: "state") == nil)
         await session.stop()
+        let monitor = try #require(interface.methods["Monitor"])
+        var kinds = Set<String>()
+        for event in await monitored.value {
+            let reply = VehicleService.monitorReply(event)
+            kinds.insert(reply["command"]?.objectValue?["status"]?.stringValue ?? "change")
+            let mismatch = interface.mismatch(of: reply, against: monitor.output)
+            #expect(mismatch == nil, "\(profileName) Monitor: \(mismatch!) in \(JSONValue.object(reply).serialized())")
+        }
+        #expect(kinds.isSuperset(of: ["change", "pending", "confirmed"]), "\(kinds)")
     }
 
     static let requests = [

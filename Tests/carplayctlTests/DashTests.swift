@@ -89,6 +89,57 @@ import Testing
         #expect(model.wanted["lock.locked"] == nil)
     }
 
+    static func command(_ id: Int, _ status: String, _ targets: [String: JSONValue], detail: String? = nil) -> [String: JSONValue] {
+        var command: [String: JSONValue] = ["id": .integer(id), "intent": .string("SetSeatSettingsInCar"), "status": .string(status), "targets": .object(targets)]
+        if let detail { command["detail"] = .string(detail) }
+        return ["command": .object(command)]
+    }
+
+    @Test func anotherClientsCommandIsPendingThenConfirmed() throws {
+        var model = try Self.sedan()
+        model.apply(monitor: Self.command(7, "pending", ["seat.frontLeft.heating": .integer(2)]), now: 100)
+        #expect(model.wanted["seat.frontLeft.heating"] == DashWanted(target: .integer(2), phase: .pending, origin: .command(7), since: 100))
+        #expect(model.note == DashNote(text: "… SetSeatSettingsInCar: seat.frontLeft.heating=2, waiting for the vehicle", kind: .pending))
+        // The status frame shows the target (clears the mark), then the daemon says confirmed.
+        model.apply(monitor: Self.monitor("(1.0) vcan0 410#02", ["seat.frontLeft.heating": .integer(2)]), now: 101)
+        #expect(model.wanted["seat.frontLeft.heating"] == nil)
+        model.apply(monitor: Self.command(7, "confirmed", ["seat.frontLeft.heating": .integer(2)]), now: 101)
+        #expect(model.note == DashNote(text: "✓ SetSeatSettingsInCar: seat.frontLeft.heating=2 confirmed", kind: .confirmed))
+        #expect(model.commandsShown.isEmpty)
+    }
+
+    @Test func anotherClientsFailedCommandKeepsItsReason() throws {
+        var model = try Self.sedan()
+        model.apply(monitor: Self.command(8, "pending", ["seat.frontRight.heating": .integer(3)]), now: 100)
+        model.apply(monitor: Self.command(8, "failed", ["seat.frontRight.heating": .integer(3)], detail: "the vehicle rejected SeatCommand: Rejected"), now: 100.5)
+        #expect(model.wanted["seat.frontRight.heating"]?.phase == .failed("the vehicle rejected SeatCommand: Rejected"))
+        #expect(model.note?.kind == .failed)
+        model.expire(now: 100.5 + DashModel.failedMarkSeconds)
+        #expect(model.wanted["seat.frontRight.heating"] == nil)
+    }
+
+    @Test func theDashsOwnRequestStaysItsOwnWhenTheDaemonAnnouncesIt() throws {
+        var model = try Self.sedan()
+        let request = try #require(DashKeys.handle(.character("h"), &model))
+        let number = model.begin(request, now: 100)
+        let key = try #require(request.targets.keys.first)
+        model.apply(monitor: Self.command(9, "pending", request.targets), now: 100.01)
+        #expect(model.wanted[key]?.origin == .request(number))
+        model.apply(monitor: Self.command(9, "confirmed", request.targets), now: 100.2)
+        // The request's own outcome writes the note (the verbs' sentence).
+        #expect(model.note?.kind == .pending)
+        // A command that asks for what is shown already marks nothing.
+        model.apply(monitor: Self.command(10, "pending", ["lock.locked": .bool(false)]), now: 101)
+        #expect(model.wanted["lock.locked"] == nil && model.commandsShown.isEmpty)
+    }
+
+    @Test func aLostStreamDropsTheMarksOfCommands() throws {
+        var model = try Self.sedan()
+        model.apply(monitor: Self.command(11, "pending", ["seat.frontLeft.heating": .integer(1)]), now: 100)
+        model.lost("carplayd ended the Monitor stream")
+        #expect(model.wanted.isEmpty && model.commandsShown.isEmpty)
+    }
+
     @Test func keysSelectAndSend() throws {
         var model = try Self.sedan()
         #expect(DashKeys.handle(.tab, &model) == nil && model.pane == .frames)

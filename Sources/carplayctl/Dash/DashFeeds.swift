@@ -26,11 +26,12 @@ enum DashFeeds {
         if keys { try DetachedThread.start(name: "dash-keys") { readKeys(sink) } }
     }
 
-    /// Monitor with `more`, again after a second when the daemon goes away (a restart).
+    /// Monitor with `more` and the commands in flight (wanted vs actual for every
+    /// client's intents), again after a second when the daemon goes away (a restart).
     static func monitor(_ options: DaemonOptions, _ sink: AsyncStream<DashEvent>.Continuation) {
         while true {
             do {
-                try DaemonConnection(options).callMore("Monitor") { reply in
+                try DaemonConnection(options).callMore("Monitor", ["commands": .bool(true)]) { reply in
                     sink.yield(.monitor(reply, at: monotonicSeconds()))
                     return true
                 }

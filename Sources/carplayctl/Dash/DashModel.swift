@@ -34,9 +34,15 @@ struct DashWanted: Sendable, Equatable {
         case pending
         case failed(String)
     }
+    /// Who asked: the dash's own request (its number), or a command the daemon announced
+    /// on the Monitor stream (its id) -- another client's intent, or this dash's seen there.
+    enum Origin: Sendable, Equatable {
+        case request(Int)
+        case command(Int)
+    }
     var target: JSONValue
     var phase: Phase
-    var request: Int
+    var origin: Origin
     var since: Double
 }
 
@@ -67,6 +73,8 @@ struct DashModel: Sendable {
     /// Why the daemon cannot be read right now, if it cannot.
     var connectionProblem: String?
     var wanted: [String: DashWanted] = [:]
+    /// Commands of other clients the dash marked pending, by id: the keys it marked.
+    var commandsShown: [Int: [String]] = [:]
     var frames = DashFrameTable()
     var pane: DashPane = .cabin
     var mode: DashMode = .intents
@@ -104,9 +112,14 @@ struct DashModel: Sendable {
         expire(now: now)
     }
 
-    /// A Monitor reply: the changed keys' values and the frame that changed them.
+    /// A Monitor reply: the changed keys' values and the frame that changed them, or a
+    /// command in flight.
     mutating func apply(monitor reply: [String: JSONValue], now: Double) {
         connectionProblem = nil
+        if let command = reply["command"]?.objectValue {
+            apply(command: command, now: now)
+            return
+        }
         let keys = reply["keys"]?.arrayValue?.compactMap(\.stringValue) ?? []
         for (key, value) in reply["state"]?.objectValue ?? [:] {
             set(key, value)
@@ -115,10 +128,49 @@ struct DashModel: Sendable {
         frames.record(line: reply["frame"]?.stringValue ?? "", keys: keys, now: now)
     }
 
+    /// A command the daemon sent for an intent (any client's): its targets pending, then
+    /// cleared when confirmed (the status already shows them) or marked failed. A key the
+    /// dash's own request already waits for stays the request's: its outcome says more.
+    mutating func apply(command: [String: JSONValue], now: Double) {
+        guard let id = command["id"]?.intValue, let status = command["status"]?.stringValue else { return }
+        let targets = command["targets"]?.objectValue ?? [:]
+        let intent = command["intent"]?.stringValue ?? "a command"
+        func isOwn(_ key: String) -> Bool {
+            if let wish = wanted[key], case .request = wish.origin, wish.phase == .pending { return true }
+            return false
+        }
+        switch status {
+        case "pending":
+            let foreign = targets.filter { key, target in !isOwn(key) && !(values[key].map { sameValue($0, target) } ?? false) }
+            guard !foreign.isEmpty else { return }
+            for (key, target) in foreign { wanted[key] = DashWanted(target: target, phase: .pending, origin: .command(id), since: now) }
+            commandsShown[id] = Array(foreign.keys)
+            note = DashNote(text: "… \(intent): " + Self.assignments(foreign) + ", waiting for the vehicle", kind: .pending)
+        case "confirmed":
+            // The status frames showed the targets already (which cleared their marks).
+            guard let keys = commandsShown.removeValue(forKey: id) else { return }
+            for key in keys where wanted[key]?.origin == .command(id) { wanted[key] = nil }
+            note = DashNote(text: "✓ \(intent): " + Self.assignments(targets.filter { keys.contains($0.key) }) + " confirmed", kind: .confirmed)
+        case "failed":
+            guard let keys = commandsShown.removeValue(forKey: id) else { return }
+            let reason = command["detail"]?.stringValue ?? command["reason"]?.stringValue ?? "failed"
+            for key in keys where wanted[key]?.origin == .command(id) {
+                wanted[key]?.phase = .failed(reason)
+                wanted[key]?.since = now
+            }
+            note = DashNote(text: "✗ \(intent): " + reason, kind: .failed)
+        default:
+            break
+        }
+    }
+
     /// The daemon could not be read (the stream broke, GetState failed).
     mutating func lost(_ reason: String) {
         connectionProblem = reason
         reachable = nil
+        // A command's outcome may be lost with the stream: its marks would never clear.
+        for (key, wish) in wanted { if case .command = wish.origin { wanted[key] = nil } }
+        commandsShown = [:]
     }
 
     /// A new value settles what was wanted of its key: reached, or overtaken.
@@ -140,7 +192,7 @@ struct DashModel: Sendable {
         let number = nextRequest
         nextRequest += 1
         for (key, target) in request.targets {
-            wanted[key] = DashWanted(target: target, phase: .pending, request: number, since: now)
+            wanted[key] = DashWanted(target: target, phase: .pending, origin: .request(number), since: now)
         }
         note = request.asDriver
             ? DashNote(text: "… the driver sets " + Self.assignments(request.targets), kind: .pending)
@@ -161,11 +213,11 @@ struct DashModel: Sendable {
                 set(key, value)
             }
             // The vehicle confirmed: what is still marked is shown by the next status.
-            for (key, wish) in wanted where wish.request == number { wanted[key] = nil }
+            for (key, wish) in wanted where wish.origin == .request(number) { wanted[key] = nil }
             note = DashNote(text: "✓ " + sentence, kind: .confirmed)
         case let .failed(reason):
-            for (key, wish) in wanted where wish.request == number {
-                wanted[key] = DashWanted(target: wish.target, phase: .failed(reason), request: number, since: now)
+            for (key, wish) in wanted where wish.origin == .request(number) {
+                wanted[key] = DashWanted(target: wish.target, phase: .failed(reason), origin: wish.origin, since: now)
             }
             note = DashNote(text: "✗ " + reason, kind: .failed)
         }
