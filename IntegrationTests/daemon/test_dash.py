@@ -160,10 +160,14 @@ def test_dash_shows_changes_sends_keys_redraws_and_exits(car, tmux):
     with open(os.environ.get("CARPLAYD_DASH_CAPTURE", os.devnull), "w") as capture:
         capture.write(tmux.capture())
 
-    # The frame pane lists the messages that changed the state.
+    # The frame pane lists every CAN ID on the bus by its DBC name, with a rate from the
+    # daemon's counts (GetBusTraffic), and what the dash sent with the command message.
     tmux.send("Tab")
     tmux.wait_text("[Frames]")
-    assert "changed" in tmux.capture()
+    tmux.wait_for(lambda s: any(line.split()[:2] == ["400", "ClimateStatus"] and float(line.split()[2]) > 0
+                                for line in s.splitlines() if len(line.split()) > 2), "ClimateStatus with a rate")
+    screen = tmux.capture()
+    assert "changed" in screen and "SeatCommand" in screen and "sent " in screen, screen
 
     # A resize redraws at the new size.
     tmux.run("resize-window", "-t", tmux.target, "-x", "100", "-y", "30")

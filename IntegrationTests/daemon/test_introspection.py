@@ -31,7 +31,7 @@ def test_varlink_package_parses_the_description_and_lists_every_method(sedan):
     with sedan.client() as client:
         assert INTERFACE in client.get_interfaces()
         with client.open(INTERFACE, namespaced=False) as vehicle:
-            for method in ("Describe", "GetState", "Resolve", "Confirm", "Handle", "Perform", "Monitor"):
+            for method in ("Describe", "GetState", "GetBusTraffic", "Resolve", "Confirm", "Handle", "Perform", "Monitor"):
                 assert callable(getattr(vehicle, method, None)), method
             vehicle_description = vehicle.Describe()["vehicle"]
     assert vehicle_description["identifier"] == "sedan"
@@ -43,7 +43,7 @@ def test_varlink_package_parses_the_description_and_lists_every_method(sedan):
     intents = {"SetClimateSettingsInCar", "SetDefrosterSettingsInCar", "SetSeatSettingsInCar", "SetAudioSourceInCar",
                "SetRadioStation", "SaveProfileInCar", "SetProfileInCar", "SetCarLockStatus", "GetCarLockStatus",
                "ActivateCarSignal", "GetCarPowerLevelStatus", "ListCars"}
-    assert kinds["_Method"] == {"Describe", "GetState", "Resolve", "Confirm", "Handle", "Perform", "Monitor"} | intents
+    assert kinds["_Method"] == {"Describe", "GetState", "GetBusTraffic", "Resolve", "Confirm", "Handle", "Perform", "Monitor"} | intents
     assert kinds["_Error"] == {"InvalidParameter", "UnknownIntent", "VehicleUnavailable", "NotAuthorized",
                                "RestrictedWhileLocked", "CarLocked"}
     assert {"VehicleState", "Car", "CANBus", "Temperature", "CarSeat", "CarAudioSource"} <= kinds["_Alias"]

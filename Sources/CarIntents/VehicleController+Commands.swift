@@ -177,6 +177,7 @@ extension VehicleController {
                 let sent: ReceivedFrame
                 if let immediate = port.sendImmediately(frame) { sent = try immediate.get() } else { sent = try await port.send(frame) }
                 core.withLock { core in
+                    core.traffic[frame.id, default: MessageTraffic(id: frame.id)].sent += 1
                     guard let count = core.waiters[id]?.frames.count else { return }
                     core.waiters[id]?.frames.insert(sent, at: min(position, count))
                 }

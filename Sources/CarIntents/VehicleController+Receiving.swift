@@ -20,6 +20,9 @@ extension VehicleController {
     func handle(_ received: ReceivedFrame, _ content: VehicleFrameContent, _ core: inout Core, _ wakes: inout [Wake]) {
         // Every waiter records the frames of its window, related or not, as candump would.
         for id in core.waiters.keys { core.waiters[id]?.frames.append(received) }
+        let canID = received.frame.id
+        core.traffic[canID, default: MessageTraffic(id: canID)].received += 1
+        core.traffic[canID]?.lastReceived = received
         switch content {
         case let .status(message, values):
             core.lastTrustedStatus = clock.now
@@ -57,6 +60,7 @@ extension VehicleController {
             }
         case let .e2eError(message, status):
             core.untrustedFrames += 1
+            core.traffic[canID]?.untrusted += 1
             core.lastUntrustedFrame = "\(message) \(received.frame.id): \(Self.describe(status))"
             // A status message a waiter needs, or the acknowledgement message: an untrusted
             // acknowledgement may have been any waiter's (its command ID cannot be trusted

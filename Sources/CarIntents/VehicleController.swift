@@ -3,6 +3,16 @@ import CANKit
 import Synchronization
 import VehicleKit
 
+/// What the bus carried of one CAN ID: frames received (and of them untrusted: failed
+/// their E2E or checksum check), frames the head unit sent with it, the last received.
+public struct MessageTraffic: Sendable, Equatable {
+    public var id: CANID
+    public var received = 0
+    public var untrusted = 0
+    public var sent = 0
+    public var lastReceived: ReceivedFrame?
+}
+
 /// The head unit's side of the bus: keeps the live vehicle state from trusted status
 /// frames, sends commands and reports success only when status frames confirm them.
 ///
@@ -19,6 +29,8 @@ public final class VehicleController: Sendable {
     let frames: VehicleFrames
     let port: any CANPort
     let clock = ContinuousClock()
+    /// When the controller was made: the origin of `traffic()`'s uptime.
+    let createdAt = ContinuousClock.now
     /// How long after the last trusted frame the vehicle still counts as reachable: the
     /// fastest cyclic status message times `unreachableAfterCycles`.
     let reachabilityWindow: Duration
@@ -102,6 +114,8 @@ public final class VehicleController: Sendable {
         var lastUntrustedFrame: String?
         /// Acknowledgements received from the vehicle (any command).
         var acknowledgements = 0
+        /// Per CAN ID what the bus carried (GetBusTraffic): counted as frames arrive.
+        var traffic: [CANID: MessageTraffic] = [:]
 
         /// One sleeping task expires the waiters whose deadline passed (instead of a task
         /// per command): it sleeps until the earliest deadline it knows of.
@@ -232,6 +246,13 @@ public final class VehicleController: Sendable {
 
     /// The latest untrusted frame (for the log): the message and why, nil before the first.
     public var lastUntrustedFrame: String? { core.withLock { $0.lastUntrustedFrame } }
+
+    /// Every CAN ID the bus carried since the controller started, in ID order, and the
+    /// seconds since then read with the counts (a client's rates: Δframes / Δuptime).
+    public func traffic() -> (messages: [MessageTraffic], uptime: Duration) {
+        let messages = core.withLock { $0.traffic.values.sorted { $0.id < $1.id } }
+        return (messages, clock.now - createdAt)
+    }
 
     /// Commands sent and still waiting for their confirmation (0 when idle: nothing is
     /// left pending after every `apply` returned).

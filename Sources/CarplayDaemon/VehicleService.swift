@@ -33,6 +33,7 @@ public final class VehicleService: VarlinkService {
     static let genericMethods: [String: Method] = [
         "io.carplayd.Vehicle.Describe": { service, request in service.describe(request) },
         "io.carplayd.Vehicle.GetState": { service, request in await service.getState(request) },
+        "io.carplayd.Vehicle.GetBusTraffic": { service, request in service.getBusTraffic(request) },
         "io.carplayd.Vehicle.Resolve": { service, request in await service.runIntent(.resolve, request) },
         "io.carplayd.Vehicle.Confirm": { service, request in await service.runIntent(.confirm, request) },
         "io.carplayd.Vehicle.Handle": { service, request in await service.runIntent(.handle, request) },
@@ -88,6 +89,23 @@ public final class VehicleService: VarlinkService {
         ]
         if let lastError = health.lastError { bus["lastError"] = .string(lastError) }
         request.replies.send(VarlinkReply(parameters: ["state": current.jsonValue, "reachable": .bool(reachable), "bus": .object(bus)]))
+    }
+
+    func getBusTraffic(_ request: Request) {
+        guard Self.noParameters(request.call, request.replies) else { return }
+        let (messages, uptime) = request.session.controller.traffic()
+        let database = request.session.profile.database
+        let entries: [JSONValue] = messages.map { message in
+            var entry: [String: JSONValue] = [
+                "id": .string(message.id.description), "received": .integer(message.received),
+                "untrusted": .integer(message.untrusted), "sent": .integer(message.sent),
+            ]
+            if let name = database.message(id: message.id)?.name { entry["name"] = .string(name) }
+            if let last = message.lastReceived { entry["lastFrame"] = .string(last.logLine) }
+            return .object(entry)
+        }
+        let seconds = Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18
+        request.replies.send(VarlinkReply(parameters: ["messages": .array(entries), "uptime": .number(seconds)]))
     }
 
     /// Resolve, Confirm, Handle and Perform: one phase runner, one serializer.

@@ -1,3 +1,4 @@
+import CANKit
 import CarplayJSON
 import Testing
 
@@ -45,14 +46,52 @@ import Testing
         // In ID order, with the last payload and the keys it changed.
         #expect(model.frames.messages.map(\.idText) == ["3F0", "400"])
         let climate = model.frames.messages[1]
-        #expect(climate.count == 2 && climate.dataText == "0304" && climate.keys == ["climate.cabinTemperature"])
-        #expect(model.frames.rate(of: climate, now: 103) == 1.0)  // 2 frames over 2 s
-        #expect(model.frames.rate(of: climate, now: 200) == 0)  // gone quiet
+        #expect(climate.dataText == "0304" && climate.keys == ["climate.cabinTemperature"])
+        #expect(model.frames.rate(of: climate) == 0, "no GetBusTraffic reading yet")
         // GetState right after does not undo what the stream just said.
         model.apply(state: try Self.object(Self.getState), now: 102.2)
         #expect(model.values["climate.temperature.left"] == .number(23))
         model.apply(state: try Self.object(Self.getState), now: 110)
         #expect(model.values["climate.temperature.left"] == .number(21))
+    }
+
+    static func traffic(_ uptime: Double, _ messages: [(id: String, name: String, received: Int, untrusted: Int, sent: Int, data: String?)]) -> [String: JSONValue] {
+        let entries: [JSONValue] = messages.map { message in
+            var entry: [String: JSONValue] = ["id": .string(message.id), "name": .string(message.name), "received": .integer(message.received),
+                                              "untrusted": .integer(message.untrusted), "sent": .integer(message.sent)]
+            if let data = message.data { entry["lastFrame"] = .string("(1.000000) vcan0 \(message.id)#\(data)") }
+            return .object(entry)
+        }
+        return ["messages": .array(entries), "uptime": .number(uptime)]
+    }
+
+    @Test func busTrafficGivesEveryIDWithItsRateAndCounts() throws {
+        var model = try Self.sedan()
+        model.apply(traffic: Self.traffic(5, [("400", "ClimateStatus", 50, 0, 0, "0102"), ("300", "ClimateCommand", 0, 0, 2, nil)]))
+        model.apply(traffic: Self.traffic(7, [("400", "ClimateStatus", 70, 3, 0, "0304"), ("300", "ClimateCommand", 0, 0, 2, nil), ("18FEF100", "Extended", 1, 0, 0, "")]))
+        #expect(model.frames.messages.map(\.idText) == ["300", "400", "18FEF100"])
+        let status = model.frames.messages[1]
+        #expect(status.name == "ClimateStatus" && status.received == 70 && status.untrusted == 3 && status.dataText == "0304")
+        #expect(model.frames.rate(of: status) == 10.0)  // 20 frames in 2 s of the daemon's uptime
+        #expect(model.frames.messages[0].sent == 2 && model.frames.rate(of: model.frames.messages[0]) == 0)
+        #expect(model.frames.messages[2].id.isExtended)
+        // Readings older than the window leave it.
+        model.apply(traffic: Self.traffic(17, [("400", "ClimateStatus", 170, 3, 0, "0506")]))
+        #expect(model.frames.rate(of: model.frames.messages[1]) == 10.0)
+        #expect(model.frames.messages[1].readings.count == 2)
+        // A new session (a reload) counts from 0 again: no negative rate.
+        model.apply(traffic: Self.traffic(1, [("400", "ClimateStatus", 10, 0, 0, "0708")]))
+        #expect(model.frames.rate(of: model.frames.messages[1]) == 0)
+        let pane = DashRenderer.framePane(model, columns: 80, rows: 5).map(\.text)
+        #expect(pane[1].hasPrefix("  300       ClimateCommand     0.0") && pane[1].contains("sent 2"), "\(pane)")
+        #expect(pane[2].hasPrefix("  400       ClimateStatus      0.0  0708"), "\(pane)")
+    }
+
+    @Test func candumpIDsReadBack() {
+        #expect(CANID(candump: "400") == CANID(standard: 0x400))
+        #expect(CANID(candump: "18FEF100") == CANID(extended: 0x18FE_F100))
+        #expect(CANID(candump: "00000400")?.isExtended == true)
+        #expect(CANID(candump: "800") == nil && CANID(candump: "4000") == nil && CANID(candump: "") == nil && CANID(candump: "+40") == nil)
     }
 
     @Test func aRequestIsPendingUntilTheVehicleShowsIt() throws {
@@ -199,6 +238,8 @@ import Testing
     @Test func an80x24RenderOfTheSedan() throws {
         var model = try Self.sedan()
         model.apply(monitor: Self.monitor("(1.000000) vcan0 400#4437171A2B007C00", ["climate.cabinTemperature": .number(23)]), now: 99)
+        model.apply(traffic: Self.traffic(10, [("400", "ClimateStatus", 100, 0, 0, "4437171A2B007C00"), ("410", "SeatStatus", 10, 0, 0, "6D09010000000000")]))
+        model.apply(traffic: Self.traffic(11, [("300", "ClimateCommand", 0, 0, 1, nil), ("400", "ClimateStatus", 110, 0, 0, "4437171A2B007C00"), ("410", "SeatStatus", 11, 0, 0, "6D09010000000000")]))
         let number = model.begin(try #require(DashKeys.handle(.character("+"), &model)), now: 100)
         _ = number
         let lines = DashRenderer.render(model, columns: 80, rows: 24, now: 100).map(\.text)
@@ -214,10 +255,12 @@ import Testing
             "  rear defroster off",
             "  cabin 23 °C  fan on 3/7  A/C on  auto off  climate on  air fresh",
             "  audio radio · FM 102.2 MHz Jazz FM                   fuel 62 % · range 420 km",
-            "─ Frames ─ 1 message seen · untrusted 0 ────────────────────────────────────────",
-            "  ID          Hz  data              changed",
-            "  400        1.0  4437171A2B007C00  climate.cabinTemperature",
-            "", "", "", "", "", "", "", "",
+            "─ Frames ─ 3 CAN IDs on the bus · untrusted 0 ──────────────────────────────────",
+            "  ID        message             Hz  data              changed",
+            "  300       ClimateCommand     0.0                    sent 1",
+            "  400       ClimateStatus       10  4437171A2B007C00  climate.cabinTemperature",
+            "  410       SeatStatus         1.0  6D09010000000000",
+            "", "", "", "", "", "",
             " … SetClimateSettingsInCar sent, waiting for the vehicle",
             " Tab frames  z zone  s seat  +/- temp  h heat  f/F fan  l lock  ? help  q quit",
         ]

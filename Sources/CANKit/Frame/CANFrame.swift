@@ -32,6 +32,14 @@ public struct CANID: Hashable, Sendable, Comparable, CustomStringConvertible {
         return String(repeating: "0", count: max(0, width - hex.count)) + hex
     }
 
+    /// `description` read back: 1-3 hex digits a standard ID, 8 an extended one.
+    public init?(candump text: String) {
+        let digits = text.utf8.count
+        guard (1...3).contains(digits) || digits == 8, text.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") }),
+              let value = UInt32(text, radix: 16) else { return nil }
+        self.init(value, extended: text.utf8.count == 8)
+    }
+
     public static func < (lhs: CANID, rhs: CANID) -> Bool {
         (lhs.rawValue, lhs.isExtended ? 1 : 0) < (rhs.rawValue, rhs.isExtended ? 1 : 0)
     }

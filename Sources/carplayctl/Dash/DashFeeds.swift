@@ -9,6 +9,7 @@ import Glibc
 enum DashEvent: Sendable {
     case state([String: JSONValue], at: Double)
     case monitor([String: JSONValue], at: Double)
+    case traffic([String: JSONValue])
     case lost(String)
     case input([UInt8])
     case signal(Int32)
@@ -43,7 +44,8 @@ enum DashFeeds {
         }
     }
 
-    /// GetState once a second: reachability and bus health, and the dash's clock tick.
+    /// GetState and GetBusTraffic once a second: reachability, bus health and what the bus
+    /// carried, and the dash's clock tick.
     static func pollState(_ options: DaemonOptions, _ sink: AsyncStream<DashEvent>.Continuation) {
         var daemon: DaemonConnection?
         while true {
@@ -51,6 +53,7 @@ enum DashFeeds {
                 let connection = try daemon ?? DaemonConnection(options)
                 daemon = connection
                 sink.yield(.state(try connection.call("GetState"), at: monotonicSeconds()))
+                sink.yield(.traffic(try connection.call("GetBusTraffic")))
             } catch {
                 daemon = nil
                 sink.yield(.lost("\(error)"))

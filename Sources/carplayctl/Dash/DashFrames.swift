@@ -1,16 +1,27 @@
 import CANKit
+import CarplayJSON
 
-/// The frame pane's figures: every message seen in the Monitor stream (which carries the
-/// frame that changed the state), its rate and last payload. Pure: times are given.
+/// The frame pane's figures: every CAN ID the daemon's GetBusTraffic reports (all the bus
+/// carried: counts, the last frame) with its rate between readings, and the state keys
+/// its last frame changed (from the Monitor stream). Pure: readings come with the
+/// daemon's uptime.
 struct DashFrameTable: Sendable, Equatable {
+    struct Reading: Sendable, Equatable {
+        var uptime: Double
+        var received: Int
+    }
+
     struct Message: Sendable, Equatable {
         var id: CANID
-        var data: [UInt8]
-        var count = 0
-        /// Receive times within the rate window, oldest first.
-        var recent: [Double] = []
-        var firstSeen: Double
-        /// The state keys the last frame changed.
+        /// The DBC message's name, as the daemon's DBC has it.
+        var name: String?
+        var data: [UInt8] = []
+        var received = 0
+        var untrusted = 0
+        var sent = 0
+        /// GetBusTraffic readings within the rate window, oldest first.
+        var readings: [Reading] = []
+        /// The state keys the last frame that changed the state changed.
         var keys: [String] = []
 
         var idText: String { id.description }
@@ -23,40 +34,51 @@ struct DashFrameTable: Sendable, Equatable {
     /// By CAN ID, in ID order.
     private(set) var messages: [Message] = []
 
-    /// Counts a Monitor reply's frame (`(ts) iface ID#DATA`); lines that do not parse
-    /// are left out (the daemon always writes candump -L).
-    mutating func record(line: String, keys: [String], now: Double) {
-        guard !line.isEmpty, let record = try? CandumpReader.record(line) else { return }
-        let id = record.frame.id
-        let index: Int
-        if let found = messages.firstIndex(where: { $0.id == id }) {
-            index = found
-        } else {
-            index = messages.firstIndex(where: { $0.id > id }) ?? messages.count
-            messages.insert(Message(id: id, data: [], firstSeen: now), at: index)
-        }
-        messages[index].data = record.frame.data
-        messages[index].count += 1
+    /// A Monitor reply's frame (`(ts) iface ID#DATA`) and the keys it changed; lines that
+    /// do not parse are left out (the daemon always writes candump -L).
+    mutating func record(line: String, keys: [String]) {
+        guard let frame = Self.frame(line) else { return }
+        let index = self.index(of: frame.id)
+        messages[index].data = frame.data
         messages[index].keys = keys
-        messages[index].recent.append(now)
-        prune(index, now: now)
     }
 
-    private mutating func prune(_ index: Int, now: Double) {
-        let oldest = now - Self.window
-        if let keep = messages[index].recent.firstIndex(where: { $0 >= oldest }) {
-            messages[index].recent.removeFirst(keep)
-        } else {
-            messages[index].recent.removeAll()
+    /// A GetBusTraffic reply: counts, names and last payloads; a reading for the rates.
+    /// An uptime below the last one is a new session (a reload): its counts start over.
+    mutating func apply(traffic reply: [String: JSONValue]) {
+        guard let uptime = reply["uptime"]?.doubleValue else { return }
+        for entry in reply["messages"]?.arrayValue ?? [] {
+            guard let entry = entry.objectValue, let text = entry["id"]?.stringValue, let id = CANID(candump: text) else { continue }
+            let index = self.index(of: id)
+            var message = messages[index]
+            message.name = entry["name"]?.stringValue
+            message.received = entry["received"]?.intValue ?? 0
+            message.untrusted = entry["untrusted"]?.intValue ?? 0
+            message.sent = entry["sent"]?.intValue ?? 0
+            if let frame = entry["lastFrame"]?.stringValue.flatMap(Self.frame) { message.data = frame.data }
+            if let last = message.readings.last, uptime < last.uptime || message.received < last.received { message.readings.removeAll() }
+            message.readings.append(Reading(uptime: uptime, received: message.received))
+            message.readings.removeAll { $0.uptime < uptime - Self.window }
+            messages[index] = message
         }
     }
 
-    /// Frames per second over the last `window` seconds (or since first seen, at least 1 s,
-    /// so a first frame does not read as a burst).
-    func rate(of message: Message, now: Double) -> Double {
-        let recent = message.recent.filter { $0 >= now - Self.window }
-        let span = min(Self.window, max(1.0, now - message.firstSeen))
-        return Double(recent.count) / span
+    /// Frames received per second between the oldest and the newest reading of the window.
+    func rate(of message: Message) -> Double {
+        guard let first = message.readings.first, let last = message.readings.last, last.uptime > first.uptime else { return 0 }
+        return Double(last.received - first.received) / (last.uptime - first.uptime)
+    }
+
+    private mutating func index(of id: CANID) -> Int {
+        if let found = messages.firstIndex(where: { $0.id == id }) { return found }
+        let index = messages.firstIndex(where: { $0.id > id }) ?? messages.count
+        messages.insert(Message(id: id), at: index)
+        return index
+    }
+
+    static func frame(_ line: String) -> CANFrame? {
+        guard !line.isEmpty else { return nil }
+        return (try? CandumpReader.record(line))??.frame
     }
 }
 

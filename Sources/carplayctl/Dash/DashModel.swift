@@ -125,7 +125,12 @@ struct DashModel: Sendable {
             set(key, value)
             streamedAt[key] = now
         }
-        frames.record(line: reply["frame"]?.stringValue ?? "", keys: keys, now: now)
+        frames.record(line: reply["frame"]?.stringValue ?? "", keys: keys)
+    }
+
+    /// A GetBusTraffic reply: what the bus carried, for the frame pane.
+    mutating func apply(traffic reply: [String: JSONValue]) {
+        frames.apply(traffic: reply)
     }
 
     /// A command the daemon sent for an intent (any client's): its targets pending, then

@@ -65,7 +65,7 @@ enum DashRenderer {
         } else {
             middle = [rule("Cabin", focused: model.pane == .cabin, columns: columns)] + cabin(model, columns: columns)
             middle += [rule("Frames", focused: model.pane == .frames, columns: columns, extra: frameSummary(model))]
-            middle += framePane(model, columns: columns, rows: max(0, body - middle.count), now: now)
+            middle += framePane(model, columns: columns, rows: max(0, body - middle.count))
         }
         lines += middle.prefix(body)
         while lines.count < 1 + body { lines.append(DashLine()) }
@@ -319,15 +319,14 @@ enum DashRenderer {
 
     static func frameSummary(_ model: DashModel) -> String {
         let count = model.frames.messages.count
-        return "\(count) message\(count == 1 ? "" : "s") seen · untrusted \(model.bus["untrustedFrames"].map(readable) ?? "0")"
+        return "\(count) CAN ID\(count == 1 ? "" : "s") on the bus · untrusted \(model.bus["untrustedFrames"].map(readable) ?? "0")"
     }
 
-    static func framePane(_ model: DashModel, columns: Int, rows: Int, now: Double) -> [DashLine] {
+    static func framePane(_ model: DashModel, columns: Int, rows: Int) -> [DashLine] {
         guard rows > 0 else { return [] }
-        let named = model.database != nil
-        var lines = [DashLine("  ID        " + (named ? padded("message", 18) : "") + "  Hz  data              changed", .dim)]
+        var lines = [DashLine("  ID        " + padded("message", 18) + "  Hz  data              changed", .dim)]
         let messages = model.frames.messages
-        if messages.isEmpty { lines.append(DashLine("  (no frame yet: Monitor shows the frames that change the state)", .dim)) }
+        if messages.isEmpty { lines.append(DashLine("  (no frame yet)", .dim)) }
         let selected = min(model.frameIndex, max(0, messages.count - 1))
         // The selected message and its signals stay in view.
         var detail: [DashLine] = []
@@ -341,11 +340,15 @@ enum DashRenderer {
             let mark = model.pane == .frames && index == selected
             var line = DashLine(mark ? "▸ " : "  ", .selected)
             var text = padded(message.idText, 10)
-            if named { text += padded(model.database?.message(id: message.id)?.name ?? "?", 18) }
-            let rate = model.frames.rate(of: message, now: now)
+            text += padded(message.name ?? model.database?.message(id: message.id)?.name ?? "?", 18)
+            let rate = model.frames.rate(of: message)
             text += leftPadded(rate >= 10 ? readableNumber(rate.rounded()) : oneDecimal(rate), 4)
             text += "  " + padded(message.dataText, 18)
             line.append(text, mark ? .selected : .plain)
+            // Untrusted frames of this ID first (they are why a command may time out),
+            // then what the head unit sent with it, then the keys its last frame changed.
+            if message.untrusted > 0 { line.append("untrusted \(message.untrusted) ", .failed) }
+            if message.sent > 0 { line.append("sent \(message.sent) ", .dim) }
             line.append(message.keys.joined(separator: " "), .dim)
             lines.append(line)
             if index == selected { lines += detail }

@@ -79,6 +79,7 @@ enum DashVerb {
         switch event {
         case let .state(reply, at): model.apply(state: reply, now: at)
         case let .monitor(reply, at): model.apply(monitor: reply, now: at)
+        case let .traffic(reply): model.apply(traffic: reply)
         case let .lost(reason): model.lost(reason)
         case let .finished(number, result): model.finish(number, result, now: now)
         case let .signal(number) where number != SIGWINCH: return true
