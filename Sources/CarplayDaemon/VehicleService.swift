@@ -47,7 +47,7 @@ public final class VehicleService: VarlinkService {
 
     let state: DaemonState
     let log: Logger
-    private let stateJSON = StateJSONCache()
+    let stateJSON = StateJSONCache()
 
     public init(state: DaemonState, log: Logger) {
         self.state = state
@@ -310,8 +310,8 @@ public final class VehicleService: VarlinkService {
     }
 }
 
-/// The state's JSON text, made once per state version: every Handle and Perform reply
-/// carries the whole state, and most replies between two changes are to intents that
+/// The state's JSON text, made once per state version (flat for the generic methods,
+/// grouped for the typed ones): every Handle and Perform reply carries the whole state, and most replies between two changes are to intents that
 /// changed nothing. A new version re-serializes only the properties whose value
 /// changed (per property its `"key":value` text is kept), so the cost of a reply does
 /// not grow with the number of properties. Keyed by the controller too: a reload starts
@@ -327,6 +327,18 @@ final class StateJSONCache: Sendable {
     }
 
     private let entry = Mutex<Entry?>(nil)
+    /// The typed methods' grouped state (VehicleState), whole per version: its nesting
+    /// does not split into per-property fragments.
+    private let grouped = Mutex<(controller: ObjectIdentifier, version: Int, bytes: [UInt8])?>(nil)
+
+    func groupedJSON(_ state: VehicleState, version: Int, of controller: ObjectIdentifier) -> [UInt8] {
+        if let cached = grouped.withLock({ $0 }), cached.controller == controller, cached.version == version { return cached.bytes }
+        let bytes = state.groupedJSON.serializedBytes()
+        grouped.withLock { current in
+            if current == nil || current!.controller != controller || current!.version <= version { current = (controller, version, bytes) }
+        }
+        return bytes
+    }
 
     func json(_ state: VehicleState, version: Int, of controller: ObjectIdentifier) -> [UInt8] {
         let cached = entry.withLock { $0 }

@@ -113,3 +113,20 @@ extension StateJSONCacheTests {
         withExtendedLifetime(controller) {}
     }
 }
+
+extension StateJSONCacheTests {
+    /// The typed methods' grouped form: once per version and controller, apart from the flat one.
+    @Test func theGroupedStateIsCachedPerVersionToo() {
+        let cache = StateJSONCache()
+        let one = Controller(), two = Controller()
+        let warm = VehicleState([.fan: .bool(true), .fanSpeed: .integer(3)])
+        let cold = VehicleState([.fan: .bool(false)])
+        let text = { (bytes: [UInt8]) in String(decoding: bytes, as: UTF8.self) }
+        #expect(text(cache.groupedJSON(warm, version: 1, of: ObjectIdentifier(one))) == warm.groupedJSON.serialized())
+        #expect(text(cache.json(warm, version: 1, of: ObjectIdentifier(one))) == warm.jsonValue.serialized(), "the flat form beside it")
+        #expect(text(cache.groupedJSON(cold, version: 1, of: ObjectIdentifier(one))) == warm.groupedJSON.serialized())
+        #expect(text(cache.groupedJSON(cold, version: 2, of: ObjectIdentifier(one))) == cold.groupedJSON.serialized())
+        #expect(text(cache.groupedJSON(warm, version: 2, of: ObjectIdentifier(two))) == warm.groupedJSON.serialized())
+        withExtendedLifetime((one, two)) {}
+    }
+}

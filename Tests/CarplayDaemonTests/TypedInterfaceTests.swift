@@ -99,12 +99,13 @@ import VehicleKit
         // Monitor's replies to everything the requests cause (it ends with the session).
         let events = session.controller.events(commands: true)
         let monitored = Task { await events.reduce(into: [VehicleEvent]()) { $0.append($1) } }
+        let cache = StateJSONCache()
         for request in Self.requests {
             let intent = try Intent(parsing: request)
             let method = try #require(interface.methods[intent.name.rawValue])
             for phase in IntentPhase.allCases {
                 let outcome = await session.engine.run(phase, intent)
-                let bytes = VehicleService.typedReply(outcome).dropLast()  // its NUL
+                let bytes = VehicleService.typedReply(outcome, cache, of: ObjectIdentifier(session.controller)).dropLast()  // its NUL
                 let reply = try #require(try JSONValue(parsing: Array(bytes)).objectValue?["parameters"]?.objectValue)
                 let mismatch = interface.mismatch(of: reply, against: method.output)
                 #expect(mismatch == nil, "\(profileName) \(phase) \(request): \(mismatch!) in \(JSONValue.object(reply).serialized())")
