@@ -13,7 +13,7 @@ The daemon runs with --simulator-control so the test can inject a fault plan
 """
 
 import json
-import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -21,7 +21,10 @@ from pathlib import Path
 import cantools
 import pytest
 
-from conftest import PROFILES, RawConnection, varlink_error
+from conftest import PROFILES, REPO, RawConnection, varlink_error
+
+sys.path.insert(0, str(REPO / "IntegrationTests" / "support"))
+from monitor_stream import MonitorStream  # noqa: E402
 
 SIMULATOR = "io.carplayd.Simulator"
 DBC = cantools.database.load_file(str(PROFILES / "sedan" / "sedan.dbc"))
@@ -31,34 +34,6 @@ AUDIO_COMMAND = DBC.get_message_by_name("AudioCommand").frame_id
 @pytest.fixture(scope="module")
 def simulated(daemons):
     return daemons("conflicts", "sedan", args=("--simulator-control", "--confirmation-timeout", "3000"))
-
-
-class Monitor:
-    """A Monitor subscription on a raw connection: every value each key took."""
-
-    def __init__(self, daemon):
-        self.connection = RawConnection(daemon.socket, timeout=0.2)
-        self.values = {}
-        self.stop = threading.Event()
-        self.connection.send({"method": "io.carplayd.Vehicle.Monitor", "more": True})
-        self.thread = threading.Thread(target=self.listen, daemon=True)
-        self.thread.start()
-
-    def listen(self):
-        while not self.stop.is_set():
-            try:
-                reply = self.connection.receive()
-            except socket.timeout:
-                continue
-            except (EOFError, OSError):
-                return
-            for key, value in reply.get("parameters", {}).get("state", {}).items():
-                self.values.setdefault(key, []).append(value)
-
-    def close(self):
-        self.stop.set()
-        self.thread.join(5)
-        self.connection.close()
 
 
 def simulator(daemon, method, **parameters):
@@ -89,8 +64,7 @@ def test_many_clients_same_property_last_confirmed_wins(simulated, clients, reje
     values = [v for v in values if not close(v, current)]
     if rejections:
         simulator(daemon, "SetFaults", plan={"rules": [{"kind": "reject", "message": "AudioCommand", "count": rejections}]})
-    monitor = Monitor(daemon)
-    time.sleep(0.3)  # the subscription is in place (Monitor has no "subscribed" reply)
+    monitor = MonitorStream(daemon.socket)
     replies = {}
     errors = []
     barrier = threading.Barrier(len(values))
@@ -111,7 +85,7 @@ def test_many_clients_same_property_last_confirmed_wins(simulated, clients, reje
     monitor.close()
     assert not errors, errors
     assert len(replies) == len(values)
-    shown = monitor.values.get("radio.frequency", [])
+    shown = [state["radio.frequency"] for state in monitor.states() if "radio.frequency" in state]
     seen = shown + [current]
 
     succeeded = {v: r for v, r in replies.items() if r["response"]["code"] == "success"}

@@ -4,6 +4,7 @@ too -- pending before the status frames that confirm it, then confirmed or faile
 
 import json
 import queue
+import sys
 import socket
 import threading
 import time
@@ -11,7 +12,10 @@ import time
 import pytest
 import varlink
 
-from conftest import INTERFACE, RawConnection
+from conftest import INTERFACE, REPO
+
+sys.path.insert(0, str(REPO / "IntegrationTests" / "support"))
+from monitor_stream import MonitorStream  # noqa: E402
 
 
 def test_monitor_reports_a_change_made_by_perform(sedan):
@@ -70,23 +74,6 @@ def test_monitor_without_more_is_expected_more(sedan):
     assert reply.get("error") == "org.varlink.service.ExpectedMore", reply
 
 
-def receive_until(connection, predicate, what, timeout=15.0):
-    """Monitor replies (their parameters) on a raw connection until one satisfies
-    predicate; all of them, in order."""
-    seen = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            reply = connection.receive()
-        except socket.timeout:
-            continue
-        assert "error" not in reply, reply
-        seen.append(reply["parameters"])
-        if predicate(reply["parameters"]):
-            return seen
-    raise AssertionError("no Monitor reply with %s; got %s" % (what, seen[-5:]))
-
-
 @pytest.fixture(scope="module")
 def slow_seats(daemons):
     # Seat commands are answered 1 s late, defroster commands rejected: a command is seen
@@ -98,12 +85,10 @@ def slow_seats(daemons):
 def test_monitor_with_commands_shows_a_command_pending_then_confirmed(slow_seats):
     before = slow_seats.state()["seat.frontLeft.heating"]
     want = 3 if before != 3 else 1
-    with RawConnection(slow_seats.socket, timeout=0.2) as monitor:
-        monitor.send({"method": INTERFACE + ".Monitor", "parameters": {"commands": True}, "more": True})
-        time.sleep(0.3)  # the subscription is in place (Monitor has no "subscribed" reply)
+    with MonitorStream(slow_seats.socket, commands=True) as monitor:
         reply = slow_seats.perform("SetSeatSettingsInCar", {"enableHeating": True, "seat": "driver", "level": want})
         assert reply["response"]["code"] == "success", reply
-        seen = receive_until(monitor, lambda r: r.get("command", {}).get("status") == "confirmed", "the seat command confirmed")
+        seen = monitor.wait_for(lambda r: r.get("command", {}).get("status") == "confirmed", "the seat command confirmed")
     commands = [r["command"] for r in seen if "command" in r]
     assert [c["status"] for c in commands] == ["pending", "confirmed"], commands
     pending, confirmed = commands
@@ -121,12 +106,10 @@ def test_monitor_with_commands_shows_a_command_pending_then_confirmed(slow_seats
 
 def test_monitor_with_commands_shows_a_rejected_command_failed_with_its_reason(slow_seats):
     enable = not slow_seats.state()["defroster.front"]
-    with RawConnection(slow_seats.socket, timeout=0.2) as monitor:
-        monitor.send({"method": INTERFACE + ".Monitor", "parameters": {"commands": True}, "more": True})
-        time.sleep(0.3)
+    with MonitorStream(slow_seats.socket, commands=True) as monitor:
         reply = slow_seats.perform("SetDefrosterSettingsInCar", {"enable": enable, "defroster": "front"})
         assert reply["response"]["code"] == "failure" and reply["response"]["reason"] == "rejectedByVehicle", reply
-        seen = receive_until(monitor, lambda r: r.get("command", {}).get("status") == "failed", "the defroster command failed")
+        seen = monitor.wait_for(lambda r: r.get("command", {}).get("status") == "failed", "the defroster command failed")
     commands = [r["command"] for r in seen if "command" in r]
     assert [c["status"] for c in commands] == ["pending", "failed"], commands
     assert commands[1]["intent"] == "SetDefrosterSettingsInCar"
@@ -137,11 +120,9 @@ def test_monitor_with_commands_shows_a_rejected_command_failed_with_its_reason(s
 def test_monitor_without_commands_sends_no_command_replies(slow_seats):
     before = slow_seats.state()["seat.frontLeft.heating"]
     want = 2 if before != 2 else 1
-    with RawConnection(slow_seats.socket, timeout=0.2) as monitor:
-        monitor.send({"method": INTERFACE + ".Monitor", "more": True})
-        time.sleep(0.3)
+    with MonitorStream(slow_seats.socket) as monitor:
         slow_seats.perform("SetSeatSettingsInCar", {"enableHeating": True, "seat": "driver", "level": want})
-        seen = receive_until(monitor, lambda r: "seat.frontLeft.heating" in r.get("keys", []), "the seat change")
+        seen = monitor.wait_for(lambda r: "seat.frontLeft.heating" in r.get("keys", []), "the seat change")
     assert all(set(r) == {"keys", "state", "frame"} for r in seen), seen
 
 

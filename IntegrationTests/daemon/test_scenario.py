@@ -4,16 +4,14 @@ Monitor sequence on two runs with the same seed; a recorded log played with --re
 drives the daemon's state."""
 
 import json
-import queue
-import socket
 import sys
-import threading
 import time
 
 from conftest import INTERFACE, REPO
 
 sys.path.insert(0, str(REPO / "IntegrationTests" / "support"))
 import candump_log  # noqa: E402
+from monitor_stream import MonitorStream  # noqa: E402
 
 # Vehicle-side changes, a jittered gauge and a silenced status message: the seat change
 # at 5.4 s is reported only when SeatStatus speaks again (6.5 s), after the lock (5.8 s).
@@ -37,40 +35,6 @@ LAST_AT = 7.2
 TIMED_BY_CLOCK = ("climate.cabinTemperature",)
 
 
-def monitor(daemon, seconds):
-    """The Monitor replies for `seconds` after subscribing: (sorted keys, state) pairs."""
-    replies = queue.Queue()
-    client = daemon.client()
-    connection = client.open_connection()
-    subscribed = threading.Event()
-
-    def listen():
-        try:
-            with client.open(INTERFACE, namespaced=False, connection=connection) as vehicle:
-                subscribed.set()
-                for reply in vehicle.Monitor(_more=True):
-                    replies.put(reply)
-        except Exception as error:  # the connection is shut down at the end
-            replies.put(error)
-
-    thread = threading.Thread(target=listen, daemon=True)
-    thread.start()
-    assert subscribed.wait(5)
-    time.sleep(seconds)
-    connection.shutdown(socket.SHUT_RDWR)
-    thread.join(5)
-    connection.close()
-    sequence = []
-    while not replies.empty():
-        item = replies.get()
-        if isinstance(item, Exception):
-            continue
-        state = {k: v for k, v in item["state"].items() if k not in TIMED_BY_CLOCK}
-        if state:
-            sequence.append((sorted(state), state))
-    return sequence
-
-
 def run_scenario(daemons, workdir, name, scenario):
     path = workdir / ("%s.json" % name)
     path.write_text(json.dumps(scenario))
@@ -78,7 +42,9 @@ def run_scenario(daemons, workdir, name, scenario):
     daemon = daemons(name, "sedan", args=["--scenario", str(path)])
     # The first event is at 4.5 s: the subscription must be in place before.
     assert time.monotonic() - started < 4.0, "carplayd took too long to start for this test"
-    sequence = monitor(daemon, LAST_AT + 1.0 - (time.monotonic() - started))
+    with MonitorStream(daemon.socket, settle=0) as monitor:
+        time.sleep(max(0.0, LAST_AT + 1.0 - (time.monotonic() - started)))
+    sequence = monitor.states(leave_out=TIMED_BY_CLOCK)
     log = daemon.stderr()
     daemon.stop()
     return sequence, log
@@ -88,7 +54,7 @@ def test_same_seed_same_monitor_sequence(daemons, workdir):
     first, log = run_scenario(daemons, workdir, "scenario-a", SCENARIO)
     second, _ = run_scenario(daemons, workdir, "scenario-b", SCENARIO)
     assert first == second, "\n%s\n!=\n%s" % (first, second)
-    changes = [state for _, state in first]
+    changes = first
     assert {"climate.temperature.left": 19.0} in changes
     assert {"lock.locked": True} in changes
     # 2 went out before the silence; 3 (set at 5.4 s) only when it ended, after the lock.

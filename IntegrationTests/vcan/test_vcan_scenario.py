@@ -6,13 +6,10 @@ Run by IntegrationTests/vcan/run.sh (natively where the kernel has vcan, in a VM
 
 import json
 import os
-import queue
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -22,6 +19,7 @@ import varlink
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "IntegrationTests" / "support"))
 import candump_log  # noqa: E402
+from monitor_stream import MonitorStream  # noqa: E402
 
 BIN = Path(os.environ.get("CARPLAY_BIN_DIR", REPO / ".build" / "debug"))
 IFACE = os.environ.get("CARPLAY_VCAN", "vcan0")
@@ -98,37 +96,6 @@ class Daemon(Process):
         raise AssertionError("carplayd never got there: %s\n%s" % (reply, self.text()[-3000:]))
 
 
-def monitor(daemon, until):
-    """Monitor's (sorted keys, state) replies until time.monotonic() reaches `until`."""
-    replies = queue.Queue()
-    client = varlink.Client(address="unix:" + daemon.socket)
-    connection = client.open_connection()
-
-    def listen():
-        try:
-            with client.open("io.carplayd.Vehicle", namespaced=False, connection=connection) as vehicle:
-                for reply in vehicle.Monitor(_more=True):
-                    replies.put(reply)
-        except Exception as error:
-            replies.put(error)
-
-    thread = threading.Thread(target=listen, daemon=True)
-    thread.start()
-    time.sleep(max(0.0, until - time.monotonic()))
-    connection.shutdown(socket.SHUT_RDWR)
-    thread.join(5)
-    connection.close()
-    sequence = []
-    while not replies.empty():
-        item = replies.get()
-        if isinstance(item, Exception):
-            continue
-        state = {k: v for k, v in item["state"].items() if k != "climate.cabinTemperature"}
-        if state:
-            sequence.append(state)
-    return sequence
-
-
 def run_scenario(path):
     directory = Path(tempfile.mkdtemp(prefix="vcan-scn-"))
     started = time.monotonic()
@@ -138,7 +105,9 @@ def run_scenario(path):
         daemon.wait(lambda reply: reply["reachable"])
         time.sleep(1.2)  # every status message once
         assert time.monotonic() - started < 7.5, "too slow to subscribe before the first event at 8 s"
-        sequence = monitor(daemon, started + LAST_AT + 2.0)
+        with MonitorStream(daemon.socket, settle=0) as monitor:
+            time.sleep(max(0.0, started + LAST_AT + 2.0 - time.monotonic()))
+        sequence = monitor.states(leave_out=("climate.cabinTemperature",))
         return sequence, ecu.text()
     finally:
         daemon.stop()
