@@ -5,8 +5,9 @@ import Varlink
 /// The typed methods: one per intent, named as Apple names the intent
 /// (`io.carplayd.Vehicle.SetClimateSettingsInCar`), declared with their types in
 /// docs/io.carplayd.Vehicle.varlink. A call is checked against that declaration first
-/// (an error names the parameter's path), then runs the generic pipeline: the same
-/// intent parser, phases, policies and errors as Perform.
+/// (`VehicleService.handle`, as every call of the interface; an error names the
+/// parameter's path), then runs the generic pipeline: the same intent parser, phases,
+/// policies and errors as Perform.
 extension VehicleService {
     /// The served interface as data, parsed from the text it serves.
     static let interface: VarlinkInterfaceDefinition = {
@@ -28,14 +29,7 @@ extension VehicleService {
 
     func runTypedIntent(_ name: IntentName, _ request: Request) async {
         let (call, replies) = (request.call, request.replies)
-        guard let method = Self.interface.methods[name.rawValue] else {
-            replies.send(error: .methodNotFound(call.method))
-            return
-        }
-        if let mismatch = Self.interface.mismatch(of: call.parameters, against: method.input) {
-            replies.send(error: Self.invalidParameter(mismatch.path, mismatch.reason))
-            return
-        }
+        // Its parameters are checked against the declaration already (`handle`).
         var parameters = call.parameters
         let phase = parameters.removeValue(forKey: "phase")?.stringValue.flatMap(IntentPhase.init(rawValue:)) ?? .perform
         guard let intent = Self.intent(named: name.rawValue, parameters: .object(parameters), replies) else { return }

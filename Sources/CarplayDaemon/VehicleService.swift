@@ -66,18 +66,23 @@ public final class VehicleService: VarlinkService {
             replies.send(error: .methodNotFound(call.method))
             return
         }
+        // Every call of the vehicle interface is checked against its declaration first:
+        // a missing, unknown or mistyped parameter is named by its path.
+        if call.interface == Self.interfaceName, let declared = Self.interface.methods[call.member],
+           let mismatch = Self.interface.mismatch(of: call.parameters, against: declared.input) {
+            replies.send(error: Self.invalidParameter(mismatch.path, mismatch.reason))
+            return
+        }
         await method(self, Request(call: call, peer: peer, session: session, deviceLock: deviceLock, replies: replies))
     }
 
     // MARK: - Methods
 
     func describe(_ request: Request) {
-        guard Self.noParameters(request.call, request.replies) else { return }
         request.replies.send(VarlinkReply(parameters: ["vehicle": VehicleDescription.json(request.session.profile)]))
     }
 
     func getState(_ request: Request) async {
-        guard Self.noParameters(request.call, request.replies) else { return }
         let session = request.session
         let (current, reachable) = session.controller.snapshot()
         let health = await session.busHealth()
@@ -92,7 +97,6 @@ public final class VehicleService: VarlinkService {
     }
 
     func getBusTraffic(_ request: Request) {
-        guard Self.noParameters(request.call, request.replies) else { return }
         let (messages, uptime) = request.session.controller.traffic()
         let database = request.session.profile.database
         let entries: [JSONValue] = messages.map { message in
@@ -187,18 +191,7 @@ public final class VehicleService: VarlinkService {
             request.replies.send(error: .expectedMore)
             return
         }
-        for key in request.call.parameters.keys.sorted() where key != "commands" {
-            request.replies.send(error: Self.invalidParameter(key, "unknown parameter; Monitor takes commands"))
-            return
-        }
-        let commands: Bool
-        switch request.call.parameters["commands"] {
-        case nil, .null?: commands = false
-        case let .bool(value)?: commands = value
-        default:
-            request.replies.send(error: Self.invalidParameter("commands", "expected a boolean"))
-            return
-        }
+        let commands = request.call.parameters["commands"]?.boolValue ?? false
         for await event in request.session.controller.events(commands: commands) {
             guard request.replies.send(VarlinkReply(parameters: Self.monitorReply(event), continues: true)) else { break }
         }
@@ -235,30 +228,10 @@ public final class VehicleService: VarlinkService {
         VarlinkError("io.carplayd.Vehicle.VehicleUnavailable", ["reason": .string(reason)])
     }
 
-    static func noParameters(_ call: VarlinkCall, _ replies: VarlinkReplies) -> Bool {
-        if let unknown = call.parameters.keys.sorted().first {
-            replies.send(error: invalidParameter(unknown, "\(call.member) takes no parameters"))
-            return false
-        }
-        return true
-    }
-
-    /// The intent of a Resolve/Confirm/Handle/Perform call, or nil after sending the error.
+    /// The intent of a Resolve/Confirm/Handle/Perform call (its parameters' types checked
+    /// against the declaration already), or nil after sending the error.
     static func intent(from call: VarlinkCall, _ replies: VarlinkReplies) -> Intent? {
-        for key in call.parameters.keys.sorted() where key != "intent" && key != "parameters" {
-            replies.send(error: invalidParameter(key, "unknown parameter; expected intent and parameters"))
-            return nil
-        }
-        guard case let .string(name)? = call.parameters["intent"] else {
-            replies.send(error: invalidParameter("intent", "expected the intent's name as a string"))
-            return nil
-        }
-        let parameters = givenParameters(call)
-        guard case .object = parameters else {
-            replies.send(error: invalidParameter("parameters", "expected an object"))
-            return nil
-        }
-        return intent(named: name, parameters: parameters, replies)
+        intent(named: call.parameters["intent"]?.stringValue ?? "", parameters: givenParameters(call), replies)
     }
 
     /// The intent `name` with `parameters`, or nil after sending the typed error that
