@@ -121,3 +121,25 @@ def test_replay_loop_keeps_the_car_reachable(daemons, workdir):
     assert reply["state"]["lock.locked"] is True
     assert reply["bus"]["untrustedFrames"] == 0, reply["bus"]
     daemon.stop()
+
+
+def test_after_command_the_driver_turns_the_knob_back(daemons, workdir):
+    # The scenario waits for the head unit: 0.3 s after each ClimateCommand the vehicle
+    # applied, the driver sets the left zone back to 19 °C.
+    path = workdir / "fight.json"
+    path.write_text(json.dumps({"events": [
+        {"afterCommand": "ClimateCommand", "delay": 0.3, "set": {"climate.temperature.left": 19}},
+    ]}))
+    daemon = daemons("fight", "sedan", args=["--scenario", str(path), "--log-level", "info"])
+    with MonitorStream(daemon.socket) as monitor:
+        reply = daemon.perform("SetClimateSettingsInCar", {"temperature": {"value": 24, "unit": "celsius"}, "climateZone": "driver"})
+        assert reply["response"]["code"] == "success" and reply["state"]["climate.temperature.left"] == 24, reply
+        monitor.wait_for(lambda r: r.get("state", {}).get("climate.temperature.left") == 19, "the driver's 19 °C")
+    left = [state["climate.temperature.left"] for state in monitor.states() if "climate.temperature.left" in state]
+    assert left[-2:] == [24, 19], left
+    assert daemon.state()["climate.temperature.left"] == 19
+    # A relative intent starts from the driver's value.
+    resolved = daemon.call("Resolve", intent="SetClimateSettingsInCar",
+                           parameters={"relativeTemperatureSetting": "higher", "climateZone": "driver"})
+    assert resolved["resolutions"]["relativeTemperatureSetting"] == {"kind": "success", "value": {"left": 19.5}}, resolved
+    assert "scenario: events[0] at " in daemon.stderr() and "set climate.temperature.left=19" in daemon.stderr()

@@ -185,6 +185,52 @@ import TestSupport
     }
 }
 
+extension ScenarioTests {
+    @Test func afterCommandEventsParseAndStayOffTheClock() throws {
+        let scenario = try parse(#"{"events": [{"afterCommand": "ClimateCommand", "delay": 0.5, "set": {"climate.temperature.left": 19}}, {"at": 1, "set": {"lock.locked": true}}]}"#)
+        #expect(scenario.events[0].timing == .afterCommand("ClimateCommand", delay: .milliseconds(500)))
+        #expect(try parse(#"{"events": [{"afterCommand": "SeatCommand", "drive": 3}]}"#).events[0].timing == .afterCommand("SeatCommand", delay: .zero))
+        #expect(times(ScenarioSchedule.occurrences(of: scenario, from: .zero, to: .seconds(100))) == [1], "only the timed event is scheduled")
+        #expect(error(#"{"events": [{"afterCommand": "ClimateStatus", "set": {"lock.locked": true}}]}"#)
+            == "s.json: events[0].afterCommand: ClimateStatus is not a command message of \(sedan.displayName) (its command messages: AudioCommand, BodyCommand, ClimateCommand, SeatCommand)")
+        #expect(error(#"{"events": [{"afterCommand": "ClimateCommand", "at": 2, "set": {"lock.locked": true}}]}"#)
+            == #"s.json: events[0].at: "at" does not go with "afterCommand" (its time is the command's, plus "delay")"#)
+        #expect(error(#"{"events": [{"at": 2, "delay": 1, "set": {"lock.locked": true}}]}"#) == #"s.json: events[0].delay: "delay" goes with "afterCommand""#)
+        #expect(error(#"{"events": [{"afterCommand": "ClimateCommand", "delay": -1, "set": {"lock.locked": true}}]}"#)
+            == "s.json: events[0].delay: expected seconds ≥ 0, found -1.0")
+    }
+
+    /// The driver turns the knob back after the head unit's command: the event waits for
+    /// a command the vehicle applied, then its delay.
+    @Test func afterCommandReactsToAppliedCommands() async throws {
+        let scenario = try parse(#"{"duration": 30, "events": [{"afterCommand": "ClimateCommand", "delay": 0.1, "set": {"climate.temperature.left": 19}}]}"#)
+        let bus = VirtualCANBus(interface: "vcan0")
+        let headUnit = bus.makePort()
+        let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: sedan), port: bus.makePort())
+        let run = Task { await node.run() }
+        let lines = LineLog()
+        let runner = ScenarioRunner(scenario: scenario, node: node) { lines.append($0) }
+        let playing = Task { await runner.run() }
+        try await Task.sleep(for: .milliseconds(100))  // subscribed
+        let frames = VehicleFrames(profile: sedan)
+        var counters: [String: UInt8] = [:]  // the head unit's alive counters
+        for round in 1...2 {
+            let command = try frames.commandFrames(for: ["climate.temperature.left": .number(24)], context: node.state(), counters: &counters)
+            for frame in command { try await headUnit.send(frame) }
+            #expect(node.state()["climate.temperature.left"] == .number(24), "the vehicle took the command")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while node.state()["climate.temperature.left"] != .number(19), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(node.state()["climate.temperature.left"] == .number(19), "round \(round): the driver set it back")
+        }
+        #expect(lines.lines.filter { $0.contains("set climate.temperature.left=19") }.count == 2, "\(lines.lines)")
+        playing.cancel()
+        await playing.value
+        #expect(lines.lines.last == "scenario finished")
+        run.cancel()
+        await headUnit.close()
+    }
+}
+
 final class LineLog: Sendable {
     private let storage = Mutex<[String]>([])
     func append(_ line: String) { storage.withLock { $0.append(line) } }
@@ -207,13 +253,15 @@ extension String {
 
 /// The examples of docs/examples are valid scenarios of the cars they are written for.
 @Suite struct ScenarioExampleTests {
-    @Test(arguments: [("scenario-commute.json", "sedan"), ("scenario-loop.json", "sedan"), ("scenario-charging.json", "suv")])
+    @Test(arguments: [("scenario-commute.json", "sedan"), ("scenario-loop.json", "sedan"), ("scenario-charging.json", "suv"), ("scenario-driver.json", "sedan")])
     func examplesParse(file: String, car: String) throws {
         let profile = try ProfileFixture(car).load()
         let path = TestPaths.repository("docs/examples/" + file).path
         let bytes = try #require(FileManager.default.contents(atPath: path))
         let scenario = try Scenario(parsing: String(decoding: bytes, as: UTF8.self), source: file, profile: profile)
         #expect(!scenario.events.isEmpty)
-        #expect(!ScenarioSchedule.occurrences(of: scenario, from: .zero, to: .seconds(60)).isEmpty)
+        // Something happens: on the clock, or after a command.
+        let reacts = scenario.events.contains { if case .afterCommand = $0.timing { true } else { false } }
+        #expect(reacts || !ScenarioSchedule.occurrences(of: scenario, from: .zero, to: .seconds(60)).isEmpty)
     }
 }

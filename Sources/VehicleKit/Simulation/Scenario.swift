@@ -30,6 +30,10 @@ public struct ScenarioEvent: Sendable, Hashable {
         case at(Duration)
         /// Repeatedly: at `first`, then every `period`, before `until` (and the pass's end).
         case every(Duration, first: Duration, until: Duration?)
+        /// `delay` after each command of this message the vehicle applies: the driver
+        /// reacting to what the head unit did (not on the clock: `ScenarioSchedule` leaves
+        /// it out, `ScenarioRunner` waits for the command).
+        case afterCommand(String, delay: Duration)
     }
 
     public enum Action: Sendable, Hashable {
@@ -105,32 +109,38 @@ extension ScenarioEvent {
     static let actions = ["set", "add", "fault", "clearFaults", "plugIn", "drive"]
 
     init(json node: JSONNode, duration: Duration?, profile: VehicleProfile?) throws(JSONContentError) {
-        let object = try node.object(known: ["at", "every", "from", "until", "jitter", "comment"] + Self.actions)
+        let object = try node.object(known: ["at", "every", "from", "until", "jitter", "afterCommand", "delay", "comment"] + Self.actions)
         path = node.path
         // When.
-        switch (object.optional("at"), object.optional("every")) {
-        case let (at?, nil):
-            for key in ["from", "until"] where object.has(key) {
-                throw JSONContentError(file: node.file, path: object.path(key), reason: "\"\(key)\" goes with \"every\", not \"at\"")
+        if let message = object.optional("afterCommand") {
+            timing = try Self.afterCommand(message, object, profile: profile)
+        } else if object.has("delay") {
+            throw JSONContentError(file: node.file, path: object.path("delay"), reason: "\"delay\" goes with \"afterCommand\"")
+        } else {
+            switch (object.optional("at"), object.optional("every")) {
+            case let (at?, nil):
+                for key in ["from", "until"] where object.has(key) {
+                    throw JSONContentError(file: node.file, path: object.path(key), reason: "\"\(key)\" goes with \"every\", not \"at\"")
+                }
+                let time = try Scenario.seconds(at)
+                if let duration, time >= duration { throw at.error("at \(Self.text(time)) s is not before the scenario's duration (\(Self.text(duration)) s)") }
+                timing = .at(time)
+            case let (nil, every?):
+                let period = try Scenario.seconds(every, positive: true)
+                let first = try object.optional("from").map { node throws(JSONContentError) in try Scenario.seconds(node) } ?? period
+                let until = try object.optional("until").map { node throws(JSONContentError) in try Scenario.seconds(node) }
+                if let until, until <= first {
+                    throw JSONContentError(file: node.file, path: object.path("until"), reason: "until must be after the first time (\(Self.text(first)) s)")
+                }
+                if let duration, first >= duration {
+                    throw JSONContentError(file: node.file, path: object.path(object.has("from") ? "from" : "every"), reason: "the first time (\(Self.text(first)) s) is not before the scenario's duration (\(Self.text(duration)) s)")
+                }
+                timing = .every(period, first: first, until: until)
+            case (nil, nil):
+                throw node.error("an event needs \"at\" (seconds), \"every\" (seconds) or \"afterCommand\" (a command message)")
+            case (_?, _?):
+                throw JSONContentError(file: node.file, path: object.path("every"), reason: "an event has \"at\" or \"every\", not both")
             }
-            let time = try Scenario.seconds(at)
-            if let duration, time >= duration { throw at.error("at \(Self.text(time)) s is not before the scenario's duration (\(Self.text(duration)) s)") }
-            timing = .at(time)
-        case let (nil, every?):
-            let period = try Scenario.seconds(every, positive: true)
-            let first = try object.optional("from").map { node throws(JSONContentError) in try Scenario.seconds(node) } ?? period
-            let until = try object.optional("until").map { node throws(JSONContentError) in try Scenario.seconds(node) }
-            if let until, until <= first {
-                throw JSONContentError(file: node.file, path: object.path("until"), reason: "until must be after the first time (\(Self.text(first)) s)")
-            }
-            if let duration, first >= duration {
-                throw JSONContentError(file: node.file, path: object.path(object.has("from") ? "from" : "every"), reason: "the first time (\(Self.text(first)) s) is not before the scenario's duration (\(Self.text(duration)) s)")
-            }
-            timing = .every(period, first: first, until: until)
-        case (nil, nil):
-            throw node.error("an event needs \"at\" (seconds) or \"every\" (seconds)")
-        case (_?, _?):
-            throw JSONContentError(file: node.file, path: object.path("every"), reason: "an event has \"at\" or \"every\", not both")
         }
         jitter = try object.optional("jitter").map { node throws(JSONContentError) in try Scenario.seconds(node) } ?? .zero
         if case let .every(period, _, _) = timing, jitter >= period {
@@ -159,6 +169,24 @@ extension ScenarioEvent {
             guard speed.isFinite, speed >= 0 else { throw actionNode.error("expected a speed in km/h ≥ 0, found \(speed)") }
             action = .drive(speed)
         }
+    }
+
+    /// `"afterCommand": "ClimateCommand", "delay": 0.5`: a command message of the car
+    /// (the DBC's, one a binding commands with), the delay in seconds (default 0).
+    static func afterCommand(_ messageNode: JSONNode, _ object: JSONObject, profile: VehicleProfile?) throws(JSONContentError) -> Timing {
+        for key in ["at", "every", "from", "until", "jitter"] where object.has(key) {
+            throw JSONContentError(file: messageNode.file, path: object.path(key), reason: "\"\(key)\" does not go with \"afterCommand\" (its time is the command's, plus \"delay\")")
+        }
+        let message = try messageNode.string()
+        if let profile {
+            let commands = Set(profile.bindings.values.compactMap { $0.command?.message })
+            guard commands.contains(message) else {
+                let known = commands.sorted().joined(separator: ", ")
+                throw messageNode.error("\(message) is not a command message of \(profile.displayName) (its command messages: \(known.isEmpty ? "none" : known))")
+            }
+        }
+        let delay = try object.optional("delay").map { node throws(JSONContentError) in try Scenario.seconds(node) } ?? .zero
+        return .afterCommand(message, delay: delay)
     }
 
     static func text(_ duration: Duration) -> String {

@@ -15,12 +15,40 @@ public final class ScenarioRunner: Sendable {
         self.log = log
     }
 
-    /// Returns when the scenario is over or the task is cancelled.
+    /// Returns when the scenario is over or the task is cancelled. With `afterCommand`
+    /// events it is over at its `duration` (without `loop`), else only when cancelled.
     public func run() async {
-        var schedule = ScenarioSchedule(scenario)
         let origin = clock.now
         // Fault windows are in the simulation's time; the scenario starts now in it.
         let simulationOrigin = node.elapsedTime()
+        let reactive = scenario.events.indices.filter { if case .afterCommand = scenario.events[$0].timing { true } else { false } }
+        guard !reactive.isEmpty else {
+            await playTimed(origin: origin, simulationOrigin: simulationOrigin)
+            log("scenario finished")
+            return
+        }
+        // Subscribed before anything is due, so no command is missed.
+        let commands = node.appliedCommands()
+        let reacting = Task { await self.react(to: commands, events: reactive, origin: origin, simulationOrigin: simulationOrigin) }
+        await withTaskCancellationHandler {
+            await playTimed(origin: origin, simulationOrigin: simulationOrigin)
+            // Reacting lasts the scenario's duration, or until the scenario is stopped.
+            if !scenario.loop, let duration = scenario.duration {
+                try? await clock.sleep(until: origin.advanced(by: duration), tolerance: .milliseconds(1))
+            } else {
+                while !Task.isCancelled { try? await clock.sleep(for: .seconds(3600)) }
+            }
+        } onCancel: {
+            reacting.cancel()
+        }
+        reacting.cancel()
+        await reacting.value
+        log("scenario finished")
+    }
+
+    /// The events on the clock, in the schedule's order.
+    private func playTimed(origin: ContinuousClock.Instant, simulationOrigin: Duration) async {
+        var schedule = ScenarioSchedule(scenario)
         while let next = schedule.nextTime {
             do { try await clock.sleep(until: origin.advanced(by: next), tolerance: .milliseconds(1)) } catch { return }
             if Task.isCancelled { return }
@@ -28,7 +56,27 @@ public final class ScenarioRunner: Sendable {
                 apply(occurrence, simulationTime: simulationOrigin + occurrence.time)
             }
         }
-        log("scenario finished")
+    }
+
+    /// The `afterCommand` events: each command the vehicle applies starts, for every event
+    /// waiting for its message (in file order), the event's delay; then it is applied.
+    private func react(to commands: AsyncStream<String>, events: [Int], origin: ContinuousClock.Instant, simulationOrigin: Duration) async {
+        var counts = [Int](repeating: 0, count: scenario.events.count)
+        await withTaskGroup(of: Void.self) { pending in
+            for await message in commands {
+                let heard = clock.now
+                for index in events {
+                    guard case let .afterCommand(wanted, delay) = scenario.events[index].timing, wanted == message else { continue }
+                    let occurrence = ScenarioSchedule.Occurrence(time: heard + delay - origin, event: index, pass: 0, number: counts[index])
+                    counts[index] += 1
+                    pending.addTask {
+                        do { try await self.clock.sleep(until: heard.advanced(by: delay), tolerance: .milliseconds(1)) } catch { return }
+                        self.apply(occurrence, simulationTime: simulationOrigin + occurrence.time)
+                    }
+                }
+            }
+            pending.cancelAll()
+        }
     }
 
     /// Applies one occurrence now; `simulationTime` is when it was due, in the simulation's time.

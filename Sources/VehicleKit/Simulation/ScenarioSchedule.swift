@@ -3,7 +3,8 @@
 /// scenario loops); the schedule hands out the earliest first, ties by the event's place
 /// in the file. The jitter of an occurrence depends only on the seed, the event, the pass
 /// and the occurrence's number, so however the time is cut into `due(through:)` calls the
-/// same file and seed give the same sequence.
+/// same file and seed give the same sequence. `afterCommand` events have no place on the
+/// clock: `ScenarioRunner` plays them when the command comes.
 public struct ScenarioSchedule: Sendable {
     public struct Occurrence: Sendable, Hashable {
         /// Since the scenario started, jitter included.
@@ -72,6 +73,8 @@ public struct ScenarioSchedule: Sendable {
         case let .every(period, first, until):
             base = first + period * number
             if let until, base >= until { return nil }
+        case .afterCommand:
+            return nil  // not on the clock: the runner waits for the command
         }
         if let duration = scenario.duration, base >= duration { return nil }
         let start = (scenario.duration ?? .zero) * pass

@@ -20,6 +20,9 @@ public final class SimulatedVehicleNode: Sendable {
     /// Frames received while another thread was simulating: that thread simulates them
     /// too before it returns, so a sender never waits (or spins) on a busy vehicle.
     private let inbox = Mutex(Inbox())
+    /// Who hears of every command the vehicle applied (`appliedCommands()`).
+    private let appliedObservers = Mutex<[Int: AsyncStream<String>.Continuation]>([:])
+    private let nextObserver = Atomic<Int>(0)
 
     private struct Inbox {
         var frames: [ReceivedFrame] = []
@@ -173,6 +176,7 @@ public final class SimulatedVehicleNode: Sendable {
             guard core.running else { return }
             let out = core.simulation.receive(received.frame, at: elapsed(core))
             send(out, &core)
+            publishApplied(&core)
             schedule(&core)
         }
     }
@@ -200,6 +204,27 @@ public final class SimulatedVehicleNode: Sendable {
         return clock.now - start
     }
 
+    /// The name of each command message the vehicle applies from now on (a delayed one
+    /// when it is applied), in order: what a scenario's `afterCommand` events wait for.
+    public func appliedCommands() -> AsyncStream<String> {
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let id = nextObserver.add(1, ordering: .relaxed).oldValue
+        appliedObservers.withLock { $0[id] = continuation }
+        core.withLock { $0.simulation.tracksApplied = true }
+        continuation.onTermination = { [weak self] _ in _ = self?.appliedObservers.withLock { $0.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Hands the commands just applied to the observers (in the simulation's order: the
+    /// node's lock is held).
+    private func publishApplied(_ core: inout Core) {
+        guard core.simulation.tracksApplied else { return }
+        let applied = core.simulation.drainApplied()
+        guard !applied.isEmpty else { return }
+        let observers = appliedObservers.withLock { Array($0.values) }
+        for message in applied { for observer in observers { observer.yield(message) } }
+    }
+
     /// Runs `tick` and re-arms the timer.
     private func fire() {
         core.withLock { core in
@@ -207,6 +232,7 @@ public final class SimulatedVehicleNode: Sendable {
             core.timerDeadline = nil
             let out = core.simulation.tick(at: elapsed(core))
             send(out, &core)
+            publishApplied(&core)
             schedule(&core)
         }
     }

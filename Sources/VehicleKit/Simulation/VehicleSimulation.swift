@@ -57,6 +57,9 @@ public struct VehicleSimulation: Sendable {
     public private(set) var log: [SimulationLogEntry] = []
     /// 0 keeps no log at all (and builds no entry texts).
     public var logLimit = 1000
+    /// Keep the command messages applied (for `drainApplied`): a scenario reacts to them.
+    public var tracksApplied = false
+    private var applied: [String] = []
 
     private var commandCheckers: [String: FrameChecker] = [:]
     /// The previous raw value of each request signal, per command message: a press is
@@ -134,6 +137,12 @@ public struct VehicleSimulation: Sendable {
             out += handle(command, at: now)
         }
         return out
+    }
+
+    /// The command messages applied since the last call, in order (with `tracksApplied`).
+    public mutating func drainApplied() -> [String] {
+        defer { applied.removeAll() }
+        return applied
     }
 
     /// Runs everything due by `now`: delayed commands, dynamics, momentary signals
@@ -289,6 +298,7 @@ public struct VehicleSimulation: Sendable {
             signalOff[key] = value == .bool(true) ? now + dynamics.signalDuration : nil
         }
         statistics.commandsApplied += 1
+        if tracksApplied { applied.append(command.message) }
         record(.applied, command.message, command.counter, targets.isEmpty ? "no change requested" : Self.describe(targets), at: now)
 
         var out: [CANFrame] = []
