@@ -193,3 +193,23 @@ def test_carplay_ecu_replay_step_mode(tmp_path):
     finally:
         if step.poll() is None:
             step.kill()
+
+
+def test_carplay_ecu_after_command_the_driver_turns_the_knob_back(tmp_path):
+    # carplay-ecu's scenario waits for carplayd's command on vcan0, then the driver acts.
+    path = tmp_path / "fight.json"
+    path.write_text(json.dumps({"events": [{"afterCommand": "ClimateCommand", "delay": 1.0, "set": {"climate.temperature.left": 19}}]}))
+    ecu = Process("carplay-ecu", [str(BIN / "carplay-ecu"), "--can", IFACE, "--profile", SEDAN, "--scenario", str(path)])
+    daemon = Daemon(tmp_path)
+    try:
+        daemon.wait(lambda reply: reply["reachable"])
+        time.sleep(1.2)  # every status message once
+        reply = daemon.call("Perform", intent="SetClimateSettingsInCar",
+                            parameters={"temperature": {"value": 24, "unit": "celsius"}, "climateZone": "driver"})
+        assert reply["response"]["code"] == "success" and reply["state"]["climate.temperature.left"] == 24, reply
+        daemon.wait(lambda reply: reply["state"].get("climate.temperature.left") == 19, timeout=20)
+        assert daemon.call("GetState")["state"]["climate.temperature.left"] == 19
+        assert "set climate.temperature.left=19" in ecu.text(), ecu.text()[-2000:]
+    finally:
+        daemon.stop()
+        ecu.stop()
