@@ -51,6 +51,7 @@ enum CarplayCtl {
         // The daemon's state.
         Verb(name: "status", summary: "the live vehicle state, grouped, and whether it is reachable", usage: StateVerbs.statusUsage, run: StateVerbs.status),
         Verb(name: "monitor", summary: "one line per change of the vehicle state, until interrupted", usage: StateVerbs.monitorUsage, run: StateVerbs.monitor),
+        Verb(name: "traffic", summary: "every CAN ID on the bus: frames received, untrusted, sent, last data", usage: StateVerbs.trafficUsage, run: StateVerbs.traffic),
         Verb(name: "dash", summary: "the live car full screen: cabin, wanted vs actual, frames; keys send intents", usage: DashVerb.usage, run: DashVerb.run),
         Verb(name: "car", summary: "play the driver of a simulated car: set values, plug in, drive, show", usage: CarVerb.usage, run: CarVerb.run),
         Verb(name: "describe", summary: "the vehicle's capabilities as the daemon sees them", usage: StateVerbs.describeUsage, run: StateVerbs.describe),

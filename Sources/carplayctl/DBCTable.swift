@@ -38,12 +38,7 @@ enum DBCTable {
                     "\(signal.scale)", "\(signal.offset)", range, signal.unit ?? "", mux, choices,
                 ]
             }
-            let headings = ["signal", "start", "len", "order", "type", "factor", "offset", "range", "unit", "mux", "choices"]
-            let widths = headings.indices.map { column in ([headings[column]] + rows.map { $0[column] }).map(\.count).max()! + 2 }
-            out += ("  " + headings.enumerated().map { padded($1, widths[$0]) }.joined()).trimmingTrailingSpaces() + "\n"
-            for row in rows {
-                out += "  " + row.enumerated().map { padded($1, widths[$0]) }.joined().trimmingTrailingSpaces() + "\n"
-            }
+            out += textTable(["signal", "start", "len", "order", "type", "factor", "offset", "range", "unit", "mux", "choices"], rows)
         }
         return out
     }
@@ -68,4 +63,18 @@ extension String {
         while copy.last == " " { copy.removeLast() }
         return copy
     }
+}
+
+/// Rows under their headings, each column as wide as its widest cell plus two, indented by
+/// two; trailing spaces cut. `rightAligned` columns (numbers) are padded on the left.
+func textTable(_ headings: [String], _ rows: [[String]], rightAligned: Set<Int> = []) -> String {
+    let widths = headings.indices.map { column in ([headings[column]] + rows.map { $0[column] }).map(\.count).max()! }
+    func line(_ cells: [String]) -> String {
+        let text = cells.enumerated().map { column, cell in
+            let padding = String(repeating: " ", count: widths[column] - cell.count)
+            return (rightAligned.contains(column) ? padding + cell : cell + padding) + "  "
+        }.joined()
+        return ("  " + text).trimmingTrailingSpaces() + "\n"
+    }
+    return line(headings) + rows.map(line).joined()
 }

@@ -108,6 +108,26 @@ enum StateVerbs {
         return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)"
     }
 
+    // MARK: - traffic
+
+    static let trafficUsage = """
+        usage: carplayctl traffic [--json] [--socket PATH]
+
+          GetBusTraffic: every CAN ID the bus carried since the daemon's vehicle session
+          started, with its DBC message, the frames received (and of them untrusted: failed
+          their E2E or checksum check), the mean rate since the start, the frames carplayd
+          sent with it, and the last payload received:
+            ID   message        received  Hz (mean)  untrusted  sent  last data
+            400  ClimateStatus      1234       10.0          0     0  D731161A0B007D00
+          --json prints the reply ({"messages":[…],"uptime":…}). The dash's frame pane shows
+          the same with rates over the last 10 s.
+        \(DaemonOptions.usage)
+        """
+
+    static func traffic(_ arguments: [String]) throws -> Int32 {
+        try showReply(arguments, method: "GetBusTraffic") { TrafficReport.render($0) }
+    }
+
     // MARK: - describe
 
     static let describeUsage = """
@@ -308,4 +328,23 @@ enum StatusReport {
 
     /// Seat levels: 0 is off.
     static func level(_ value: JSONValue) -> String { value == .integer(0) ? "off" : readable(value) }
+}
+
+/// `carplayctl traffic`: GetBusTraffic as a table.
+enum TrafficReport {
+    static func render(_ reply: [String: JSONValue]) -> String {
+        let uptime = reply["uptime"]?.doubleValue ?? 0
+        let messages = reply["messages"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        let rows: [[String]] = messages.map { message in
+            let received = message["received"]?.intValue ?? 0
+            let data = message["lastFrame"]?.stringValue.flatMap { $0.split(separator: "#", maxSplits: 1).last.map(String.init) } ?? ""
+            return [
+                message["id"]?.stringValue ?? "?", message["name"]?.stringValue ?? "?", "\(received)",
+                uptime > 0 ? DashRenderer.oneDecimal(Double(received) / uptime) : "0.0",
+                "\(message["untrusted"]?.intValue ?? 0)", "\(message["sent"]?.intValue ?? 0)", data,
+            ]
+        }
+        let header = "\(messages.count) CAN ID\(messages.count == 1 ? "" : "s") in \(DashRenderer.oneDecimal(uptime)) s\n"
+        return header + textTable(["ID", "message", "received", "Hz (mean)", "untrusted", "sent", "last data"], rows, rightAligned: [2, 3, 4, 5])
+    }
 }

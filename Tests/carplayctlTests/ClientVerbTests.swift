@@ -100,6 +100,18 @@ final class FakeDaemon: Sendable {
         case "Perform": return [performReply(call)]
         case "GetState": return [VarlinkReply(parameters: getState)]
         case "Describe": return [VarlinkReply(parameters: describe)]
+        case "GetBusTraffic":
+            return [VarlinkReply(parameters: ["uptime": 10.0, "messages": [
+                ["id": "300", "name": "ClimateCommand", "received": 0, "untrusted": 0, "sent": 2],
+                ["id": "400", "name": "ClimateStatus", "received": 100, "untrusted": 3, "sent": 0, "lastFrame": "(1700000000.100000) vcan0 400#0102"],
+            ]])]
+        case "Monitor" where call.parameters["commands"] == .bool(true):
+            return [
+                VarlinkReply(parameters: ["command": ["id": 4, "intent": "SetSeatSettingsInCar", "targets": ["seat.frontLeft.heating": 2], "status": "pending"]], continues: true),
+                VarlinkReply(parameters: ["keys": ["seat.frontLeft.heating"], "state": ["seat.frontLeft.heating": 2], "frame": "(1700000000.100000) vcan0 410#02"], continues: true),
+                VarlinkReply(parameters: ["command": ["id": 4, "intent": "SetSeatSettingsInCar", "targets": ["seat.frontLeft.heating": 2], "status": "failed",
+                                                      "reason": "timeout", "detail": "no confirmation within 3 seconds"]]),
+            ]
         case "Monitor":
             guard call.more else { return [VarlinkReply.error(.expectedMore)] }
             return [
@@ -491,7 +503,33 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         #expect(missing.stderr.contains("carplayd has no method io.carplayd.Vehicle.Frobnicate"))
     }
 
-    @Test(arguments: ["climate", "defrost", "seat", "radio", "audio", "lock", "unlock", "signal", "power", "profile", "status", "monitor", "describe", "call"])
+    @Test func monitorWithCommandsShowsThemBetweenTheChanges() async throws {
+        let daemon = try FakeDaemon()
+        let result = try await ctl(["monitor", "--commands"], daemon)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(daemon.calls.first?.parameters == ["commands": true])
+        let lines = result.stdout.split(separator: "\n").map { String($0.dropFirst(14)) }
+        #expect(lines == [
+            "→ SetSeatSettingsInCar seat.frontLeft.heating=2 pending",
+            "seat.frontLeft.heating=2  (1700000000.100000) vcan0 410#02",
+            "→ SetSeatSettingsInCar seat.frontLeft.heating=2 failed: no confirmation within 3 seconds",
+        ])
+    }
+
+    @Test func trafficIsATable() async throws {
+        let daemon = try FakeDaemon()
+        let result = try await ctl(["traffic"], daemon)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == """
+            2 CAN IDs in 10.0 s
+              ID   message         received  Hz (mean)  untrusted  sent  last data
+              300  ClimateCommand         0        0.0          0     2
+              400  ClimateStatus        100       10.0          3     0  0102
+
+            """)
+    }
+
+    @Test(arguments: ["climate", "defrost", "seat", "radio", "audio", "lock", "unlock", "signal", "power", "profile", "status", "monitor", "traffic", "describe", "call"])
     func helpOfEachVerb(_ verb: String) async throws {
         let result = try await offThePool { try CarplayctlTests.run([verb, "--help"]) }
         #expect(result.status == 0)
