@@ -21,8 +21,7 @@ extension VehicleController {
         // Every waiter records the frames of its window, related or not, as candump would.
         for id in core.waiters.keys { core.waiters[id]?.frames.append(received) }
         let canID = received.frame.id
-        core.traffic[canID, default: MessageTraffic(id: canID)].received += 1
-        core.traffic[canID]?.lastReceived = received
+        core.traffic[canID, default: MessageTraffic(id: canID)].count(received)
         switch content {
         case let .status(message, values):
             core.lastTrustedStatus = clock.now

@@ -11,6 +11,11 @@ public struct MessageTraffic: Sendable, Equatable {
     public var untrusted = 0
     public var sent = 0
     public var lastReceived: ReceivedFrame?
+
+    mutating func count(_ frame: ReceivedFrame) {
+        received += 1
+        lastReceived = frame
+    }
 }
 
 /// The head unit's side of the bus: keeps the live vehicle state from trusted status
