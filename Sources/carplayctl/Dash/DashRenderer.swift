@@ -50,7 +50,7 @@ struct DashLine: Sendable, Equatable {
 ///
 ///     row 0        status: the car, reachability, the bus and its health
 ///     cabin        the cabin from above: zones and seats, defrosters, doors, climate, audio, power
-///     frames       one row per message seen, its rate, last data, the keys it changed
+///     frames       one row per CAN ID on the bus (GetBusTraffic): its rate, last data, counts, the keys it changed
 ///     row h-2      the last thing that happened (a request pending, confirmed, failed)
 ///     row h-1      the keys
 enum DashRenderer {

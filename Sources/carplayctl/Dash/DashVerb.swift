@@ -13,10 +13,11 @@ enum DashVerb {
 
           A full-screen view of the live car: the cabin from above by zone and seat
           (temperatures, fan, A/C, seat levels, defrosters, doors, audio, fuel/charge),
-          values asked for and not yet confirmed ('→ 23 °C …') or refused ('✗'), and the
-          frames that changed the state with their rates. Keys send the common intents as
-          the verbs do (? lists them); q or Ctrl-C quits.
-          --dbc FILE      the car's DBC, to name the messages and decode their signals
+          values asked for -- by the dash or any other client -- and not yet confirmed
+          ('→ 23 °C …') or refused ('✗'), and every CAN ID on the bus with its message,
+          rate, last data and counts. Keys send the common intents as the verbs do
+          (? lists them); q or Ctrl-C quits.
+          --dbc FILE      the car's DBC, to decode the selected message's signals
           --plain         the plain view: the cabin as text, again whenever it changed
                           (at most once a second), until Ctrl-C. The default when stdout
                           is not a terminal or TERM is dumb.
