@@ -13,10 +13,8 @@ VERSION="$(make -s -C "$REPO" version)"
 DEB="${1:-$REPO/.build/deb/carplayd_${VERSION}_$(dpkg --print-architecture).deb}"
 # Warnings of lintian that docs/DEPLOY.md explains; any other warning or error fails.
 EXPLAINED_WARNINGS="maintainer-script-calls-systemctl"
-passed=0 failed=0
-ok() { echo "ok - $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL - $1"; failed=$((failed + 1)); }
-check() { local name="$1"; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+# shellcheck source=../support/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"
 
 [ -f "$DEB" ] || { echo "deb/host.sh: $DEB missing (make deb)" >&2; exit 1; }
 echo "==> $DEB"
@@ -111,5 +109,4 @@ while IFS= read -r line; do
 done < <(unshare -m --propagation private bash "$WORK/masked.sh" "$X" "$VERSION" "$WORK/run" "$dynamic" 2>&1)
 check "/opt/swift still there outside the namespace" bash -c '[ ! -d /opt/swift ] || [ -n "$(ls -A /opt/swift)" ]'
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -5,21 +5,14 @@ set -u
 DEB="${CARPLAYD_DEB:?}"
 VERSION="${CARPLAYD_VERSION:?}"
 SOCK=/run/carplayd/io.carplayd.Vehicle
-passed=0 failed=0
-ok() { echo "ok - $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL - $1"; failed=$((failed + 1)); }
-check() { local name="$1"; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+# shellcheck source=../support/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"
 ctl() { timeout 20 /usr/bin/carplayctl --socket "$SOCK" "$@"; }
-wait_for() {  # wait_for SECONDS COMMAND...: until COMMAND succeeds
-    local deadline=$((SECONDS + $1)); shift
-    until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 0.5; done
-}
 finish() {
     echo "# from dpkg -i to the end: $((SECONDS - ${T0:-0})) s"
     echo "---- journal (carplayd, carplay-ecu@vcan0), last lines"
     journalctl --no-pager -u carplayd.service -u carplayd@vcan1.service -u carplay-ecu@vcan0.service -u carplayd.socket | tail -n 30
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
+    summary
     exit
 }
 inactive() { ! systemctl is-active -q "$1"; }

@@ -5,21 +5,14 @@ set -u
 REPO="${CARPLAY_REPO:?}"
 BIN="${CARPLAY_RELEASE_BIN_DIR:?}"
 SOCK=/run/carplayd/io.carplayd.Vehicle
-passed=0 failed=0
-ok() { echo "ok - $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL - $1"; failed=$((failed + 1)); }
-check() { local name="$1"; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+# shellcheck source=../support/checks.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"
 ctl() { timeout 20 /usr/bin/carplayctl --socket "$SOCK" "$@"; }
 mainpid() { systemctl show -p MainPID --value carplayd.service; }
-wait_for() {  # wait_for SECONDS COMMAND...: until COMMAND succeeds
-    local deadline=$((SECONDS + $1)); shift
-    until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 0.5; done
-}
 finish() {
     echo "---- journal (carplayd, carplay-ecu@vcan0), last lines"
     journalctl --no-pager -u carplayd.service -u carplay-ecu@vcan0.service -u carplayd.socket | tail -n 40
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
+    summary
     exit
 }
 

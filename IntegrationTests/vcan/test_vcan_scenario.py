@@ -6,23 +6,20 @@ Run by IntegrationTests/vcan/run.sh (natively where the kernel has vcan, in a VM
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import pytest
 import varlink
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "IntegrationTests" / "support"))
 import candump_log  # noqa: E402
 from monitor_stream import MonitorStream  # noqa: E402
+from test_vcan import BIN, IFACE, Process, vcan  # noqa: E402,F401  (vcan: the fixture)
 
-BIN = Path(os.environ.get("CARPLAY_BIN_DIR", REPO / ".build" / "debug"))
-IFACE = os.environ.get("CARPLAY_VCAN", "vcan0")
 SEDAN = str(REPO / "VehicleProfiles" / "sedan")
 
 # Spaced by a second or more: an emulated VM (TCG) is slow, and carplayd must be
@@ -40,34 +37,6 @@ SCENARIO = {
     ],
 }
 LAST_AT = 14.0
-
-
-def have_vcan():
-    return subprocess.run(["ip", "link", "show", IFACE], capture_output=True).returncode == 0
-
-
-@pytest.fixture(scope="module", autouse=True)
-def vcan():
-    assert have_vcan(), "%s does not exist: run through IntegrationTests/support/vm/run-in-vm.sh" % IFACE
-
-
-class Process:
-    def __init__(self, name, argv, stdin=None):
-        self.log = tempfile.NamedTemporaryFile(prefix=name + "-", suffix=".log", delete=False)
-        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, stdin=stdin, start_new_session=True)
-
-    def text(self):
-        return Path(self.log.name).read_text(errors="replace")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                return self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                return self.proc.wait()
-        return self.proc.returncode
 
 
 class Daemon(Process):
