@@ -25,9 +25,24 @@ public final class VehicleService: VarlinkService {
 
     typealias Method = @Sendable (VehicleService, Request) async -> Void
 
-    /// Every method served, by its qualified name. The server answers calls to an
-    /// interface it does not serve (the simulator's, on a real bus).
-    static let methods: [String: Method] = genericMethods.merging(intentMethods) { generic, _ in generic }
+    /// A method served: its handler and, for io.carplayd.Vehicle's, the parameters its
+    /// declaration takes (every call is checked against them before the handler runs).
+    struct BoundMethod: Sendable {
+        let handler: Method
+        let input: [VarlinkField]?
+    }
+
+    /// Every method served, by its qualified name, bound once to its declaration. The
+    /// server answers calls to an interface it does not serve (the simulator's, on a real bus).
+    static let methods: [String: BoundMethod] = {
+        var bound: [String: BoundMethod] = [:]
+        let prefix = interfaceName + "."
+        for (name, handler) in genericMethods.merging(intentMethods, uniquingKeysWith: { generic, _ in generic }) {
+            let member = name.hasPrefix(prefix) ? String(name.dropFirst(prefix.count)) : nil
+            bound[name] = BoundMethod(handler: handler, input: member.flatMap { interface.methods[$0]?.input })
+        }
+        return bound
+    }()
 
     /// The methods that take any intent as data, Describe, GetState, Monitor, the simulator's.
     static let genericMethods: [String: Method] = [
@@ -68,12 +83,11 @@ public final class VehicleService: VarlinkService {
         }
         // Every call of the vehicle interface is checked against its declaration first:
         // a missing, unknown or mistyped parameter is named by its path.
-        if call.interface == Self.interfaceName, let declared = Self.interface.methods[call.member],
-           let mismatch = Self.interface.mismatch(of: call.parameters, against: declared.input) {
+        if let input = method.input, let mismatch = Self.interface.mismatch(of: call.parameters, against: input) {
             replies.send(error: Self.invalidParameter(mismatch.path, mismatch.reason))
             return
         }
-        await method(self, Request(call: call, peer: peer, session: session, deviceLock: deviceLock, replies: replies))
+        await method.handler(self, Request(call: call, peer: peer, session: session, deviceLock: deviceLock, replies: replies))
     }
 
     // MARK: - Methods

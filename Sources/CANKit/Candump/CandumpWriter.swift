@@ -76,7 +76,19 @@ public enum CandumpWriter {
             buffer.append(0x23) // #
             buffer.append(hexDigits[(bitRateSwitch ? 1 : 0) | (errorStateIndicator ? 2 : 0)])
         }
-        for byte in frame.data {
+        appendPayload(frame.data, to: &buffer)
+    }
+
+    /// A payload as candump writes it after the `#`: two uppercase hex digits a byte.
+    public static func payload(_ data: [UInt8]) -> String {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(data.count * 2)
+        appendPayload(data, to: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    private static func appendPayload(_ data: [UInt8], to buffer: inout [UInt8]) {
+        for byte in data {
             buffer.append(hexDigits[Int(byte >> 4)])
             buffer.append(hexDigits[Int(byte & 0x0F)])
         }

@@ -25,7 +25,7 @@ struct DashFrameTable: Sendable, Equatable {
         var keys: [String] = []
 
         var idText: String { id.description }
-        var dataText: String { data.map { hexByte($0) }.joined() }
+        var dataText: String { CandumpWriter.payload(data) }
     }
 
     /// Seconds the rate is averaged over.
@@ -80,9 +80,4 @@ struct DashFrameTable: Sendable, Equatable {
         guard !line.isEmpty else { return nil }
         return (try? CandumpReader.record(line))??.frame
     }
-}
-
-func hexByte(_ byte: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
 }
