@@ -64,6 +64,12 @@ final class StateHistory: Sendable {
         values(key).contains { VehicleController.matches($0, value) }
     }
 
+    /// `showed`, waiting for the task that reads the events: the controller tells its
+    /// observers before the intent's reply, but this task may run after the reply is read.
+    func eventuallyShowed(_ key: PropertyKey, _ value: PropertyValue) async -> Bool {
+        await eventuallyTrue(seconds: 5) { showed(key, value) }
+    }
+
     deinit { task.cancel() }
 }
 
@@ -320,7 +326,7 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
             let result = try await rig.perform(json)
             tally["\(rule.kind.name) -> \(result.response.reason ?? "success")", default: 0] += 1
             if result.response.code == .success {
-                #expect(history.showed(intent.key, target), "\(context): success, but no trusted status frame showed \(target)")
+                #expect(await history.eventuallyShowed(intent.key, target), "\(context): success, but no trusted status frame showed \(target)")
                 let held = rig.vehicle.state()[intent.key]
                 #expect(held.map { VehicleController.matches($0, target) } == true, "\(context): success, but the vehicle holds \(String(describing: held))")
                 let certainFailure = rule.count == nil && rule.matches(message: intent.commandMessage, keys: [intent.key])

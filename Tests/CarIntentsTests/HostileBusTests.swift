@@ -270,7 +270,7 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
             }
             if result.response.code == .success {
                 succeeded.insert(value)
-                #expect(history.showed(.radioFrequency, .number(value)), "\(value): success, but no status frame showed it")
+                #expect(await history.eventuallyShowed(.radioFrequency, .number(value)), "\(value): success, but no status frame showed it")
             } else {
                 #expect(result.response.reason == "rejectedByVehicle", "\(value): \(result.response)")
                 #expect(!history.showed(.radioFrequency, .number(value)), "\(value): refused, but the vehicle took it")
