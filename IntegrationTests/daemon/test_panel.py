@@ -98,6 +98,19 @@ def test_the_car_refuses_what_its_panel_cannot_do(car):
     assert "lock.locked: expected true or false" in result.stderr
     result = ctl(car, "car", "set", "power.fuelPercent", "150")
     assert result.returncode == 1 and "power.fuelPercent: outside 0...100 %" in result.stderr
+    # A call that does not fit io.carplayd.Simulator's declaration (raw: the Python
+    # client would drop or refuse it first), on the daemon's socket.
+    before = simulator(car, "GetVehicle")["state"][LEFT]
+    with car.raw() as conn:
+        for parameters, path, reason in [
+            ({"values": {LEFT: 17 if before != 17 else 18}, "now": True}, "now", "no such field"),
+            ({"values": [LEFT, 19]}, "values", "expected object"),
+            ({}, "values", "missing"),
+        ]:
+            reply = conn.call(SIMULATOR + ".SetVehicleState", parameters)
+            assert reply.get("error") == SIMULATOR + ".InvalidParameter", reply
+            assert reply["parameters"]["parameter"] == path and reason in reply["parameters"]["reason"], reply
+    assert simulator(car, "GetVehicle")["state"][LEFT] == before, "refused: nothing applied"
 
 
 def test_car_show_and_the_fob_lock(car):

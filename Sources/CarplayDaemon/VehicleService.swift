@@ -25,24 +25,10 @@ public final class VehicleService: VarlinkService {
 
     typealias Method = @Sendable (VehicleService, Request) async -> Void
 
-    /// A method served: its handler and, for io.carplayd.Vehicle's, the parameters its
-    /// declaration takes (every call is checked against them before the handler runs).
-    struct BoundMethod: Sendable {
-        let handler: Method
-        let input: [VarlinkField]?
-    }
-
-    /// Every method served, by its qualified name, bound once to its declaration. The
-    /// server answers calls to an interface it does not serve (the simulator's, on a real bus).
-    static let methods: [String: BoundMethod] = {
-        var bound: [String: BoundMethod] = [:]
-        let prefix = interfaceName + "."
-        for (name, handler) in genericMethods.merging(intentMethods, uniquingKeysWith: { generic, _ in generic }) {
-            let member = name.hasPrefix(prefix) ? String(name.dropFirst(prefix.count)) : nil
-            bound[name] = BoundMethod(handler: handler, input: member.flatMap { interface.methods[$0]?.input })
-        }
-        return bound
-    }()
+    /// Every method served, bound once to its declaration in io.carplayd.Vehicle; the
+    /// simulator's are checked by SimulatorService, after its own access rule.
+    static let methods = VarlinkMethodTable(
+        genericMethods.merging(intentMethods, uniquingKeysWith: { generic, _ in generic }), declaredBy: [interface])
 
     /// The methods that take any intent as data, Describe, GetState, Monitor, the simulator's.
     static let genericMethods: [String: Method] = [
@@ -77,17 +63,18 @@ public final class VehicleService: VarlinkService {
             replies.send(error: VarlinkError("io.carplayd.Vehicle.NotAuthorized", ["uid": .integer(Int(peer.uid)), "gid": .integer(Int(peer.gid))]))
             return
         }
-        guard let method = Self.methods[call.method] else {
-            replies.send(error: .methodNotFound(call.method))
-            return
-        }
-        // Every call of the vehicle interface is checked against its declaration first:
-        // a missing, unknown or mistyped parameter is named by its path.
-        if let input = method.input, let mismatch = Self.interface.mismatch(of: call.parameters, against: input) {
+        // A missing, unknown or mistyped parameter is named by its path.
+        let handler: Method
+        switch Self.methods.handler(for: call) {
+        case let .success(bound): handler = bound
+        case let .failure(.invalidParameter(mismatch)):
             replies.send(error: Self.invalidParameter(mismatch.path, mismatch.reason))
             return
+        case let .failure(refusal):
+            replies.send(error: refusal.varlinkError)
+            return
         }
-        await method.handler(self, Request(call: call, peer: peer, session: session, deviceLock: deviceLock, replies: replies))
+        await handler(self, Request(call: call, peer: peer, session: session, deviceLock: deviceLock, replies: replies))
     }
 
     // MARK: - Methods

@@ -21,20 +21,39 @@ public struct SimulatorService: Sendable {
         self.profile = profile
     }
 
-    /// Answers one call of the interface. Returns what it changed (for the caller's log),
-    /// nil for a reading or a refusal.
+    /// Answers one call of the interface, once its parameters fit the declaration (a
+    /// missing, unknown or mistyped one is `InvalidParameter`, named by its path). Returns
+    /// what it changed (for the caller's log), nil for a reading or a refusal.
     @discardableResult
     public func handle(_ call: VarlinkCall, replies: VarlinkReplies) -> String? {
-        switch call.member {
-        case "SetFaults": return setFaults(call, replies)
-        case "GetVehicle": getVehicle(replies); return nil
-        case "SetDriveState": return setDriveState(call, replies)
-        case "SetVehicleState": return setVehicleState(call, replies)
-        default:
-            replies.send(error: .methodNotFound(call.method))
-            return nil
+        switch Self.methods.handler(for: call) {
+        case let .success(handler): return handler(self, call, replies)
+        case let .failure(.invalidParameter(mismatch)):
+            replies.send(error: VarlinkError("\(Self.interfaceName).InvalidParameter", ["parameter": .string(mismatch.path), "reason": .string(mismatch.reason)]))
+        case let .failure(refusal):
+            replies.send(error: refusal.varlinkError)
         }
+        return nil
     }
+
+    typealias Method = @Sendable (SimulatorService, VarlinkCall, VarlinkReplies) -> String?
+
+    static let methods = VarlinkMethodTable<Method>(
+        [
+            "io.carplayd.Simulator.SetFaults": { service, call, replies in service.setFaults(call, replies) },
+            "io.carplayd.Simulator.GetVehicle": { service, _, replies in service.getVehicle(replies); return nil },
+            "io.carplayd.Simulator.SetDriveState": { service, call, replies in service.setDriveState(call, replies) },
+            "io.carplayd.Simulator.SetVehicleState": { service, call, replies in service.setVehicleState(call, replies) },
+        ], declaredBy: [interface])
+
+    static let interface: VarlinkInterfaceDefinition = {
+        do {
+            return try VarlinkInterfaceDefinition(parsing: interfaceDescription)
+        } catch {
+            // The text is embedded at build time and parsed by the tests.
+            fatalError("docs/io.carplayd.Simulator.varlink: \(error)")
+        }
+    }()
 
     /// The daemon drives a CAN interface: there is no simulated vehicle to answer.
     public static let noSimulator = VarlinkError("\(interfaceName).NoSimulator", [:])
@@ -46,7 +65,8 @@ public struct SimulatorService: Sendable {
             replies.send(error: VarlinkError("\(Self.interfaceName).InvalidFaultPlan", ["reason": .string(reason)]))
             return nil
         }
-        guard case let .object(plan)? = call.parameters["plan"] else { return invalid("expected plan: an object {\"rules\": [...]}") }
+        // The declaration check made plan an object.
+        let plan = call.parameters["plan"]?.objectValue ?? [:]
         let faults: FaultPlan
         do {
             faults = try FaultPlan(json: JSONNode(value: .object(plan), path: "plan", file: "SetFaults"))
@@ -70,26 +90,20 @@ public struct SimulatorService: Sendable {
             replies.send(error: VarlinkError("\(Self.interfaceName).InvalidDriveState", ["parameter": .string(parameter), "reason": .string(reason)]))
             return nil
         }
-        for key in call.parameters.keys.sorted() where key != "connector" && key != "speedKmh" {
-            return invalid(key, "unknown parameter; expected connector and speedKmh")
-        }
         var drive = vehicle.driveState()
         switch call.parameters["connector"] {
         case nil, .null?: break
         case .string(PropertyKey.noConnector)?: drive.connector = nil
-        case let .string(name)?:
+        case let value?:
+            // The declaration check made it a string.
+            let name = value.stringValue ?? ""
             guard let connector = ChargingConnectorType(rawValue: name) else {
                 let names = ChargingConnectorType.allCases.map(\.rawValue) + [PropertyKey.noConnector]
                 return invalid("connector", "expected one of \(names.joined(separator: ", ")), found \"\(name)\"")
             }
             drive.connector = connector
-        default: return invalid("connector", "expected a connector type as a string, or \"none\"")
         }
-        switch call.parameters["speedKmh"] {
-        case nil, .null?: break
-        case let value? where value.doubleValue != nil: drive.speedKmh = value.doubleValue!
-        default: return invalid("speedKmh", "expected a number (km/h)")
-        }
+        if let speed = call.parameters["speedKmh"]?.doubleValue { drive.speedKmh = speed }
         do {
             try vehicle.setDriveState(drive)
         } catch {
@@ -107,12 +121,8 @@ public struct SimulatorService: Sendable {
             replies.send(error: VarlinkError("\(Self.interfaceName).InvalidVehicleState", ["key": .string(key), "reason": .string(reason)]))
             return nil
         }
-        for key in call.parameters.keys.sorted() where key != "values" {
-            return invalid(key, "unknown parameter; expected values")
-        }
-        guard case let .object(values)? = call.parameters["values"] else {
-            return invalid("", "expected values: an object of property keys and values, e.g. {\"climate.temperature.left\": 19}")
-        }
+        // The declaration check made values an object.
+        let values = call.parameters["values"]?.objectValue ?? [:]
         // The limits are the car's as it is now (a radio frequency: the band it is on).
         switch VehicleSimulation(profile: profile, state: vehicle.state()).panelValues(values) {
         case let .failure(error): return invalid(error.key, error.reason)

@@ -152,7 +152,7 @@ struct DaemonError: Error, CustomStringConvertible {
             return "the vehicle is unavailable: \(text("reason"))"
         case "io.carplayd.Vehicle.NotAuthorized":
             return "not authorized: uid \(text("uid")) (gid \(text("gid"))) may not use carplayd"
-        case "io.carplayd.Vehicle.InvalidParameter":
+        case "io.carplayd.Vehicle.InvalidParameter", "io.carplayd.Simulator.InvalidParameter":
             return "invalid parameter \(text("parameter")): \(text("reason"))"
         case "io.carplayd.Vehicle.UnknownIntent":
             return "carplayd does not know the intent \(text("intent"))"

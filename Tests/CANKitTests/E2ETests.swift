@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import CANKit
 
@@ -57,18 +58,5 @@ private func referenceCRC8(_ bytes: [UInt8]) -> UInt8 {
         crc.update(bytes[5...])
         #expect(crc.finalize() == 0x4B)
         #expect(crc.finalize() == 0x4B, "finalize does not change the state")
-    }
-}
-
-/// Small deterministic generator for test inputs.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

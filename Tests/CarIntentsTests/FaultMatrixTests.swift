@@ -2,6 +2,7 @@ import CANBus
 import CANKit
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import VehicleKit
 @testable import CarIntents
@@ -71,19 +72,6 @@ final class StateHistory: Sendable {
     }
 
     deinit { task.cancel() }
-}
-
-/// SplitMix64: small, seedable, the same sequence everywhere.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// One head unit and one simulated vehicle on a virtual bus, with a flaky head-unit port.
@@ -312,7 +300,7 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
         let seed = environment["CARPLAYD_FAULT_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...999_999)
         let steps = environment["CARPLAYD_FAULT_STEPS"].flatMap { Int($0) } ?? 14
         print("FaultMatrixTests.randomMix: seed \(seed), \(steps) steps (replay: CARPLAYD_FAULT_SEED=\(seed))")
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let rig = try await FaultRig.start(timeout: .seconds(1))
         defer { Task { await rig.stop() } }
         let history = await StateHistory(controller: rig.controller, initial: rig.controller.currentState)

@@ -69,6 +69,37 @@ import VehicleKit
 
     // MARK: - The methods, on carplay-ecu's server
 
+    /// Calls that do not fit the declaration: each refused as InvalidParameter, by path.
+    static func expectMisfitsRefused(_ client: VarlinkClient, _ interface: VarlinkInterfaceDefinition) throws {
+        let misfits: [(String, [String: JSONValue], String)] = [
+            ("SetDriveState", ["speedKmh": "fast"], "speedKmh"),
+            ("SetDriveState", ["gear": 3], "gear"),
+            ("SetFaults", [:], "plan"),
+            ("SetVehicleState", ["values": ["lock.locked": false], "now": true], "now"),
+            ("GetVehicle", ["verbose": true], "verbose"),
+        ]
+        let declared = try #require(interface.errors["InvalidParameter"])
+        for misfit in misfits {
+            let error = Self.remoteError { () throws(VarlinkClientError) in try client.call("io.carplayd.Simulator." + misfit.0, misfit.1) }
+            let parameters = error?.parameters ?? [:]
+            #expect(error?.name == "io.carplayd.Simulator.InvalidParameter", "\(misfit): \(String(describing: error))")
+            #expect(parameters["parameter"] == JSONValue.string(misfit.2), "\(misfit): \(String(describing: error))")
+            #expect(interface.mismatch(of: parameters, against: declared) == nil, "the error is as declared")
+        }
+    }
+
+    /// The typed error a call was refused with; nil when it was accepted.
+    static func remoteError(_ call: () throws(VarlinkClientError) -> [String: JSONValue]) -> VarlinkError? {
+        do {
+            _ = try call()
+            return nil
+        } catch let .remote(error) {
+            return error
+        } catch {
+            return VarlinkError("not a remote error", ["description": .string(error.description)])
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func theSharedServiceAppliesTheDriversChangeWithTypedReplies() async throws {
         let directory = TestPaths.repositoryRoot.appendingPathComponent("VehicleProfiles/sedan").path
         let profile = try ProfileLoader.load(directory: directory) { FileManager.default.contents(atPath: $0).map { Array($0) } }
@@ -98,6 +129,12 @@ import VehicleKit
             #expect(error == VarlinkError("io.carplayd.Simulator.InvalidVehicleState", ["key": "seat.frontLeft.heating", "reason": "9 outside 0...3"]))
         }
         #expect(node.state()[.temperature(zone: "left")] == .number(19), "refused: nothing changed")
+
+        // A call that does not fit the declaration is refused before the method runs,
+        // by the parameter's path, the same for every method.
+        try Self.expectMisfitsRefused(client, interface)
+        #expect(node.state()[.locked] == .bool(true), "refused: nothing changed")
+        #expect(node.driveState().speedKmh == 0)
         running.cancel()
         await port.close()
         _ = await running.value

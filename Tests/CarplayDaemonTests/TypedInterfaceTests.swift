@@ -23,7 +23,7 @@ import VehicleKit
             #expect(method.input.map(\.name) == ["phase"] + Intent.parameterNames(of: name), "\(name.rawValue)")
             #expect(method.input.allSatisfy { if case .optional = $0.type { true } else { false } }, "every parameter of \(name.rawValue) is optional")
             #expect(method.output.map(\.name) == ["resolutions", "ready", "response", "frames", "state"])
-            #expect(VehicleService.methods["io.carplayd.Vehicle.\(name.rawValue)"] != nil)
+            #expect(VehicleService.methods.methodNames.contains("io.carplayd.Vehicle.\(name.rawValue)"))
         }
     }
 

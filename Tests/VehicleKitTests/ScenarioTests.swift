@@ -194,16 +194,20 @@ extension ScenarioTests {
         #expect(error(#"{"events": [{"afterCommand": "ClimateStatus", "set": {"lock.locked": true}}]}"#)
             == "s.json: events[0].afterCommand: ClimateStatus is not a command message of \(sedan.displayName) (its command messages: AudioCommand, BodyCommand, ClimateCommand, SeatCommand)")
         #expect(error(#"{"events": [{"afterCommand": "ClimateCommand", "at": 2, "set": {"lock.locked": true}}]}"#)
-            == #"s.json: events[0].at: "at" does not go with "afterCommand" (its time is the command's, plus "delay")"#)
+            == #"s.json: events[0].at: "at" does not go with "afterCommand" (its time is the command's, plus "delay" and "jitter")"#)
         #expect(error(#"{"events": [{"at": 2, "delay": 1, "set": {"lock.locked": true}}]}"#) == #"s.json: events[0].delay: "delay" goes with "afterCommand""#)
         #expect(error(#"{"events": [{"afterCommand": "ClimateCommand", "delay": -1, "set": {"lock.locked": true}}]}"#)
             == "s.json: events[0].delay: expected seconds ≥ 0, found -1.0")
     }
 
     /// The driver turns the knob back after the head unit's command: the event waits for
-    /// a command the vehicle applied, then its delay.
-    @Test func afterCommandReactsToAppliedCommands() async throws {
-        let scenario = try parse(#"{"duration": 30, "events": [{"afterCommand": "ClimateCommand", "delay": 0.1, "set": {"climate.temperature.left": 19}}]}"#)
+    /// a command the vehicle applied, then its delay (and, jittered, its seeded reaction time).
+    @Test(arguments: [false, true])
+    func afterCommandReactsToAppliedCommands(jittered: Bool) async throws {
+        let jitter = jittered ? #", "jitter": 0.8"# : ""
+        let scenario = try parse(#"{"seed": 5, "duration": 30, "events": [{"afterCommand": "ClimateCommand", "delay": 0.1"# + jitter + #", "set": {"climate.temperature.left": 19}}]}"#)
+        let lateness = (0..<2).map { Duration.milliseconds(100) + ScenarioSchedule.jitter(scenario, event: 0, pass: 0, number: $0) }
+        if jittered { #expect(lateness[0] != lateness[1] && lateness.allSatisfy { $0 < .milliseconds(900) }, "\(lateness)") }
         let bus = VirtualCANBus(interface: "vcan0")
         let headUnit = bus.makePort()
         let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: sedan), port: bus.makePort())
@@ -214,13 +218,15 @@ extension ScenarioTests {
         try await Task.sleep(for: .milliseconds(100))  // subscribed
         let frames = VehicleFrames(profile: sedan)
         var counters: [String: UInt8] = [:]  // the head unit's alive counters
-        for round in 1...2 {
+        for round in 0..<2 {
             let command = try frames.commandFrames(for: ["climate.temperature.left": .number(24)], context: node.state(), counters: &counters)
+            let sent = ContinuousClock.now
             for frame in command { try await headUnit.send(frame) }
             #expect(node.state()["climate.temperature.left"] == .number(24), "the vehicle took the command")
             let deadline = ContinuousClock.now + .seconds(10)
             while node.state()["climate.temperature.left"] != .number(19), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(node.state()["climate.temperature.left"] == .number(19), "round \(round): the driver set it back")
+            #expect(ContinuousClock.now - sent >= lateness[round], "round \(round): not before its delay and jitter (\(lateness[round]))")
         }
         #expect(lines.lines.filter { $0.contains("set climate.temperature.left=19") }.count == 2, "\(lines.lines)")
         playing.cancel()

@@ -172,10 +172,11 @@ extension ScenarioEvent {
     }
 
     /// `"afterCommand": "ClimateCommand", "delay": 0.5`: a command message of the car
-    /// (the DBC's, one a binding commands with), the delay in seconds (default 0).
+    /// (the DBC's, one a binding commands with), the delay in seconds (default 0); a
+    /// `jitter` varies it (a driver's reaction time), as it does a timed event.
     static func afterCommand(_ messageNode: JSONNode, _ object: JSONObject, profile: VehicleProfile?) throws(JSONContentError) -> Timing {
-        for key in ["at", "every", "from", "until", "jitter"] where object.has(key) {
-            throw JSONContentError(file: messageNode.file, path: object.path(key), reason: "\"\(key)\" does not go with \"afterCommand\" (its time is the command's, plus \"delay\")")
+        for key in ["at", "every", "from", "until"] where object.has(key) {
+            throw JSONContentError(file: messageNode.file, path: object.path(key), reason: "\"\(key)\" does not go with \"afterCommand\" (its time is the command's, plus \"delay\" and \"jitter\")")
         }
         let message = try messageNode.string()
         if let profile {

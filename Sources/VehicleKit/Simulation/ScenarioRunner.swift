@@ -67,10 +67,12 @@ public final class ScenarioRunner: Sendable {
                 let heard = clock.now
                 for index in events {
                     guard case let .afterCommand(wanted, delay) = scenario.events[index].timing, wanted == message else { continue }
-                    let occurrence = ScenarioSchedule.Occurrence(time: heard + delay - origin, event: index, pass: 0, number: counts[index])
+                    // The reaction's jitter, like a timed event's, from the seed and its number.
+                    let late = delay + ScenarioSchedule.jitter(scenario, event: index, pass: 0, number: counts[index])
+                    let occurrence = ScenarioSchedule.Occurrence(time: heard + late - origin, event: index, pass: 0, number: counts[index])
                     counts[index] += 1
                     pending.addTask {
-                        do { try await self.clock.sleep(until: heard.advanced(by: delay), tolerance: .milliseconds(1)) } catch { return }
+                        do { try await self.clock.sleep(until: heard.advanced(by: late), tolerance: .milliseconds(1)) } catch { return }
                         self.apply(occurrence, simulationTime: simulationOrigin + occurrence.time)
                     }
                 }

@@ -82,7 +82,7 @@ public struct ScenarioSchedule: Sendable {
     }
 
     /// A uniform delay in [0, jitter], from the seed and the occurrence's coordinates.
-    private static func jitter(_ scenario: Scenario, event index: Int, pass: Int, number: Int) -> Duration {
+    static func jitter(_ scenario: Scenario, event index: Int, pass: Int, number: Int) -> Duration {
         let jitter = scenario.events[index].jitter
         guard jitter > .zero else { return .zero }
         var random = ScenarioRandom(seed: scenario.seed, UInt64(index), UInt64(pass), UInt64(number))
