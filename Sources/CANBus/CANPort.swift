@@ -58,8 +58,8 @@ public protocol CANPort: Sendable {
     /// Hands every received frame to `receiver` on the thread that has it (the sender's,
     /// on an in-process bus; the reader thread, on SocketCAN) instead of through `frames`,
     /// no task wake-up per frame. Frames that arrived before stay in `frames`, which then
-    /// finishes (read them out). False when the port cannot; the caller reads `frames`
-    /// then. Call it once.
+    /// finishes: read them out before any direct one (`OrderedHandoff` does). False when
+    /// the port cannot; the caller reads `frames` then. Call it once.
     func deliverDirectly(to receiver: CANReceiver) -> Bool
 }
 

@@ -170,13 +170,11 @@ public final class VehicleController: Sendable {
             return true
         }
         guard first else { return }
-        let receiver = CANReceiver(
-            frame: { [weak self] received in self?.handle(received) },
-            finished: { [weak self] in self?.readerEnded() })
+        // The frames that arrived before the switch first, then the port's thread's.
+        let handoff = OrderedHandoff { [weak self] received in self?.handle(received) }
         let stream = port.frames
-        if port.deliverDirectly(to: receiver) {
-            // Frames that arrived before (the port's stream finishes once attached).
-            for await received in stream { handle(received) }
+        if port.deliverDirectly(to: handoff.receiver(finished: { [weak self] in self?.readerEnded() })) {
+            await handoff.drain(stream)
             return
         }
         let task = Task { [weak self] in
