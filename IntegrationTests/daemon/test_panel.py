@@ -104,7 +104,7 @@ def test_the_car_refuses_what_its_panel_cannot_do(car):
     with car.raw() as conn:
         for parameters, path, reason in [
             ({"values": {LEFT: 17 if before != 17 else 18}, "now": True}, "now", "no such field"),
-            ({"values": [LEFT, 19]}, "values", "expected object"),
+            ({"values": [LEFT, 19]}, "values", "expected an object, found an array"),
             ({}, "values", "missing"),
         ]:
             reply = conn.call(SIMULATOR + ".SetVehicleState", parameters)
