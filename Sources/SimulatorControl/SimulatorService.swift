@@ -29,7 +29,7 @@ public struct SimulatorService: Sendable {
         switch Self.methods.handler(for: call) {
         case let .success(handler): return handler(self, call, replies)
         case let .failure(.invalidParameter(mismatch)):
-            replies.send(error: VarlinkError("\(Self.interfaceName).InvalidParameter", ["parameter": .string(mismatch.path), "reason": .string(mismatch.reason)]))
+            Self.refuse(replies, "InvalidParameter", ["parameter": mismatch.path, "reason": mismatch.reason])
         case let .failure(refusal):
             replies.send(error: refusal.varlinkError)
         }
@@ -55,23 +55,26 @@ public struct SimulatorService: Sendable {
         }
     }()
 
+    /// Sends the interface's error `name` with its string parameters; nil: nothing changed.
+    @discardableResult
+    static func refuse(_ replies: VarlinkReplies, _ name: String, _ parameters: [String: String]) -> String? {
+        replies.send(error: VarlinkError("\(interfaceName).\(name)", parameters.mapValues { .string($0) }))
+        return nil
+    }
+
     /// The daemon drives a CAN interface: there is no simulated vehicle to answer.
     public static let noSimulator = VarlinkError("\(interfaceName).NoSimulator", [:])
 
     // MARK: - Methods
 
     func setFaults(_ call: VarlinkCall, _ replies: VarlinkReplies) -> String? {
-        func invalid(_ reason: String) -> String? {
-            replies.send(error: VarlinkError("\(Self.interfaceName).InvalidFaultPlan", ["reason": .string(reason)]))
-            return nil
-        }
         // The declaration check made plan an object.
         let plan = call.parameters["plan"]?.objectValue ?? [:]
         let faults: FaultPlan
         do {
             faults = try FaultPlan(json: JSONNode(value: .object(plan), path: "plan", file: "SetFaults"))
         } catch {
-            return invalid(error.description)
+            return Self.refuse(replies, "InvalidFaultPlan", ["reason": error.description])
         }
         vehicle.setFaults(faults)
         replies.send(VarlinkReply(parameters: [:]))
@@ -87,8 +90,7 @@ public struct SimulatorService: Sendable {
 
     func setDriveState(_ call: VarlinkCall, _ replies: VarlinkReplies) -> String? {
         func invalid(_ parameter: String, _ reason: String) -> String? {
-            replies.send(error: VarlinkError("\(Self.interfaceName).InvalidDriveState", ["parameter": .string(parameter), "reason": .string(reason)]))
-            return nil
+            Self.refuse(replies, "InvalidDriveState", ["parameter": parameter, "reason": reason])
         }
         var drive = vehicle.driveState()
         switch call.parameters["connector"] {
@@ -117,15 +119,11 @@ public struct SimulatorService: Sendable {
     /// `override`, so the vehicle sends the status frames and the daemon learns of it only
     /// from the bus. Replies with the values as applied (snapped to the car's steps).
     func setVehicleState(_ call: VarlinkCall, _ replies: VarlinkReplies) -> String? {
-        func invalid(_ key: String, _ reason: String) -> String? {
-            replies.send(error: VarlinkError("\(Self.interfaceName).InvalidVehicleState", ["key": .string(key), "reason": .string(reason)]))
-            return nil
-        }
         // The declaration check made values an object.
         let values = call.parameters["values"]?.objectValue ?? [:]
         // The limits are the car's as it is now (a radio frequency: the band it is on).
         switch VehicleSimulation(profile: profile, state: vehicle.state()).panelValues(values) {
-        case let .failure(error): return invalid(error.key, error.reason)
+        case let .failure(error): return Self.refuse(replies, "InvalidVehicleState", ["key": error.key, "reason": error.reason])
         case let .success(decoded):
             vehicle.override(decoded)
             replies.send(VarlinkReply(parameters: ["values": VehicleState(decoded).jsonValue]))
