@@ -12,6 +12,13 @@ public enum SimulatorInterface {
 }
 
 extension VehicleService {
+    /// io.carplayd.Simulator's methods, as SimulatorService serves them: each through the
+    /// simulator's access rule (`simulator(_:)`).
+    static let simulatorMethods: [String: Method] = {
+        let forward: Method = { service, request in service.simulator(request) }
+        return Dictionary(uniqueKeysWithValues: SimulatorService.methodNames.map { ($0, forward) })
+    }()
+
     /// Any method of the interface: the simulator's own access rule on top of the
     /// daemon's, then the shared implementation over the session's vehicle.
     func simulator(_ request: Request) {

@@ -28,9 +28,11 @@ public final class VehicleService: VarlinkService {
     /// Every method served, bound once to its declaration in io.carplayd.Vehicle; the
     /// simulator's are checked by SimulatorService, after its own access rule.
     static let methods = VarlinkMethodTable(
-        genericMethods.merging(intentMethods, uniquingKeysWith: { generic, _ in generic }), declaredBy: [interface])
+        genericMethods.merging(intentMethods, uniquingKeysWith: { generic, _ in generic }).merging(simulatorMethods, uniquingKeysWith: { own, _ in own }),
+        declaredBy: [interface])
 
-    /// The methods that take any intent as data, Describe, GetState, Monitor, the simulator's.
+    /// The methods that take any intent as data (Resolve, Confirm, Handle, Perform), and
+    /// Describe, GetState, GetBusTraffic, Monitor.
     static let genericMethods: [String: Method] = [
         "io.carplayd.Vehicle.Describe": { service, request in service.describe(request) },
         "io.carplayd.Vehicle.GetState": { service, request in await service.getState(request) },
@@ -40,10 +42,6 @@ public final class VehicleService: VarlinkService {
         "io.carplayd.Vehicle.Handle": { service, request in await service.runIntent(.handle, request) },
         "io.carplayd.Vehicle.Perform": { service, request in await service.runIntent(.perform, request) },
         "io.carplayd.Vehicle.Monitor": { service, request in await service.monitor(request) },
-        "io.carplayd.Simulator.SetFaults": { service, request in service.simulator(request) },
-        "io.carplayd.Simulator.GetVehicle": { service, request in service.simulator(request) },
-        "io.carplayd.Simulator.SetDriveState": { service, request in service.simulator(request) },
-        "io.carplayd.Simulator.SetVehicleState": { service, request in service.simulator(request) },
     ]
 
     let state: DaemonState

@@ -38,6 +38,9 @@ public struct SimulatorService: Sendable {
 
     typealias Method = @Sendable (SimulatorService, VarlinkCall, VarlinkReplies) -> String?
 
+    /// The qualified names of the methods served (carplayd routes these here).
+    public static var methodNames: [String] { methods.methodNames }
+
     static let methods = VarlinkMethodTable<Method>(
         [
             "io.carplayd.Simulator.SetFaults": { service, call, replies in service.setFaults(call, replies) },
