@@ -8,25 +8,29 @@ import Testing
     static func frame(_ index: Int) throws -> CANFrame { try CANFrame(id: CANID(standard: 0x400), data: [UInt8(index)]) }
 
     /// Frames buffered before the switch to direct delivery, and frames that arrive while
-    /// they are still being handled, reach the handler in the order they were sent.
+    /// they are still being handled, reach the handler in the order they were sent. The
+    /// first buffered frame is held until another thread has sent 80 more (direct), so
+    /// they certainly arrive mid-drain; without the hand-off they would be handled first.
     @Test func theBufferedFramesComeFirstAndNothingOvertakes() async throws {
         let bus = VirtualCANBus()
         let sender = bus.makePort()
         let port = bus.makePort()
         for index in 0..<40 { try await sender.send(Self.frame(index)) }  // in port's stream
         let handled = Mutex<[Int]>([])
+        let directSent = DispatchSemaphore(value: 0)
         let handoff = OrderedHandoff { received in
-            // Slow, so that direct frames arrive while the buffered ones are handled.
-            usleep(500)
-            handled.withLock { $0.append(Int(received.frame.data[0])) }
+            let index = Int(received.frame.data[0])
+            if index == 0 { directSent.wait() }
+            handled.withLock { $0.append(index) }
         }
         let stream = port.frames
         #expect(port.deliverDirectly(to: handoff.receiver(finished: {})))
-        let sending = Task {
-            for index in 40..<120 { _ = try? await sender.send(Self.frame(index)) }
-        }
+        let frames = try (40..<120).map(Self.frame)
+        Thread {
+            for frame in frames { _ = sender.sendImmediately(frame) }
+            directSent.signal()
+        }.start()
         await handoff.drain(stream)
-        await sending.value
         for index in 120..<130 { try await sender.send(Self.frame(index)) }  // direct, after the switch
         #expect(handled.withLock { $0 } == Array(0..<130))
         await sender.close()
