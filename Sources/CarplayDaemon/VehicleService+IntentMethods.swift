@@ -10,14 +10,7 @@ import Varlink
 /// policies and errors as Perform.
 extension VehicleService {
     /// The served interface as data, parsed from the text it serves.
-    static let interface: VarlinkInterfaceDefinition = {
-        do {
-            return try VarlinkInterfaceDefinition(parsing: VehicleInterface.description)
-        } catch {
-            // The text is embedded at build time and parsed by the tests.
-            fatalError("docs/io.carplayd.Vehicle.varlink: \(error)")
-        }
-    }()
+    static let interface = VarlinkInterfaceDefinition(embedded: VehicleInterface.description, source: "docs/io.carplayd.Vehicle.varlink")
 
     static let intentMethods: [String: Method] = {
         var methods: [String: Method] = [:]

@@ -65,11 +65,8 @@ public final class VehicleService: VarlinkService {
         let handler: Method
         switch Self.methods.handler(for: call) {
         case let .success(bound): handler = bound
-        case let .failure(.invalidParameter(mismatch)):
-            replies.send(error: Self.invalidParameter(mismatch.path, mismatch.reason))
-            return
         case let .failure(refusal):
-            replies.send(error: refusal.varlinkError)
+            replies.send(error: refusal.error(in: Self.interfaceName))
             return
         }
         await handler(self, Request(call: call, peer: peer, session: session, deviceLock: deviceLock, replies: replies))

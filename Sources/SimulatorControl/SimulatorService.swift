@@ -28,12 +28,10 @@ public struct SimulatorService: Sendable {
     public func handle(_ call: VarlinkCall, replies: VarlinkReplies) -> String? {
         switch Self.methods.handler(for: call) {
         case let .success(handler): return handler(self, call, replies)
-        case let .failure(.invalidParameter(mismatch)):
-            Self.refuse(replies, "InvalidParameter", ["parameter": mismatch.path, "reason": mismatch.reason])
         case let .failure(refusal):
-            replies.send(error: refusal.varlinkError)
+            replies.send(error: refusal.error(in: Self.interfaceName))
+            return nil
         }
-        return nil
     }
 
     typealias Method = @Sendable (SimulatorService, VarlinkCall, VarlinkReplies) -> String?
@@ -49,14 +47,7 @@ public struct SimulatorService: Sendable {
             "io.carplayd.Simulator.SetVehicleState": { service, call, replies in service.setVehicleState(call, replies) },
         ], declaredBy: [interface])
 
-    static let interface: VarlinkInterfaceDefinition = {
-        do {
-            return try VarlinkInterfaceDefinition(parsing: interfaceDescription)
-        } catch {
-            // The text is embedded at build time and parsed by the tests.
-            fatalError("docs/io.carplayd.Simulator.varlink: \(error)")
-        }
-    }()
+    static let interface = VarlinkInterfaceDefinition(embedded: interfaceDescription, source: "docs/io.carplayd.Simulator.varlink")
 
     /// Sends the interface's error `name` with its string parameters; nil: nothing changed.
     @discardableResult

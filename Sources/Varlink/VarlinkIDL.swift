@@ -16,6 +16,16 @@ public struct VarlinkInterfaceDefinition: Sendable {
     /// Member names in the order the text declares them.
     public var order: [String]
 
+    /// A text embedded at build time (and parsed by the tests): a parse error is a build
+    /// defect, so it stops the program, naming `source`.
+    public init(embedded text: String, source: String) {
+        do {
+            self = try VarlinkInterfaceDefinition(parsing: text)
+        } catch {
+            fatalError("\(source): \(error)")
+        }
+    }
+
     public init(parsing text: String) throws(VarlinkIDLError) {
         var parser = IDLParser(Array(text.utf8))
         try parser.expectWord("interface")

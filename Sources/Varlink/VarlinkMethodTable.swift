@@ -6,8 +6,8 @@
 public struct VarlinkMethodTable<Handler: Sendable>: Sendable {
     struct Bound: Sendable {
         let handler: Handler
-        let input: [VarlinkField]?
-        let interface: VarlinkInterfaceDefinition?
+        /// The declaring interface (its types) and the method's parameters; nil: unchecked.
+        let declaration: (interface: VarlinkInterfaceDefinition, input: [VarlinkField])?
     }
 
     /// Why a call found no handler to run.
@@ -17,11 +17,14 @@ public struct VarlinkMethodTable<Handler: Sendable>: Sendable {
         /// The parameters do not fit the declaration: a missing, unknown or mistyped one.
         case invalidParameter(VarlinkTypeMismatch)
 
-        /// The error a service without errors of its own would send.
-        public var varlinkError: VarlinkError {
+        /// The error to send: `org.varlink.service.MethodNotFound`, or the interface's own
+        /// `InvalidParameter (parameter: string, reason: string)` (carplayd's interfaces
+        /// declare it so; org.varlink.service's has no reason).
+        public func error(in interfaceName: String) -> VarlinkError {
             switch self {
             case let .methodNotFound(method): .methodNotFound(method)
-            case let .invalidParameter(mismatch): VarlinkError("org.varlink.service.InvalidParameter", ["parameter": .string(mismatch.path)])
+            case let .invalidParameter(mismatch):
+                VarlinkError("\(interfaceName).InvalidParameter", ["parameter": .string(mismatch.path), "reason": .string(mismatch.reason)])
             }
         }
     }
@@ -36,13 +39,13 @@ public struct VarlinkMethodTable<Handler: Sendable>: Sendable {
         for (name, handler) in handlers {
             let (interfaceName, member) = Self.split(name)
             guard let interface = interfaces.first(where: { $0.name == interfaceName }) else {
-                methods[name] = Bound(handler: handler, input: nil, interface: nil)
+                methods[name] = Bound(handler: handler, declaration: nil)
                 continue
             }
             guard let declared = interface.methods[member] else {
                 preconditionFailure("\(name) is served but \(interfaceName) does not declare \(member)")
             }
-            methods[name] = Bound(handler: handler, input: declared.input, interface: interface)
+            methods[name] = Bound(handler: handler, declaration: (interface, declared.input))
         }
         self.methods = methods
     }
@@ -50,9 +53,7 @@ public struct VarlinkMethodTable<Handler: Sendable>: Sendable {
     /// The handler for `call`, once its parameters fit the method's declaration.
     public func handler(for call: VarlinkCall) -> Result<Handler, Refusal> {
         guard let bound = methods[call.method] else { return .failure(.methodNotFound(call.method)) }
-        if let input = bound.input, let interface = bound.interface,
-            let mismatch = interface.mismatch(of: call.parameters, against: input)
-        {
+        if let (interface, input) = bound.declaration, let mismatch = interface.mismatch(of: call.parameters, against: input) {
             return .failure(.invalidParameter(mismatch))
         }
         return .success(bound.handler)

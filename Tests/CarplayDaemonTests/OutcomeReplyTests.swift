@@ -78,12 +78,14 @@ import VehicleKit
 @Suite struct StateJSONCacheTests {
     final class Controller {}
 
+    static let warm = VehicleState([.fan: .bool(true), .fanSpeed: .integer(3)])
+    static let cold = VehicleState([.fan: .bool(false)])
+    static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
     @Test func serializesOncePerVersionAndController() {
         let cache = StateJSONCache()
         let one = Controller(), two = Controller()
-        let warm = VehicleState([.fan: .bool(true), .fanSpeed: .integer(3)])
-        let cold = VehicleState([.fan: .bool(false)])
-        let text = { (bytes: [UInt8]) in String(decoding: bytes, as: UTF8.self) }
+        let (warm, cold, text) = (Self.warm, Self.cold, Self.text)
         #expect(text(cache.json(warm, version: 1, of: ObjectIdentifier(one))) == warm.jsonValue.serialized())
         // The same version is the same state: the cached text, whatever is passed.
         #expect(text(cache.json(cold, version: 1, of: ObjectIdentifier(one))) == warm.jsonValue.serialized())
@@ -119,9 +121,7 @@ extension StateJSONCacheTests {
     @Test func theGroupedStateIsCachedPerVersionToo() {
         let cache = StateJSONCache()
         let one = Controller(), two = Controller()
-        let warm = VehicleState([.fan: .bool(true), .fanSpeed: .integer(3)])
-        let cold = VehicleState([.fan: .bool(false)])
-        let text = { (bytes: [UInt8]) in String(decoding: bytes, as: UTF8.self) }
+        let (warm, cold, text) = (Self.warm, Self.cold, Self.text)
         #expect(text(cache.groupedJSON(warm, version: 1, of: ObjectIdentifier(one))) == warm.groupedJSON.serialized())
         #expect(text(cache.json(warm, version: 1, of: ObjectIdentifier(one))) == warm.jsonValue.serialized(), "the flat form beside it")
         #expect(text(cache.groupedJSON(cold, version: 1, of: ObjectIdentifier(one))) == warm.groupedJSON.serialized())

@@ -40,7 +40,7 @@ import Testing
         #expect(path(lookUp("io.example.Car.Read", ["now": true])) == "now", "a method without parameters")
         let refusal = lookUp("io.example.Car.Read", ["now": true])
         if case let .failure(error) = refusal {
-            #expect(error.varlinkError == VarlinkError("org.varlink.service.InvalidParameter", ["parameter": "now"]))
+            #expect(error.error(in: "io.example.Car") == VarlinkError("io.example.Car.InvalidParameter", ["parameter": "now", "reason": "no such field (expected none)"]))
         }
     }
 
@@ -48,7 +48,7 @@ import Testing
         #expect(lookUp("io.example.Car.Fly") == .failure(.methodNotFound("io.example.Car.Fly")))
         #expect(lookUp("io.example.Car") == .failure(.methodNotFound("io.example.Car")))
         if case let .failure(error) = lookUp("io.example.Car.Fly") {
-            #expect(error.varlinkError == .methodNotFound("io.example.Car.Fly"))
+            #expect(error.error(in: "io.example.Car") == .methodNotFound("io.example.Car.Fly"))
         }
         // io.example.Other was not given: bound without a check (its own service checks).
         #expect(lookUp("io.example.Other.Anything", ["whatever": [1, 2]]) == .success("other"))
