@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # THE test command of carplayd (CI runs it through .ci/run).
 #
+# The quick tier (--quick, and the first stages of a full run):
 #   1. bootstrap (Debian packages, .venv with cantools/python-can/varlink); the DBC
 #      corpus (see CARPLAYD_DBC_CORPUS below)
 #   2. swift build --build-tests, warnings are errors
@@ -10,18 +11,23 @@
 #      CARPLAYD_PROTECTION_VECTORS exported
 #   5. carplayctl dbc decode against cantools on generated candump logs
 #   6. the real-car DBCs unchanged; every intent on every profile, frames checked with cantools
-#   7. the fuzz targets, 30 s each (Fuzz/run.sh: DBC, profile, candump, frames, Varlink)
-#   8. the real carplayd end to end over its Varlink socket (IntegrationTests/daemon, pytest)
-#   9. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (IntegrationTests/soak)
-#  10. the vcan bench (IntegrationTests/vcan), natively or in the qemu VM
-#  11. carplayd under systemd as PID 1 in the VM (IntegrationTests/systemd)
-#  12. (after release_build) the Debian package: make deb, lintian, man pages, dpkg -x with
-#      /opt/swift masked, then dpkg -i/reload/-r/--purge in the systemd VM (IntegrationTests/deb)
+# Then, in a full run:
+#   7. the release build (warnings are errors)
+#   8. the Debian package: make deb, lintian, man pages, dpkg -x with /opt/swift masked,
+#      then dpkg -i/reload/-r/--purge in the systemd VM (IntegrationTests/deb)
+#   9. the fuzz targets, 30 s each (Fuzz/run.sh: DBC, profile, candump, frames, Varlink)
+#  10. the real carplayd end to end over its Varlink socket (IntegrationTests/daemon, pytest)
+#  11. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (IntegrationTests/soak)
+#  12. the vcan bench (IntegrationTests/vcan), natively or in the qemu VM
+#  13. carplayd under systemd as PID 1 in the VM (IntegrationTests/systemd)
+# Each stage prints its wall time at its end; the run ends with a table of them and the
+# total, then one line "N passed, 0 failed" (IntegrationTests/README.md has the figures).
 #
 # Usage: scripts/test.sh                    every stage, then one line "N passed, 0 failed"
+#        scripts/test.sh --quick            stages 1-6 only (minutes), then the same line
 #        scripts/test.sh --only STAGE...   just those stages, in that order, no summary
-#          (stages: bootstrap corpus build release_build deb golden protection_vectors
-#          swift_test decode_cli real_dbcs intents fuzz daemon soak vcan systemd;
+#          (stages: bootstrap corpus build golden protection_vectors swift_test decode_cli
+#          real_dbcs intents release_build deb fuzz daemon soak vcan systemd;
 #          each expects what earlier ones built, e.g. `--only corpus golden`)
 #
 # Environment:
@@ -305,44 +311,97 @@ stage_systemd() {
         bash "$REPO_ROOT/IntegrationTests/systemd/run.sh" | tee -a "$RESULTS"
 }
 
-main() {
-    mkdir -p "$REPO_ROOT/.build"
-    if [ "${1:-}" = --only ]; then
-        shift
-        [ $# -gt 0 ] || die "--only needs at least one stage name"
-        local stage
-        for stage in "$@"; do declare -F "stage_$stage" >/dev/null || die "no stage '$stage' (see the header of $0)"; done
-        for stage in "$@"; do "stage_$stage"; done
-        return
-    fi
-    [ $# -eq 0 ] || die "unknown argument: $1 (scripts/test.sh [--only STAGE...])"
-    : > "$RESULTS"
-    stage_bootstrap
-    stage_corpus
-    stage_build
-    stage_release_build
-    stage_deb
-    stage_golden
-    stage_protection_vectors
-    stage_swift_test
-    stage_decode_cli
-    stage_real_dbcs
-    stage_intents
-    stage_fuzz
-    stage_daemon
-    stage_soak
-    stage_vcan
-    stage_systemd
-    summary
+# The stages of each tier, in order: the quick tier first (a unit failure shows within
+# minutes), then what needs the release build, the fuzzer or the VM.
+QUICK_STAGES=(bootstrap corpus build golden protection_vectors swift_test decode_cli real_dbcs intents)
+FULL_STAGES=("${QUICK_STAGES[@]}" release_build deb fuzz daemon soak vcan systemd)
+
+# Wall time per stage: printed at each stage's end, and as a table (with the total) at
+# the end of the run -- also when a stage fails, for the stages that ran.
+RUN_START=$SECONDS
+STAGE_TIMES=()
+CURRENT_STAGE=""
+CURRENT_START=0
+
+duration() {  # duration SECONDS -> "42 s" or "3 min 07 s"
+    if [ "$1" -ge 60 ]; then printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); else printf '%d s' "$1"; fi
 }
 
-# One closing line for the whole run: swift-testing's test count plus each
-# decode-CLI comparison plus pytest's passed tests (every stage has already failed
-# the run on any failure).
+run_stage() {
+    local name="$1" elapsed
+    CURRENT_STAGE="$name"
+    CURRENT_START=$SECONDS
+    "stage_$name"
+    elapsed=$((SECONDS - CURRENT_START))
+    STAGE_TIMES+=("$name $elapsed")
+    CURRENT_STAGE=""
+    printf '==> stage %s: %s\n' "$name" "$(duration "$elapsed")"
+}
+
+stage_ran() {  # stage_ran NAME: NAME ran to its end in this run
+    local entry
+    for entry in "${STAGE_TIMES[@]+"${STAGE_TIMES[@]}"}"; do [ "${entry%% *}" = "$1" ] && return 0; done
+    return 1
+}
+
+print_times() {
+    local entry
+    echo "stage times (wall):"
+    for entry in "${STAGE_TIMES[@]+"${STAGE_TIMES[@]}"}"; do
+        printf '  %-20s %s\n' "${entry%% *}" "$(duration "${entry#* }")"
+    done
+    if [ -n "$CURRENT_STAGE" ]; then
+        printf '  %-20s %s (failed)\n' "$CURRENT_STAGE" "$(duration $((SECONDS - CURRENT_START)))"
+    fi
+    printf '  %-20s %s\n' total "$(duration $((SECONDS - RUN_START)))"
+}
+
+on_exit() {
+    local rc=$?
+    if [ "$rc" -ne 0 ] && [ -n "$CURRENT_STAGE" ]; then
+        echo "test.sh: stage $CURRENT_STAGE failed (exit $rc)" >&2
+        print_times >&2
+    fi
+}
+trap on_exit EXIT
+
+main() {
+    mkdir -p "$REPO_ROOT/.build"
+    local stages=() stage summary=1
+    case "${1:-}" in
+        --only)
+            shift
+            [ $# -gt 0 ] || die "--only needs at least one stage name"
+            stages=("$@")
+            summary=0 ;;
+        --quick)
+            [ $# -eq 1 ] || die "--quick takes no other argument"
+            stages=("${QUICK_STAGES[@]}") ;;
+        "")
+            stages=("${FULL_STAGES[@]}") ;;
+        *)
+            die "unknown argument: $1 (scripts/test.sh [--quick | --only STAGE...])" ;;
+    esac
+    for stage in "${stages[@]}"; do declare -F "stage_$stage" >/dev/null || die "no stage '$stage' (see the header of $0)"; done
+    [ "$summary" = 0 ] || : > "$RESULTS"
+    for stage in "${stages[@]}"; do run_stage "$stage"; done
+    if [ "$summary" = 1 ]; then
+        summary
+    else
+        print_times
+    fi
+}
+
+# One closing line for the whole run: swift-testing's test count (when swift_test ran)
+# plus each decode-CLI comparison plus pytest's passed tests (every stage has already
+# failed the run on any failure). The stage times come just before it: the count stays
+# alone on the last line, where CI reads it.
 summary() {
-    local swift_tests cli_runs
-    swift_tests="$(sed -n 's/.*Test run with \([0-9]*\) tests.* passed.*/\1/p' "$SWIFT_TEST_LOG" | tail -n 1)"
-    [ -n "$swift_tests" ] || die "could not find swift test's result line"
+    local swift_tests=0 cli_runs
+    if stage_ran swift_test; then
+        swift_tests="$(sed -n 's/.*Test run with \([0-9]*\) tests.* passed.*/\1/p' "$SWIFT_TEST_LOG" | tail -n 1)"
+        [ -n "$swift_tests" ] || die "could not find swift test's result line"
+    fi
     # Intent scenarios count one each; a decode-CLI comparison of a whole log counts once;
     # pytest's closing line ("52 passed, 1 xfailed in 4.10s") counts its passed tests.
     cli_runs="$(awk '
@@ -353,6 +412,7 @@ summary() {
         }
         END { print total + 0 }' "$RESULTS")"
     step "all stages passed"
+    print_times
     echo "$((swift_tests + cli_runs)) passed, 0 failed"
 }
 
