@@ -82,7 +82,7 @@ let package = Package(
 
         // What the test targets share: the repository's paths, the DBC corpus, hex
         // helpers, a Varlink server on a temporary socket.
-        .target(name: "TestSupport", dependencies: ["LinuxSupport", "Varlink"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CANBus", "LinuxSupport", "Varlink"], path: "Tests/TestSupport"),
 
         .testTarget(name: "CANKitTests", dependencies: ["CANKit", "CarplayJSON", "TestSupport"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),

@@ -168,7 +168,7 @@ extension VehicleController {
 
         for (index, frame) in commandFrames.enumerated() {
             if index > 0, let pause = pacing[frame.id], commandFrames[index - 1].id == frame.id {
-                try? await Task.sleep(for: pause)
+                try? await clock.sleep(for: pause)
             }
             // Where the frame belongs among those the waiter records: an in-process bus
             // delivers the vehicle's answer before `send` returns.
@@ -201,6 +201,7 @@ extension VehicleController {
         if let settled {
             return CommandOutcome(targets: targets, confirmed: settled.waiter?.confirmed ?? [:], failure: settled.failure, frames: settled.waiter?.frames ?? [])
         }
+        if let stallBeforeWaiting { await stallBeforeWaiting() }
         let failure: CommandFailure? = await withCheckedContinuation { continuation in
             let now = core.withLock { core -> Settled? in
                 guard let waiter = core.waiters[id] else { return Settled(failure: .vehicleUnreachable) }
@@ -248,7 +249,7 @@ extension VehicleController {
         let clock = clock
         core.reaper = Task { [weak self] in
             do {
-                try await clock.sleep(until: deadline, tolerance: nil)
+                try await clock.sleep(until: deadline)
             } catch {
                 return
             }

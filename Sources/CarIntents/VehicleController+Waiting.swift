@@ -37,8 +37,9 @@ extension VehicleController {
                 if holds(condition, core) { return false }
                 let id = core.makeID()
                 // The timer starts once the waiter is in place, so it cannot miss it.
+                let clock = clock
                 let timer = Task { [weak self] in
-                    do { try await Task.sleep(for: timeout) } catch { return }
+                    do { try await clock.sleep(for: timeout) } catch { return }
                     self?.giveUp(id)
                 }
                 core.conditionWaiters[id] = (condition, continuation, timer)

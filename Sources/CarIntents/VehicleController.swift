@@ -33,9 +33,11 @@ public final class VehicleController: Sendable {
     public let profile: VehicleProfile
     let frames: VehicleFrames
     let port: any CANPort
-    let clock = ContinuousClock()
+    let clock: any MonotonicClock
     /// When the controller was made: the origin of `traffic()`'s uptime.
-    let createdAt = ContinuousClock.now
+    let createdAt: ContinuousClock.Instant
+    /// A seam for tests: runs after a command's frames are sent, before its wait.
+    let stallBeforeWaiting: (@Sendable () async -> Void)?
     /// How long after the last trusted frame the vehicle still counts as reachable: the
     /// fastest cyclic status message times `unreachableAfterCycles`.
     let reachabilityWindow: Duration
@@ -144,8 +146,15 @@ public final class VehicleController: Sendable {
         }
     }
 
-    public init(profile: VehicleProfile, port: any CANPort) {
+    public convenience init(profile: VehicleProfile, port: any CANPort, clock: any MonotonicClock = ContinuousClock()) {
+        self.init(profile: profile, port: port, clock: clock, stallBeforeWaiting: nil)
+    }
+
+    init(profile: VehicleProfile, port: any CANPort, clock: any MonotonicClock, stallBeforeWaiting: (@Sendable () async -> Void)?) {
         self.profile = profile
+        self.clock = clock
+        self.createdAt = clock.now
+        self.stallBeforeWaiting = stallBeforeWaiting
         self.frames = VehicleFrames(profile: profile)
         self.port = port
         let cycles = frames.statusMessages.values.compactMap(\.cycleTime)
