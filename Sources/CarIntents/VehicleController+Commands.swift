@@ -4,7 +4,7 @@ import Synchronization
 import VehicleKit
 
 /// Sending commands and waiting for their confirmation: setpoints and presses, steps,
-/// pacing by the command message's cycle time, the reaper that times waiters out.
+/// pacing by the command message's cycle time.
 extension VehicleController {
     /// Sends the commands that set `targets` and waits until status frames show every
     /// target (as the status signals quantize it), the vehicle rejects a command, or
@@ -25,7 +25,7 @@ extension VehicleController {
         // a previous head unit (this daemon restarted): it drops our first frames as out
         // of sequence and resynchronises. One more try settles it; later timeouts stand.
         // Only setpoints are sent again: a press sent twice is two presses.
-        if profile.acknowledgement != nil, core.withLock({ $0.acknowledgements == 0 }), case .timeout? = first.failure,
+        if profile.acknowledgement != nil, core.withLock({ $0.unit.acknowledgements == 0 }), case .timeout? = first.failure,
            targets.keys.allSatisfy({ frames.commandKind(of: $0) == "setpoint" }) {
             var second = await applyOnce(targets, timeout: timeout)
             second.frames = first.frames + second.frames
@@ -36,7 +36,7 @@ extension VehicleController {
 
     func applyOnce(_ targets: [PropertyKey: PropertyValue], timeout: Duration) async -> CommandOutcome {
         guard !targets.isEmpty else { return CommandOutcome(targets: targets, confirmed: [:], failure: nil, frames: []) }
-        let (context, reachable) = core.withLock { ($0.state, isReachable($0)) }
+        let (context, reachable) = snapshot()
         guard reachable else {
             return CommandOutcome(targets: targets, confirmed: [:], failure: .vehicleUnreachable, frames: [])
         }
@@ -61,8 +61,8 @@ extension VehicleController {
                 }
                 context = known
             }
-            let encoded = encoder.withLock { counters in
-                Result { () throws(VehicleFramesError) in try frames.commandFrames(for: direct, context: context, counters: &counters) }
+            let encoded = core.withLock { core in
+                Result { () throws(VehicleFramesError) in try core.unit.commandFrames(for: direct, context: context) }
             }
             let commandFrames: [CANFrame]
             switch encoded {
@@ -99,13 +99,13 @@ extension VehicleController {
         let wanted = frames.reportedValue(target, for: key) ?? target
         var presses = 0
         while true {
-            var state = core.withLock { $0.state }
+            var state = currentState
             if state[key] == nil { state = await self.state(knowing: [key], timeout: timeout) ?? state }
             guard let current = state[key], let position = current.doubleValue, let goal = wanted.doubleValue else {
                 outcome.failure = .timeout(waited: timeout, reported: [:])
                 return outcome
             }
-            if Self.matches(current, wanted) {
+            if HeadUnit.matches(current, wanted) {
                 outcome.confirmed[key] = current
                 return outcome
             }
@@ -121,8 +121,8 @@ extension VehicleController {
             let up = remaining > 0
             let moved = position + (up ? command.step : -command.step)
             let next: PropertyValue = if case .integer = current { .integer(Int(moved.rounded())) } else { .number(moved) }
-            let encoded = encoder.withLock { counters in
-                Result { () throws(VehicleFramesError) in try frames.stepFrames(for: key, up: up, context: state, counters: &counters) }
+            let encoded = core.withLock { core in
+                Result { () throws(VehicleFramesError) in try core.unit.stepFrames(for: key, up: up, context: state) }
             }
             guard case let .success(press) = encoded else {
                 if case let .failure(error) = encoded { outcome.failure = .unencodable(error.description) }
@@ -144,76 +144,39 @@ extension VehicleController {
         _ commandFrames: [CANFrame], expecting targets: [PropertyKey: PropertyValue], confirmed shown: [PropertyKey: PropertyValue],
         context: VehicleState, timeout: Duration
     ) async -> CommandOutcome {
-        var expected: [PropertyKey: PropertyValue] = [:]
-        var statusMessages = Set<String>()
-        var after = context
-        for (key, value) in targets { after[key] = value }
-        for (key, value) in targets {
-            expected[key] = frames.reportedValue(value, for: key, context: after) ?? value
-            if let binding = profile.bindings[key] { statusMessages.insert(binding.status.message) }
-        }
-        var waiter = Waiter(expected: expected, statusMessages: statusMessages)
-        waiter.confirmed = shown
-        // Recorded before sending: the acknowledgement may arrive while `send` runs.
-        for frame in commandFrames {
-            let message = profile.database.message(id: frame.id)?.name ?? ""
-            let counter = profile.protection[message]?.protection.counter(in: frame.data)
-            waiter.sent.append((frame.id.rawValue, counter, message))
-        }
-        let id = core.withLock { core in
-            let id = core.makeID()
-            core.waiters[id] = waiter
-            return id
-        }
-
+        // Registered before sending: the acknowledgement may arrive while `send` runs.
+        let token = core.withLock { $0.unit.beginCommand(commandFrames, expecting: targets, confirmed: shown, context: context) }
         for (index, frame) in commandFrames.enumerated() {
             if index > 0, let pause = pacing[frame.id], commandFrames[index - 1].id == frame.id {
                 try? await clock.sleep(for: pause)
             }
-            // Where the frame belongs among those the waiter records: an in-process bus
-            // delivers the vehicle's answer before `send` returns.
-            let position = core.withLock { $0.waiters[id]?.frames.count ?? 0 }
+            let position = core.withLock { $0.unit.recordedFrameCount(of: token) }
             do throws(CANBusError) {
                 let sent: ReceivedFrame
                 if let immediate = port.sendImmediately(frame) { sent = try immediate.get() } else { sent = try await port.send(frame) }
-                core.withLock { core in
-                    core.traffic[frame.id, default: MessageTraffic(id: frame.id)].sent += 1
-                    guard let count = core.waiters[id]?.frames.count else { return }
-                    core.waiters[id]?.frames.insert(sent, at: min(position, count))
-                }
+                core.withLock { $0.unit.sent(sent, for: token, at: position) }
             } catch {
-                let recorded = core.withLock { $0.waiters.removeValue(forKey: id) }
-                return CommandOutcome(targets: targets, confirmed: recorded?.confirmed ?? [:], failure: .bus(error), frames: recorded?.frames ?? [])
+                return core.withLock { $0.unit.finishCommand(token, abandoning: .bus(error)) }
             }
-        }
-
-        // Answered while sending (the in-process vehicle): no suspension at all.
-        let deadline = clock.now + timeout
-        let settled = core.withLock { core -> (failure: CommandFailure?, waiter: Waiter?)? in
-            guard let waiter = core.waiters[id] else { return (.vehicleUnreachable, nil) }
-            if let settled = waiter.settledWhileSending { return (settled.failure, core.waiters.removeValue(forKey: id)) }
-            if waiter.isConfirmed { return (nil, core.waiters.removeValue(forKey: id)) }
-            core.waiters[id]?.deadline = deadline
-            core.waiters[id]?.timeout = timeout
-            armReaper(for: deadline, &core)
-            return nil
-        }
-        if let settled {
-            return CommandOutcome(targets: targets, confirmed: settled.waiter?.confirmed ?? [:], failure: settled.failure, frames: settled.waiter?.frames ?? [])
         }
         if let stallBeforeWaiting { await stallBeforeWaiting() }
-        let failure: CommandFailure? = await withCheckedContinuation { continuation in
-            let now = core.withLock { core -> Settled? in
-                guard let waiter = core.waiters[id] else { return Settled(failure: .vehicleUnreachable) }
-                if let settled = waiter.settledWhileSending { return settled }
-                if waiter.isConfirmed { return Settled(failure: nil) }
-                core.waiters[id]?.continuation = continuation
-                return nil
+        // Answered while sending (the in-process vehicle): no suspension at all.
+        if let outcome = core.withLock({ core in core.unit.isSettled(token) ? core.unit.finishCommand(token) : nil }) { return outcome }
+        // The timeout starts and the continuation is stored under one lock: whatever
+        // settles the command (a frame, the timer) finds the continuation, or the outcome
+        // stays in the machine for the check below it.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = clock.now
+            let ready = core.withLock { core -> Bool in
+                if core.unit.isSettled(token) { return true }
+                core.unit.startTimeout(token, after: timeout, at: now)
+                core.commandWaits[token] = continuation
+                armTimer(&core)
+                return false
             }
-            if let now { continuation.resume(returning: now.failure) }
+            if ready { continuation.resume() }
         }
-        let finished = core.withLock { $0.waiters.removeValue(forKey: id) }
-        return CommandOutcome(targets: targets, confirmed: finished?.confirmed ?? [:], failure: failure, frames: finished?.frames ?? [])
+        return core.withLock { $0.unit.finishCommand(token) }
     }
 
     /// Tells the observers that want commands that `targets` are pending; the command's
@@ -238,69 +201,4 @@ extension VehicleController {
     static func tell(_ progress: CommandProgress, _ core: inout Core) {
         for observer in core.observers.values where observer.commands { observer.continuation.yield(.command(progress)) }
     }
-
-    /// Makes sure the reaper wakes by `deadline`.
-    func armReaper(for deadline: ContinuousClock.Instant, _ core: inout Core) {
-        if core.reaper != nil, let wakes = core.reaperWakes, wakes <= deadline { return }
-        core.reaper?.cancel()
-        core.reaperGeneration += 1
-        let generation = core.reaperGeneration
-        core.reaperWakes = deadline
-        let clock = clock
-        core.reaper = Task { [weak self] in
-            do {
-                try await clock.sleep(until: deadline)
-            } catch {
-                return
-            }
-            self?.reap(generation)
-        }
-    }
-
-    /// Expires the waiters whose deadline passed; re-arms for the next deadline.
-    func reap(_ generation: Int) {
-        let wakes = core.withLock { core -> [Wake] in
-            guard generation == core.reaperGeneration else { return [] }
-            core.reaper = nil
-            core.reaperWakes = nil
-            let now = clock.now
-            var next: ContinuousClock.Instant?
-            var wakes: [Wake] = []
-            for (id, waiter) in core.waiters {
-                guard let deadline = waiter.deadline else { continue }
-                if deadline <= now {
-                    if let wake = Self.expire(id, after: waiter.timeout, &core) { wakes.append(wake) }
-                } else if waiter.continuation != nil || waiter.settledWhileSending == nil {
-                    next = next.map { min($0, deadline) } ?? deadline
-                }
-            }
-            if let next { armReaper(for: next, &core) }
-            return wakes
-        }
-        for wake in wakes { wake.fire() }
-    }
-
-    static func expire(_ id: Int, after waited: Duration, _ core: inout Core) -> Wake? {
-        guard let waiter = core.waiters[id], let continuation = waiter.continuation else { return nil }
-        core.waiters[id]?.continuation = nil
-        if let error = waiter.lastE2EError, !waiter.isConfirmed {
-            return .command(continuation, .e2eError(message: error.message, status: error.status))
-        }
-        var reported: [PropertyKey: PropertyValue] = [:]
-        for key in waiter.expected.keys where waiter.confirmed[key] == nil {
-            if let value = core.state[key] { reported[key] = value }
-        }
-        return .command(continuation, .timeout(waited: waited, reported: reported))
-    }
-
-    static func finish(_ id: Int, with failure: CommandFailure?, _ core: inout Core, _ wakes: inout [Wake]) {
-        guard let continuation = core.waiters[id]?.continuation else {
-            // Still sending: keep the first outcome for when the waiter starts waiting.
-            if core.waiters[id] != nil, core.waiters[id]?.settledWhileSending == nil { core.waiters[id]?.settledWhileSending = Settled(failure: failure) }
-            return
-        }
-        core.waiters[id]?.continuation = nil
-        wakes.append(.command(continuation, failure))
-    }
 }
-

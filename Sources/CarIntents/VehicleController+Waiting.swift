@@ -22,43 +22,18 @@ extension VehicleController {
         await wait(for: .knowing(keys), timeout: timeout) ? currentState : nil
     }
 
-    func holds(_ condition: Condition, _ core: Core) -> Bool {
-        switch condition {
-        case .reachable: isReachable(core)
-        case .complete: core.heardFrom.count >= frames.statusMessages.count
-        case let .knowing(keys): keys.allSatisfy { core.state[$0] != nil }
-        }
-    }
-
-    func wait(for condition: Condition, timeout: Duration) async -> Bool {
-        if core.withLock({ holds(condition, $0) }) { return true }
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let registered = core.withLock { core -> Bool in
-                if holds(condition, core) { return false }
-                let id = core.makeID()
-                // The timer starts once the waiter is in place, so it cannot miss it.
-                let clock = clock
-                let timer = Task { [weak self] in
-                    do { try await clock.sleep(for: timeout) } catch { return }
-                    self?.giveUp(id)
-                }
-                core.conditionWaiters[id] = (condition, continuation, timer)
-                return true
+    /// The wait and its continuation start under one lock, so the frame or the timer
+    /// that ends it cannot come in between.
+    func wait(for condition: HeadUnit.Condition, timeout: Duration) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let now = clock.now
+            let holds = core.withLock { core -> Bool in
+                guard let token = core.unit.wait(for: condition, timeout: timeout, at: now) else { return true }
+                core.conditionWaits[token] = continuation
+                armTimer(&core)
+                return false
             }
-            if !registered { continuation.resume(returning: true) }
-        }
-    }
-
-    func giveUp(_ id: Int) {
-        let waiter = core.withLock { $0.conditionWaiters.removeValue(forKey: id) }
-        waiter?.continuation.resume(returning: false)
-    }
-
-    func checkConditions(_ core: inout Core, _ wakes: inout [Wake]) {
-        guard !core.conditionWaiters.isEmpty else { return }
-        for (id, waiter) in core.conditionWaiters where holds(waiter.condition, core) {
-            core.conditionWaiters[id] = nil
-            wakes.append(.condition(waiter.continuation, true, timer: waiter.timer))
+            if holds { continuation.resume(returning: true) }
         }
     }
 
@@ -78,4 +53,3 @@ extension VehicleController {
 
     func removeObserver(_ id: Int) { _ = core.withLock { $0.observers.removeValue(forKey: id) } }
 }
-

@@ -18,17 +18,43 @@ public struct MessageTraffic: Sendable, Equatable {
     }
 }
 
-/// The head unit's side of the bus: keeps the live vehicle state from trusted status
-/// frames, sends commands and reports success only when status frames confirm them.
+/// What an observer of the controller hears, in the order it happened.
+public enum VehicleEvent: Sendable {
+    case changed(StateChange)
+    /// Only for observers that asked (`events(commands: true)`).
+    case command(CommandProgress)
+}
+
+/// A command in flight, as observers see it: sent with its targets (pending), then
+/// settled -- confirmed by the status frames, or failed. `id` pairs the two.
+public struct CommandProgress: Sendable {
+    public enum Stage: Sendable {
+        case pending
+        case confirmed
+        case failed(CommandFailure)
+    }
+
+    public var id: Int
+    /// The intent the command carries out (nil for a command not sent for an intent).
+    public var intent: IntentName?
+    public var targets: [PropertyKey: PropertyValue]
+    public var stage: Stage
+}
+
+/// Runs the pure `HeadUnit` on a port and a clock: the head unit's side of the bus.
+/// It keeps the live vehicle state from trusted status frames, sends commands and
+/// reports success only when status frames confirm them.
 ///
-/// Its state lives behind one lock rather than in an actor: when the port delivers
-/// directly (the in-process bus, SocketCAN's reader thread) a status frame is decoded
-/// and matched on the thread that received it, and a command whose confirmation arrived
-/// while it was being sent (the in-process simulated vehicle answers at once) returns
-/// without suspending. Continuations are resumed and streams finished outside the lock.
-/// Commands on the same command message must not be applied concurrently (the engine
-/// runs them one at a time): their alive counters are taken in order, but two sends from
-/// different tasks may reach the bus in either order.
+/// The runner owns what the machine must not: one lock around the machine, one timer
+/// (sleeping until the machine's next deadline), the continuations of the tasks that
+/// wait, the observers, and the port. Every decision is the machine's. Frames are
+/// handled on the thread that delivers them (the in-process bus, SocketCAN's reader
+/// thread); continuations are resumed and streams finished outside the lock. A command
+/// whose confirmation arrived while it was being sent (the in-process simulated vehicle
+/// answers at once) returns without suspending. Commands on the same command message
+/// must not be applied concurrently (the engine runs them one at a time): their alive
+/// counters are taken in order, but two sends from different tasks may reach the bus in
+/// either order.
 public final class VehicleController: Sendable {
     public let profile: VehicleProfile
     let frames: VehicleFrames
@@ -38,107 +64,51 @@ public final class VehicleController: Sendable {
     let createdAt: ContinuousClock.Instant
     /// A seam for tests: runs after a command's frames are sent, before its wait.
     let stallBeforeWaiting: (@Sendable () async -> Void)?
-    /// How long after the last trusted frame the vehicle still counts as reachable: the
-    /// fastest cyclic status message times `unreachableAfterCycles`.
-    let reachabilityWindow: Duration
+    /// How long after the last trusted frame the vehicle still counts as reachable.
+    public let reachabilityWindow: Duration
     /// Command messages with a period: consecutive frames of one (a request held) go
     /// out that far apart.
     let pacing: [CANID: Duration]
     /// Whether any property is commanded by steps / by toggle (asked per command).
     let hasSteps: Bool
     let hasToggles: Bool
-    let core = Mutex(Core())
-    /// The alive counters of the command messages: encoding takes them, outside `core`,
-    /// so that a status frame is not held up by a command being built.
-    let encoder = Mutex<[String: UInt8]>([:])
-    /// The E2E checkers of the status messages: decoding runs outside `core` too (frames
-    /// arrive one at a time per sender; only `handle` changes the state they are read in).
-    let decoder = Mutex<[String: FrameChecker]>([:])
-
-    /// A command waiting for its confirmation.
-    struct Waiter {
-        var expected: [PropertyKey: PropertyValue]
-        var confirmed: [PropertyKey: PropertyValue] = [:]
-        /// Command frames sent for it: (frame ID, alive counter) to match acknowledgements.
-        var sent: [(id: UInt32, counter: UInt8?, message: String)] = []
-        var statusMessages: Set<String>
-        var lastE2EError: (message: String, status: E2EStatus)?
-        var frames: [ReceivedFrame] = []
-        var continuation: CheckedContinuation<CommandFailure?, Never>?
-        /// The outcome when it arrived before the continuation was installed (while sending).
-        var settledWhileSending: Settled?
-        /// Set once the frames are sent: when the command times out, and its timeout.
-        var deadline: ContinuousClock.Instant?
-        var timeout: Duration = .zero
-
-        var isConfirmed: Bool { confirmed.count == expected.count }
-    }
+    let core: Mutex<Core>
 
     struct Observer {
         var continuation: AsyncStream<VehicleEvent>.Continuation
         var commands: Bool
     }
 
-    /// How a command ended: confirmed (no failure) or failed.
-    struct Settled {
-        var failure: CommandFailure?
-    }
-
-    /// What a caller of the waits below waits for; checked after every trusted frame.
-    enum Condition {
-        case reachable
-        case complete
-        case knowing([PropertyKey])
-    }
-
     /// A continuation to resume once the lock is released.
     enum Wake {
-        case command(CheckedContinuation<CommandFailure?, Never>, CommandFailure?)
-        case condition(CheckedContinuation<Bool, Never>, Bool, timer: Task<Void, Never>?)
+        case command(CheckedContinuation<Void, Never>)
+        case condition(CheckedContinuation<Bool, Never>, Bool)
 
         func fire() {
             switch self {
-            case let .command(continuation, failure): continuation.resume(returning: failure)
-            case let .condition(continuation, met, timer):
-                timer?.cancel()
-                continuation.resume(returning: met)
+            case let .command(continuation): continuation.resume()
+            case let .condition(continuation, met): continuation.resume(returning: met)
             }
         }
     }
 
-    /// Everything mutable.
+    /// The machine and what runs it, behind the one lock.
     struct Core {
-        var state = VehicleState()
-        var lastTrustedStatus: ContinuousClock.Instant?
-        /// The wall-clock time (the frame's stamp) of each status message's newest trusted frame.
-        var lastStatusStamp: [String: CandumpTimestamp] = [:]
-        /// Status messages received (trusted) at least once.
-        var heardFrom: Set<String> = []
-        var started = false
-        var receiveTask: Task<Void, Never>?
-        var readerFinished = false
-        var untrustedFrames = 0
-        var lastUntrustedFrame: String?
-        /// Acknowledgements received from the vehicle (any command).
-        var acknowledgements = 0
-        /// Per CAN ID what the bus carried (GetBusTraffic): counted as frames arrive.
-        var traffic: [CANID: MessageTraffic] = [:]
-
-        /// One sleeping task expires the waiters whose deadline passed (instead of a task
-        /// per command): it sleeps until the earliest deadline it knows of.
-        var reaper: Task<Void, Never>?
-        var reaperWakes: ContinuousClock.Instant?
-        var reaperGeneration = 0
-
-        var waiters: [Int: Waiter] = [:]
-        var nextID = 0
+        var unit: HeadUnit
+        /// Tasks waiting for a command's outcome or a wait's end, by the machine's token.
+        var commandWaits: [HeadUnit.Token: CheckedContinuation<Void, Never>] = [:]
+        var conditionWaits: [HeadUnit.Token: CheckedContinuation<Bool, Never>] = [:]
         /// Observers (Monitor, the power-level updates): each gets the state changes with
         /// their frame, and commands in flight if it asked for them.
         var observers: [Int: Observer] = [:]
-        var conditionWaiters: [Int: (condition: Condition, continuation: CheckedContinuation<Bool, Never>, timer: Task<Void, Never>?)] = [:]
-
-        /// Counts state changes, so a reader can cache what it derives from the state.
-        var stateVersion = 0
+        var nextID = 0
+        /// The one timer: it sleeps until `timerDeadline`, then expires what is due.
+        var timer: Task<Void, Never>?
+        var timerDeadline: ContinuousClock.Instant?
+        var timerGeneration = 0
+        var started = false
+        var receiveTask: Task<Void, Never>?
+        var readerFinished = false
 
         mutating func makeID() -> Int {
             defer { nextID += 1 }
@@ -155,20 +125,19 @@ public final class VehicleController: Sendable {
         self.clock = clock
         self.createdAt = clock.now
         self.stallBeforeWaiting = stallBeforeWaiting
-        self.frames = VehicleFrames(profile: profile)
+        let unit = HeadUnit(profile: profile)
+        self.frames = unit.frames
+        self.reachabilityWindow = unit.reachabilityWindow
         self.port = port
-        let cycles = frames.statusMessages.values.compactMap(\.cycleTime)
-        // The fastest cyclic message sets the pace: a live vehicle sends it every cycle.
-        let fastest = cycles.min() ?? .milliseconds(100)
-        self.reachabilityWindow = fastest * max(1, profile.policies.unreachableAfterCycles)
         var pacing: [CANID: Duration] = [:]
         for name in frames.commandMessages {
             if let message = profile.database.message(named: name), let cycle = profile.cycleTime(of: message) { pacing[message.canID] = cycle }
         }
         self.pacing = pacing
         let frames = frames
-        self.hasSteps = profile.bindings.keys.contains { frames.commandKind(of: $0) == "step" }
+        self.hasSteps = profile.bindings.keys.contains { frames.stepCommand(of: $0) != nil }
         self.hasToggles = profile.bindings.keys.contains { frames.commandKind(of: $0) == "toggle" }
+        self.core = Mutex(Core(unit: unit))
     }
 
     /// Starts reading the bus.
@@ -202,80 +171,122 @@ public final class VehicleController: Sendable {
     /// shows the controller's lock is not wedged (the systemd watchdog asks).
     public var isReading: Bool { core.withLock { $0.started && !$0.readerFinished } }
 
+    /// Ends every command and wait in flight (`vehicleUnreachable`, unmet), the
+    /// observers' streams, the timer and the reader.
     public func stop() {
-        let (wakes, observers, reaper, receiveTask) = core.withLock { core in
-            var wakes: [Wake] = []
-            for (_, waiter) in core.waiters {
-                if let continuation = waiter.continuation { wakes.append(.command(continuation, .vehicleUnreachable)) }
-            }
-            core.waiters.removeAll()
-            for (_, waiter) in core.conditionWaiters { wakes.append(.condition(waiter.continuation, false, timer: waiter.timer)) }
-            core.conditionWaiters.removeAll()
+        let (wakes, observers, timer, receiveTask) = core.withLock { core in
+            let wakes = dispatch(core.unit.stop(), &core)
             let observers = core.observers.values.map(\.continuation)
             core.observers.removeAll()
-            let reaper = core.reaper
-            core.reaper = nil
-            core.reaperWakes = nil
+            let timer = core.timer
+            core.timer = nil
+            core.timerDeadline = nil
             let receiveTask = core.receiveTask
             core.receiveTask = nil
             core.started = false
-            return (wakes, observers, reaper, receiveTask)
+            return (wakes, observers, timer, receiveTask)
         }
-        reaper?.cancel()
+        timer?.cancel()
         receiveTask?.cancel()
         for wake in wakes { wake.fire() }
         for observer in observers { observer.finish() }
     }
 
-    public var currentState: VehicleState { core.withLock { $0.state } }
+    /// A frame from the bus, on the thread that delivered it.
+    func handle(_ received: ReceivedFrame) {
+        let now = clock.now
+        let wakes = core.withLock { core in dispatch(core.unit.receive(received, at: now), &core) }
+        for wake in wakes { wake.fire() }
+    }
+
+    /// Acts on the machine's events: observers told (under the lock, so they hear
+    /// everything in order), waiting tasks collected to be woken after it.
+    func dispatch(_ events: [HeadUnit.Event], _ core: inout Core) -> [Wake] {
+        var wakes: [Wake] = []
+        for event in events {
+            switch event {
+            case let .changed(change):
+                for observer in core.observers.values { observer.continuation.yield(.changed(change)) }
+            case let .commandSettled(token):
+                if let continuation = core.commandWaits.removeValue(forKey: token) { wakes.append(.command(continuation)) }
+            case let .waitEnded(token, met):
+                if let continuation = core.conditionWaits.removeValue(forKey: token) { wakes.append(.condition(continuation, met)) }
+            }
+        }
+        return wakes
+    }
+
+    /// Makes sure the timer wakes by the machine's next deadline.
+    func armTimer(_ core: inout Core) {
+        guard let next = core.unit.nextDeadline else { return }
+        if core.timer != nil, let wakes = core.timerDeadline, wakes <= next { return }
+        core.timer?.cancel()
+        core.timerGeneration += 1
+        let generation = core.timerGeneration
+        core.timerDeadline = next
+        let clock = clock
+        core.timer = Task { [weak self] in
+            do { try await clock.sleep(until: next) } catch { return }
+            self?.timerFired(generation)
+        }
+    }
+
+    /// Expires what is due, then sleeps until the next deadline.
+    func timerFired(_ generation: Int) {
+        let now = clock.now
+        let wakes = core.withLock { core -> [Wake] in
+            guard generation == core.timerGeneration else { return [] }
+            core.timer = nil
+            core.timerDeadline = nil
+            let wakes = dispatch(core.unit.expire(at: now), &core)
+            armTimer(&core)
+            return wakes
+        }
+        for wake in wakes { wake.fire() }
+    }
+
+    public var currentState: VehicleState { core.withLock { $0.unit.state } }
 
     /// The state and whether the vehicle is reachable, read together.
     public func snapshot() -> (state: VehicleState, reachable: Bool) {
-        core.withLock { ($0.state, isReachable($0)) }
+        let now = clock.now
+        return core.withLock { ($0.unit.state, $0.unit.isReachable(at: now)) }
     }
 
     /// The state and its version, which changes whenever the state does (the service
     /// serializes the state once per version).
     public func versionedState() -> (state: VehicleState, version: Int) {
-        core.withLock { ($0.state, $0.stateVersion) }
+        core.withLock { ($0.unit.state, $0.unit.stateVersion) }
     }
 
     /// The wall-clock stamp of the newest trusted status frame of a message that carries
     /// a property `carries` accepts (GetCarPowerLevelStatus' `dateOfLastStateUpdate`);
     /// nil before the first.
     public func newestStatusStamp(carrying carries: (PropertyKey) -> Bool) -> CandumpTimestamp? {
-        let stamps = core.withLock { $0.lastStatusStamp }
-        var newest: CandumpTimestamp?
-        for (name, stamp) in stamps where frames.statusMessages[name]?.properties.keys.contains(where: carries) == true {
-            if newest.map({ stamp > $0 }) ?? true { newest = stamp }
-        }
-        return newest
+        core.withLock { $0.unit.newestStatusStamp(carrying: carries) }
     }
 
     /// Frames from the vehicle's IDs that failed their protection check (wrong CRC,
     /// repeated or skipped alive counter): GetState's `bus.untrustedFrames`.
-    public var untrustedFrames: Int { core.withLock { $0.untrustedFrames } }
+    public var untrustedFrames: Int { core.withLock { $0.unit.untrustedFrames } }
 
     /// The latest untrusted frame (for the log): the message and why, nil before the first.
-    public var lastUntrustedFrame: String? { core.withLock { $0.lastUntrustedFrame } }
+    public var lastUntrustedFrame: String? { core.withLock { $0.unit.lastUntrustedFrame } }
 
     /// Every CAN ID the bus carried since the controller started, in ID order, and the
     /// seconds since then read with the counts (a client's rates: Δframes / Δuptime).
     public func traffic() -> (messages: [MessageTraffic], uptime: Duration) {
-        let messages = core.withLock { $0.traffic.values.sorted { $0.id < $1.id } }
+        let messages = core.withLock { $0.unit.busTraffic }
         return (messages, clock.now - createdAt)
     }
 
     /// Commands sent and still waiting for their confirmation (0 when idle: nothing is
     /// left pending after every `apply` returned).
-    public var pendingCommands: Int { core.withLock { $0.waiters.count } }
+    public var pendingCommands: Int { core.withLock { $0.unit.commandCount } }
 
     /// True when a trusted status frame arrived within `unreachableAfterCycles` cycle times.
-    public var isReachable: Bool { core.withLock { isReachable($0) } }
-
-    func isReachable(_ core: Core) -> Bool {
-        guard let last = core.lastTrustedStatus else { return false }
-        return clock.now - last <= reachabilityWindow
+    public var isReachable: Bool {
+        let now = clock.now
+        return core.withLock { $0.unit.isReachable(at: now) }
     }
 }
-

@@ -62,7 +62,7 @@ final class StateHistory: Sendable {
     func values(_ key: PropertyKey) -> [PropertyValue] { seen.withLock { $0[key] ?? [] } }
 
     func showed(_ key: PropertyKey, _ value: PropertyValue) -> Bool {
-        values(key).contains { VehicleController.matches($0, value) }
+        values(key).contains { HeadUnit.matches($0, value) }
     }
 
     /// `showed`, waiting for the task that reads the events: the controller tells its
@@ -120,7 +120,7 @@ struct FaultRig {
                 problems.append("\(key): vehicle \(vehicleState[key]!), head unit has none")
                 continue
             }
-            if !VehicleController.matches(seen, vehicleState[key]!) { problems.append("\(key): vehicle \(vehicleState[key]!), head unit \(seen)") }
+            if !HeadUnit.matches(seen, vehicleState[key]!) { problems.append("\(key): vehicle \(vehicleState[key]!), head unit \(seen)") }
         }
         return problems
     }
@@ -174,7 +174,7 @@ enum FaultIntent: CaseIterable {
         switch self {
         case .temperature:
             var value: Double
-            repeat { value = 16 + Double(Int.random(in: 0...24, using: &generator)) * 0.5 } while current.map { VehicleController.matches($0, .number(value)) } ?? false
+            repeat { value = 16 + Double(Int.random(in: 0...24, using: &generator)) * 0.5 } while current.map { HeadUnit.matches($0, .number(value)) } ?? false
             return (.number(value), #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":\#(value),"unit":"celsius"},"climateZone":"driver"}}"#)
         case .seatHeating:
             var level: Int
@@ -185,7 +185,7 @@ enum FaultIntent: CaseIterable {
             return (.bool(on), #"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":\#(on),"defroster":"rear"}}"#)
         case .radioFrequency:
             var tenths: Int
-            repeat { tenths = Int.random(in: 880...1070, using: &generator) } while current.map { VehicleController.matches($0, .number(Double(tenths) / 10)) } ?? false
+            repeat { tenths = Int.random(in: 880...1070, using: &generator) } while current.map { HeadUnit.matches($0, .number(Double(tenths) / 10)) } ?? false
             let value = Double(tenths) / 10
             return (.number(value), #"{"intent":"SetRadioStation","parameters":{"radioType":"FM","frequency":\#(value)}}"#)
         }
@@ -316,7 +316,7 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
             if result.response.code == .success {
                 #expect(await history.eventuallyShowed(intent.key, target), "\(context): success, but no trusted status frame showed \(target)")
                 let held = rig.vehicle.state()[intent.key]
-                #expect(held.map { VehicleController.matches($0, target) } == true, "\(context): success, but the vehicle holds \(String(describing: held))")
+                #expect(held.map { HeadUnit.matches($0, target) } == true, "\(context): success, but the vehicle holds \(String(describing: held))")
                 let certainFailure = rule.count == nil && rule.matches(message: intent.commandMessage, keys: [intent.key])
                     && ["drop", "reject", "wrongValue"].contains(rule.kind.name)
                 #expect(!certainFailure, "\(context): success despite a fault that refuses the command")

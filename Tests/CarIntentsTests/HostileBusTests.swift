@@ -234,7 +234,7 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
         }
         // Distinct FM frequencies, none of them the current one.
         let current = rig.controller.currentState[.radioFrequency]
-        let values = (0..<clients).map { Double(900 + 3 * $0) / 10 }.filter { value in current.map { !VehicleController.matches($0, .number(value)) } ?? true }
+        let values = (0..<clients).map { Double(900 + 3 * $0) / 10 }.filter { value in current.map { !HeadUnit.matches($0, .number(value)) } ?? true }
         let results = await withTaskGroup(of: (Double, IntentOutcome?).self) { group in
             for value in values {
                 group.addTask {
@@ -280,11 +280,11 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
         // The last command on the bus is the last intent handled; it succeeded, and it is
         // what the vehicle and the head unit hold.
         let last = try #require(commanded.last)
-        #expect(succeeded.contains { VehicleController.matches(.number($0), .number(last)) }, "the last intent handled was confirmed")
+        #expect(succeeded.contains { HeadUnit.matches(.number($0), .number(last)) }, "the last intent handled was confirmed")
         let held = rig.vehicle.state()[.radioFrequency]
-        #expect(held.map { VehicleController.matches($0, .number(last)) } == true, "the vehicle holds \(String(describing: held)), the last command was \(last)")
+        #expect(held.map { HeadUnit.matches($0, .number(last)) } == true, "the vehicle holds \(String(describing: held)), the last command was \(last)")
         await rig.expectConvergence("after \(values.count) conflicting clients")
         let live = rig.controller.currentState[.radioFrequency]
-        #expect(live.map { VehicleController.matches($0, .number(last)) } == true)
+        #expect(live.map { HeadUnit.matches($0, .number(last)) } == true)
     }
 }

@@ -108,7 +108,7 @@ import Testing
             let engine = IntentEngine(profile: profile, controller: controller)
             vehicle.setFaults(FaultPlan(testCase.rules))
             let result = await engine.perform(try Intent(parsing: intent.json))
-            let holds = VehicleController.matches(vehicle.state()[intent.key] ?? .bool(false), intent.value)
+            let holds = HeadUnit.matches(vehicle.state()[intent.key] ?? .bool(false), intent.value)
             if testCase.reasons.isEmpty {
                 #expect(result.response.code == .success, "\(intent.name), \(testCase.name): \(result.response)")
                 #expect(holds, "\(intent.name): success means the car holds the value")

@@ -1,0 +1,122 @@
+import CANBus
+import CANKit
+import VehicleKit
+
+/// Commands: their frames (with the command messages' alive counters), what their status
+/// must show, and how each one settled.
+extension HeadUnit {
+    /// A command sent (or being sent) and what is known of its confirmation.
+    struct PendingCommand {
+        var targets: [PropertyKey: PropertyValue]
+        /// The targets as the status signals carry them.
+        var expected: [PropertyKey: PropertyValue]
+        var confirmed: [PropertyKey: PropertyValue] = [:]
+        /// Command frames sent for it: (frame ID, alive counter) to match acknowledgements.
+        var sent: [(id: UInt32, counter: UInt8?, message: String)] = []
+        var statusMessages: Set<String>
+        var lastE2EError: (message: String, status: E2EStatus)?
+        /// The frames of its window, sent and received, in bus order.
+        var frames: [ReceivedFrame] = []
+        /// Set once its frames are sent.
+        var deadline: Instant?
+        var timeout: Duration = .zero
+        /// How it ended (nil inside: confirmed); nil while it is open.
+        var settled: CommandFailure??
+
+        var isConfirmed: Bool { confirmed.count == expected.count }
+        var isOpen: Bool { settled == nil }
+    }
+
+    /// The command frames that set `targets` (setpoints, momentary and toggle presses)
+    /// in `context`, each with the next alive counter of its message.
+    public mutating func commandFrames(for targets: [PropertyKey: PropertyValue], context: VehicleState) throws(VehicleFramesError) -> [CANFrame] {
+        try frames.commandFrames(for: targets, context: context, counters: &counters)
+    }
+
+    /// One up or down press of the stepped property `key`.
+    public mutating func stepFrames(for key: PropertyKey, up: Bool, context: VehicleState) throws(VehicleFramesError) -> [CANFrame] {
+        try frames.stepFrames(for: key, up: up, context: context, counters: &counters)
+    }
+
+    /// Registers a command before its frames go out (an acknowledgement or the status may
+    /// arrive while they are sent): `targets` must show in the status, `shown` already
+    /// does. It has no deadline until `startTimeout`.
+    public mutating func beginCommand(
+        _ commandFrames: [CANFrame], expecting targets: [PropertyKey: PropertyValue], confirmed shown: [PropertyKey: PropertyValue],
+        context: VehicleState
+    ) -> Token {
+        var expected: [PropertyKey: PropertyValue] = [:]
+        var statusMessages = Set<String>()
+        var after = context
+        for (key, value) in targets { after[key] = value }
+        for (key, value) in targets {
+            expected[key] = frames.reportedValue(value, for: key, context: after) ?? value
+            if let binding = profile.bindings[key] { statusMessages.insert(binding.status.message) }
+        }
+        var command = PendingCommand(targets: targets, expected: expected, statusMessages: statusMessages)
+        command.confirmed = shown
+        for frame in commandFrames {
+            let message = profile.database.message(id: frame.id)?.name ?? ""
+            let counter = profile.protection[message]?.protection.counter(in: frame.data)
+            command.sent.append((frame.id.rawValue, counter, message))
+        }
+        // Toggles that already show their targets: nothing left to confirm.
+        if command.isConfirmed { command.settled = .some(nil) }
+        let token = makeToken()
+        commands[token] = command
+        return token
+    }
+
+    /// How many frames the command has recorded (where a frame about to be sent goes:
+    /// an in-process bus delivers the vehicle's answer before the send returns).
+    public func recordedFrameCount(of token: Token) -> Int { commands[token]?.frames.count ?? 0 }
+
+    /// A frame of the command went out; `position` is `recordedFrameCount` before the send.
+    public mutating func sent(_ frame: ReceivedFrame, for token: Token, at position: Int) {
+        traffic[frame.frame.id, default: MessageTraffic(id: frame.frame.id)].sent += 1
+        guard let count = commands[token]?.frames.count else { return }
+        commands[token]?.frames.insert(frame, at: min(position, count))
+    }
+
+    /// Whether the command's outcome is ready (or the command is unknown).
+    public func isSettled(_ token: Token) -> Bool { commands[token].map { !$0.isOpen } ?? true }
+
+    /// Starts the command's timeout at `now`, once its frames are sent.
+    public mutating func startTimeout(_ token: Token, after timeout: Duration, at now: Instant) {
+        guard commands[token]?.isOpen == true else { return }
+        commands[token]?.deadline = now + timeout
+        commands[token]?.timeout = timeout
+    }
+
+    /// The command's outcome, and it is forgotten; `vehicleUnreachable` for a command the
+    /// machine does not know (or no longer: `stop`). Called once its outcome is ready, or
+    /// to abandon it with `failure` (its frames could not be sent).
+    public mutating func finishCommand(_ token: Token, abandoning failure: CommandFailure? = nil) -> CommandOutcome {
+        guard let command = commands.removeValue(forKey: token) else {
+            return CommandOutcome(targets: [:], confirmed: [:], failure: failure ?? .vehicleUnreachable, frames: [])
+        }
+        let outcome: CommandFailure? = failure ?? (command.settled ?? .vehicleUnreachable)
+        return CommandOutcome(targets: command.targets, confirmed: command.confirmed, failure: outcome, frames: command.frames)
+    }
+
+    /// Commands registered and not yet finished.
+    public var commandCount: Int { commands.count }
+
+    /// The first outcome stands.
+    mutating func settle(_ token: Token, with failure: CommandFailure?, _ events: inout [Event]) {
+        guard commands[token]?.isOpen == true else { return }
+        commands[token]?.settled = .some(failure)
+        events.append(.commandSettled(token))
+    }
+
+    func timeoutFailure(of command: PendingCommand) -> CommandFailure {
+        if let error = command.lastE2EError, !command.isConfirmed {
+            return .e2eError(message: error.message, status: error.status)
+        }
+        var reported: [PropertyKey: PropertyValue] = [:]
+        for key in command.expected.keys where command.confirmed[key] == nil {
+            if let value = state[key] { reported[key] = value }
+        }
+        return .timeout(waited: command.timeout, reported: reported)
+    }
+}
