@@ -6,6 +6,8 @@
 #   make uninstall
 #   make build STATIC=1      the same, the Swift runtime linked in (no toolchain needed
 #                            where it runs), in .build/static (docs/DEPLOY.md)
+#   make build EXTRA_PROGRAMS=carplay-bench   more products, built with the same flags
+#                            (scripts/test.sh: the daemon tests' load generator)
 #   make deb                 STATIC=1 build, then carplayd_$(VERSION)_ARCH.deb in .build/deb
 #   make deb-files           the package without building (binaries from $(BIN_SRC))
 #   make man                 the man pages, from man/*.in and the programs' --help
@@ -49,6 +51,8 @@ SYSUSERSDIR ?= $(LIBDIR_SD)/sysusers.d
 NETWORKDIR  ?= $(LIBDIR_SD)/systemd/network
 
 PROGRAMS = carplayd carplayctl carplay-ecu
+# Built by `make build` too, not installed.
+EXTRA_PROGRAMS ?=
 UNITS    = carplayd.service carplayd.socket carplayd@.service carplay-ecu@.service
 SCRATCH_FLAG = $(if $(SCRATCH),--scratch-path $(SCRATCH))
 BIN_SRC ?= $(shell $(SWIFT) build -c release $(SCRATCH_FLAG) --show-bin-path 2>/dev/null)
@@ -60,7 +64,7 @@ INSTALL ?= install
 all: build
 
 build:
-	for p in $(PROGRAMS); do $(SWIFT) build -c release $(SCRATCH_FLAG) --product $$p $(SWIFT_FLAGS) || exit 1; done
+	for p in $(PROGRAMS) $(EXTRA_PROGRAMS); do $(SWIFT) build -c release $(SCRATCH_FLAG) --product $$p $(SWIFT_FLAGS) || exit 1; done
 
 install: build
 	$(MAKE) install-files

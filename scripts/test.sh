@@ -12,8 +12,9 @@
 #   5. carplayctl dbc decode against cantools on generated candump logs
 #   6. the real-car DBCs unchanged; every intent on every profile, frames checked with cantools
 # Then, in a full run:
-#   7. the release build (warnings are errors)
-#   8. the Debian package: make deb, lintian, man pages, dpkg -x with /opt/swift masked,
+#   7. the release build, once: make build STATIC=1 (--static-swift-stdlib, .build/static)
+#      with carplay-bench, for the daemon tests, the systemd test and the package
+#   8. the Debian package: make deb-files, lintian, man pages, dpkg -x with /opt/swift masked,
 #      then dpkg -i/reload/-r/--purge in the systemd VM (IntegrationTests/deb)
 #   9. the fuzz targets, 30 s each (Fuzz/run.sh: DBC, profile, candump, frames, Varlink)
 #  10. the real carplayd end to end over its Varlink socket (IntegrationTests/daemon, pytest)
@@ -158,20 +159,47 @@ stage_build() {
     "$SWIFT" build --build-tests -Xswiftc -warnings-as-errors
 }
 
+# ONE release build for every stage that runs release binaries: the package's, `make
+# build STATIC=1` (the Swift runtime linked in, in .build/static), with carplay-bench
+# (IntegrationTests/daemon's load generator) built the same way beside the programs.
+# The daemon tests, the systemd test and the Debian package all run these binaries; the
+# optimizer sees the same code as in the run command's dynamic build (scripts/run.sh),
+# only the linking differs. The dynamic side is the debug build (stage build), which
+# is also the deb tests' control: it must not start where /opt/swift is hidden.
+RELEASE_BIN=""
+
 stage_release_build() {
-    # The README's run command builds in release mode; the optimizer must not choke.
-    step "swift build -c release (carplayd, carplayctl)"
-    "$SWIFT" build -c release --product carplayd -Xswiftc -warnings-as-errors
-    "$SWIFT" build -c release --product carplayctl -Xswiftc -warnings-as-errors
-    "$SWIFT" build -c release --product carplay-bench -Xswiftc -warnings-as-errors  # IntegrationTests/daemon's load generator
+    step "make build STATIC=1 EXTRA_PROGRAMS=carplay-bench (swift build -c release --static-swift-stdlib, warnings are errors, .build/static)"
+    make -s build STATIC=1 EXTRA_PROGRAMS=carplay-bench SWIFT="$SWIFT"
+    RELEASE_BIN="$("$SWIFT" build -c release --scratch-path "$REPO_ROOT/.build/static" --show-bin-path)"
+    local p
+    for p in carplayd carplayctl carplay-ecu carplay-bench; do
+        [ -x "$RELEASE_BIN/$p" ] || die "release build: no $RELEASE_BIN/$p"
+        ! ldd "$RELEASE_BIN/$p" | grep -q libswiftCore || die "release build: $RELEASE_BIN/$p loads libswiftCore (not static)"
+    done
+    echo "release binaries: $RELEASE_BIN"
+}
+
+# Stages that run the release binaries build them once per run (a full run's release_build
+# stage; `--only deb` builds them itself).
+need_release_build() { if [ -z "$RELEASE_BIN" ]; then stage_release_build; fi; }
+
+# The deb tests' control: a build that loads the Swift runtime from the toolchain must
+# fail to start where /opt/swift is hidden (else the mask hides nothing): this run's
+# debug build (IntegrationTests/deb/dynamic-control.sh checks it and fails without it).
+dynamic_control() {
+    CARPLAYD_DYNAMIC_BIN="$("$SWIFT" build --show-bin-path)/carplayd"
+    export CARPLAYD_DYNAMIC_BIN
 }
 
 stage_deb() {
     # The package an in-car unit without a Swift toolchain installs (docs/DEPLOY.md): the
-    # STATIC=1 build, lintian, man pages, the binaries from `dpkg -x` with /opt/swift
-    # masked; then under systemd in the VM with no toolchain in the guest.
-    step "Debian package (make deb; IntegrationTests/deb on the host, then in the systemd VM)"
-    make -s deb SWIFT="$SWIFT"
+    # static release build, lintian, man pages, the binaries from `dpkg -x` with
+    # /opt/swift masked; then under systemd in the VM with no toolchain in the guest.
+    need_release_build
+    dynamic_control
+    step "Debian package (make deb-files from $RELEASE_BIN; IntegrationTests/deb on the host, then in the systemd VM)"
+    make -s deb-files STATIC=1 SWIFT="$SWIFT"
     bash "$REPO_ROOT/IntegrationTests/deb/host.sh" | tee -a "$RESULTS"
     bash "$REPO_ROOT/IntegrationTests/deb/run.sh" | tee -a "$RESULTS"
 }
@@ -275,13 +303,14 @@ stage_fuzz() {
 
 stage_daemon() {
     # The daemon driven by the Python varlink package and raw sockets: every intent,
-    # typed errors, hostile input, persistence, signals. The release build: what the run
-    # command builds and users run (and what the systemd test installs). The abuse tests
+    # typed errors, hostile input, persistence, signals. The release build: what users
+    # run (and what the systemd test installs and the package ships). The abuse tests
     # put hundreds of greedy clients on the daemon and bound how long a well-behaved one
     # may wait; a debug daemon on a 2-CPU host cannot serve them in time (the debug build
     # is covered by swift test and the soak).
+    need_release_build
     step "carplayd end to end (IntegrationTests/daemon, the release binaries)"
-    CARPLAYD_BIN="$("$SWIFT" build -c release --show-bin-path)/carplayd" \
+    CARPLAYD_BIN="$RELEASE_BIN/carplayd" \
         bash "$REPO_ROOT/IntegrationTests/daemon/run.sh" 2>&1 | tee -a "$RESULTS"
 }
 
@@ -305,9 +334,9 @@ stage_vcan() {
 stage_systemd() {
     # carplayd deployed as make install does, under systemd 252 as PID 1 in the qemu VM:
     # socket activation, READY/STATUS, journal fields, restart, watchdog, clean stop.
+    need_release_build
     step "carplayd under systemd (IntegrationTests/systemd, systemd as PID 1 in the VM)"
-    make -s build SWIFT="$SWIFT"
-    CARPLAY_RELEASE_BIN_DIR="$("$SWIFT" build -c release --show-bin-path)" \
+    CARPLAY_RELEASE_BIN_DIR="$RELEASE_BIN" \
         bash "$REPO_ROOT/IntegrationTests/systemd/run.sh" | tee -a "$RESULTS"
 }
 

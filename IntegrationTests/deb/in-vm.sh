@@ -24,7 +24,9 @@ systemctl is-system-running --wait >/dev/null 2>&1 || true
 mount -t tmpfs -o size=1m,mode=0755 tmpfs /opt/swift
 check "/opt/swift is empty in the guest" test -z "$(ls -A /opt/swift)"
 if [ -n "${CARPLAYD_DYNAMIC:-}" ]; then
-    check "control: the host's dynamic build does not start in the guest" bash -c '! "$1" --version >/dev/null 2>&1' _ "$CARPLAYD_DYNAMIC"
+    check "control: the host's dynamic build ($CARPLAYD_DYNAMIC) does not start in the guest" bash -c '! "$1" --version >/dev/null 2>&1' _ "$CARPLAYD_DYNAMIC"
+else
+    bad "control: no dynamic build given (CARPLAYD_DYNAMIC; IntegrationTests/deb/run.sh finds it)"
 fi
 check "no Swift runtime library anywhere ldconfig knows" bash -c '! ldconfig -p | grep -qi swift'
 # The host is a Docker image: its /usr/sbin/policy-rc.d (exit 101) forbids maintainer

@@ -17,9 +17,9 @@ DEB="$(cd "$(dirname "$DEB")" && pwd)/$(basename "$DEB")"
 case "$DEB" in
     /tmp/*) mkdir -p "$REPO/.build/deb-test"; cp "$DEB" "$REPO/.build/deb-test/"; DEB="$REPO/.build/deb-test/$(basename "$DEB")" ;;
 esac
-# The control in the guest: a dynamic build (if there is one) must not start there.
-DYNAMIC=""
-ldd "$REPO/.build/release/carplayd" 2>/dev/null | grep -q libswiftCore && DYNAMIC="$REPO/.build/release/carplayd"
+# The control in the guest: a build that loads the Swift runtime from the toolchain must
+# not start there (IntegrationTests/deb/dynamic-control.sh: the debug build).
+DYNAMIC="$(bash "$REPO/IntegrationTests/deb/dynamic-control.sh")" || exit 1
 echo "==> the package under systemd in a VM, no Swift toolchain in the guest ($DEB)"
 exec "$REPO/IntegrationTests/support/vm/run-in-vm.sh" --systemd --timeout "${DEB_TEST_TIMEOUT:-900}" \
     --env CARPLAYD_DEB="$DEB" --env CARPLAYD_VERSION="$VERSION" --env CARPLAYD_DYNAMIC="$DYNAMIC" -- \

@@ -9,12 +9,14 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$REPO"
 SWIFT="${SWIFT:-swift}"
 command -v "$SWIFT" >/dev/null 2>&1 || SWIFT=/opt/swift/usr/bin/swift
-# Release binaries, as `make install` builds them (built here, on the host: the repo is
-# read-only in the VM).
+# Release binaries, installed as `make install` does: by default the static ones the
+# Debian package ships (`make build STATIC=1`, .build/static: the build scripts/test.sh
+# makes once for this test, the daemon tests and the package), built here, on the host
+# (the repo is read-only in the VM).
 BIN="${CARPLAY_RELEASE_BIN_DIR:-}"
 if [ -z "$BIN" ]; then
-    make -s build SWIFT="$SWIFT" >/dev/null
-    BIN="$("$SWIFT" build -c release --show-bin-path)"
+    make -s build STATIC=1 SWIFT="$SWIFT" >/dev/null
+    BIN="$("$SWIFT" build -c release --scratch-path "$REPO/.build/static" --show-bin-path)"
 fi
 for p in carplayd carplayctl carplay-ecu; do [ -x "$BIN/$p" ] || { echo "IntegrationTests/systemd: $BIN/$p missing" >&2; exit 1; }; done
 # The VM sees the host root, except /tmp (a fresh tmpfs there): stage binaries from /tmp.
