@@ -40,13 +40,15 @@ public final class VehicleSession: Sendable {
     /// `restrictedWhileLocked` its intents restricted while the caller's device is locked;
     /// `headUnitPort` lets a test put a faulty port between the controller and the bus.
     /// A `scenario` is played on a simulated vehicle from its start (ignored otherwise);
-    /// `scenarioLog` gets its lines.
+    /// `scenarioLog` gets its lines. `clock`: the time of the controller and the simulated
+    /// vehicle (tests pass a manual clock).
     public init(
         profile: VehicleProfile, vehicle: Vehicle, savedProfiles: [SavedCarProfile] = [], restrictedWhileLocked: Set<IntentName> = [],
         carIdentifier: String? = nil,
         persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in },
         headUnitPort: @Sendable (any CANPort) -> any CANPort = { $0 },
-        scenario: Scenario? = nil, scenarioLog: @escaping @Sendable (String) -> Void = { _ in }
+        scenario: Scenario? = nil, scenarioLog: @escaping @Sendable (String) -> Void = { _ in },
+        clock: any MonotonicClock = ContinuousClock()
     ) async {
         self.profile = profile
         var scenarioTask: Task<Void, Never>?
@@ -58,9 +60,9 @@ public final class VehicleSession: Sendable {
         case let .simulated(simulation, interface):
             let bus = VirtualCANBus(interface: interface)
             port = headUnitPort(bus.makePort())
-            controller = VehicleController(profile: profile, port: port)
+            controller = VehicleController(profile: profile, port: port, clock: clock)
             await controller.start()
-            let node = SimulatedVehicleNode(simulation: simulation, port: bus.makePort())
+            let node = SimulatedVehicleNode(simulation: simulation, port: bus.makePort(), clock: clock)
             self.vehicle = node
             virtualBus = bus
             vehicleTask = Task { await node.run() }
@@ -71,7 +73,7 @@ public final class VehicleSession: Sendable {
         case let .replayed(replay, loop, interface):
             let bus = VirtualCANBus(interface: interface)
             port = headUnitPort(bus.makePort())
-            controller = VehicleController(profile: profile, port: port)
+            controller = VehicleController(profile: profile, port: port, clock: clock)
             await controller.start()
             let player = CandumpPlayer(replay: replay, port: bus.makePort(), loop: loop)
             self.vehicle = nil
@@ -79,7 +81,7 @@ public final class VehicleSession: Sendable {
             vehicleTask = Task { _ = await player.play() }
         case let .bus(busPort):
             port = headUnitPort(busPort)
-            controller = VehicleController(profile: profile, port: port)
+            controller = VehicleController(profile: profile, port: port, clock: clock)
             await controller.start()
             self.vehicle = nil
             virtualBus = nil

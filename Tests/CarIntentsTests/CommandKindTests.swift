@@ -110,28 +110,16 @@ enum KindsCar {
     }
 }
 
-/// The head unit and the simulated vehicle of `KindsCar` on one virtual bus, with a
-/// candump-like observer.
-struct KindsRig {
-    let session: VehicleSession
-    var engine: IntentEngine { session.engine }
-    var controller: VehicleController { session.controller }
-    var vehicle: SimulatedVehicleNode { session.vehicle! }
-
-    static func start(state: [PropertyKey: PropertyValue] = [:], faults: FaultPlan = .none) async throws -> KindsRig {
+/// The head unit and the simulated vehicle of `KindsCar` (a `Rig`).
+enum KindsRig {
+    static func start(state: [PropertyKey: PropertyValue] = [:], faults: FaultPlan = .none) async throws -> Rig {
         var profile = try KindsCar.load()
         profile.policies.confirmationTimeout = .seconds(2)
-        var initial = VehicleSimulation.defaultState(for: profile)
-        for (key, value) in state { initial[key] = value }
-        let session = await VehicleSession(profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile, state: initial, faults: faults)))
-        #expect(await session.controller.waitUntilComplete(timeout: .seconds(10)), "the simulated car sent all its status messages")
-        return KindsRig(session: session)
+        return try await Rig.start(profile: profile, state: state, faults: faults)
     }
+}
 
-    func perform(_ json: String) async throws -> IntentOutcome { await engine.perform(try Intent(parsing: json)) }
-
-    func stop() async { await session.stop() }
-
+extension Rig {
     /// The command frames of `message` the result recorded, decoded (raw values, no choices).
     func commands(_ result: IntentOutcome, _ message: String) throws -> [[String: Int128]] {
         let dbcMessage = try #require(engine.profile.database.message(named: message))
@@ -149,68 +137,73 @@ struct KindsRig {
 @Suite struct CommandKindTests {
     @Test func momentaryRequestsAreHeldThenReleased() async throws {
         let rig = try await KindsRig.start(state: [.airConditioner: .bool(true)])
-        defer { Task { await rig.stop() } }
-        let off = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAirConditioner":false}}"#)
-        #expect(off.response.code == .success, "\(off.response)")
-        #expect(rig.vehicle.state()[.airConditioner] == .bool(false))
-        let frames = try rig.commands(off, "ClimateRequest")
-        #expect(frames.map { $0["AC_Off"] } == [1, 1, 0], "held for 2 frames, then released")
-        #expect(frames.allSatisfy { $0["AC_On"] == 0 && $0["Spare"] == 255 }, "unbound signals at the profile's default: \(frames)")
-        let on = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAirConditioner":true}}"#)
-        #expect(on.response.code == .success, "\(on.response)")
-        #expect(try rig.commands(on, "ClimateRequest").map { $0["AC_On"] } == [1, 1, 0])
-        #expect(rig.vehicle.state()[.airConditioner] == .bool(true))
+        try await stopping(rig) { rig in
+            let off = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAirConditioner":false}}"#)
+            #expect(off.response.code == .success, "\(off.response)")
+            #expect(rig.vehicle.state()[.airConditioner] == .bool(false))
+            let frames = try rig.commands(off, "ClimateRequest")
+            #expect(frames.map { $0["AC_Off"] } == [1, 1, 0], "held for 2 frames, then released")
+            #expect(frames.allSatisfy { $0["AC_On"] == 0 && $0["Spare"] == 255 }, "unbound signals at the profile's default: \(frames)")
+            let on = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAirConditioner":true}}"#)
+            #expect(on.response.code == .success, "\(on.response)")
+            #expect(try rig.commands(on, "ClimateRequest").map { $0["AC_On"] } == [1, 1, 0])
+            #expect(rig.vehicle.state()[.airConditioner] == .bool(true))
+        }
     }
 
     @Test func oneSignalCarriesARequestPerValue() async throws {
         let rig = try await KindsRig.start()
-        defer { Task { await rig.stop() } }
-        let recirculate = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"airCirculationMode":"recirculateAir"}}"#)
-        #expect(recirculate.response.code == .success, "\(recirculate.response)")
-        #expect(try rig.commands(recirculate, "ClimateRequest").map { $0["Intake"] } == [1, 0])
-        let fresh = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"airCirculationMode":"freshAir"}}"#)
-        #expect(fresh.response.code == .success, "\(fresh.response)")
-        #expect(try rig.commands(fresh, "ClimateRequest").map { $0["Intake"] } == [2, 0])
-        #expect(rig.vehicle.state()[.airCirculation] == .enumeration("freshAir"))
+        try await stopping(rig) { rig in
+            let recirculate = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"airCirculationMode":"recirculateAir"}}"#)
+            #expect(recirculate.response.code == .success, "\(recirculate.response)")
+            #expect(try rig.commands(recirculate, "ClimateRequest").map { $0["Intake"] } == [1, 0])
+            let fresh = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"airCirculationMode":"freshAir"}}"#)
+            #expect(fresh.response.code == .success, "\(fresh.response)")
+            #expect(try rig.commands(fresh, "ClimateRequest").map { $0["Intake"] } == [2, 0])
+            #expect(rig.vehicle.state()[.airCirculation] == .enumeration("freshAir"))
+        }
     }
 
     @Test func aToggleHeldForThreeFramesFlipsOnceAndIsNotPressedWhenItShowsTheTarget() async throws {
         let rig = try await KindsRig.start(state: [.autoMode: .bool(false)])
-        defer { Task { await rig.stop() } }
-        let on = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAutoMode":true}}"#)
-        #expect(on.response.code == .success, "\(on.response)")
-        #expect(try rig.commands(on, "ClimateRequest").map { $0["Auto_Button"] } == [1, 1, 1, 0])
-        #expect(rig.vehicle.state()[.autoMode] == .bool(true), "one press, not three")
-        let again = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAutoMode":true}}"#)
-        #expect(again.response.code == .success, "\(again.response)")
-        #expect(try rig.commands(again, "ClimateRequest").isEmpty, "already on: no press")
-        #expect(rig.vehicle.state()[.autoMode] == .bool(true))
+        try await stopping(rig) { rig in
+            let on = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAutoMode":true}}"#)
+            #expect(on.response.code == .success, "\(on.response)")
+            #expect(try rig.commands(on, "ClimateRequest").map { $0["Auto_Button"] } == [1, 1, 1, 0])
+            #expect(rig.vehicle.state()[.autoMode] == .bool(true), "one press, not three")
+            let again = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAutoMode":true}}"#)
+            #expect(again.response.code == .success, "\(again.response)")
+            #expect(try rig.commands(again, "ClimateRequest").isEmpty, "already on: no press")
+            #expect(rig.vehicle.state()[.autoMode] == .bool(true))
+        }
     }
 
     @Test func stepsUntilTheStatusShowsTheTarget() async throws {
         let rig = try await KindsRig.start(state: [.temperature(zone: "left"): .number(21)])
-        defer { Task { await rig.stop() } }
-        let up = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
-        #expect(up.response.code == .success, "\(up.response)")
-        #expect(try rig.commands(up, "ClimateRequest").map { $0["Temp_UpDn"] } == [1, 0, 1, 0, 1, 0, 1, 0], "four presses of 0.5 °C")
-        #expect(rig.vehicle.state()[.temperature(zone: "left")] == .number(23))
-        let down = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":22,"unit":"celsius"},"climateZone":"driver"}}"#)
-        #expect(down.response.code == .success, "\(down.response)")
-        #expect(try rig.commands(down, "ClimateRequest").map { $0["Temp_UpDn"] } == [2, 0, 2, 0])
-        let fan = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"fanSpeedIndex":5}}"#)
-        #expect(fan.response.code == .success, "\(fan.response) \(fan.resolution.parameters)")
-        #expect(rig.vehicle.state()[.fanSpeed] == .integer(5))
+        try await stopping(rig) { rig in
+            let up = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
+            #expect(up.response.code == .success, "\(up.response)")
+            #expect(try rig.commands(up, "ClimateRequest").map { $0["Temp_UpDn"] } == [1, 0, 1, 0, 1, 0, 1, 0], "four presses of 0.5 °C")
+            #expect(rig.vehicle.state()[.temperature(zone: "left")] == .number(23))
+            let down = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":22,"unit":"celsius"},"climateZone":"driver"}}"#)
+            #expect(down.response.code == .success, "\(down.response)")
+            #expect(try rig.commands(down, "ClimateRequest").map { $0["Temp_UpDn"] } == [2, 0, 2, 0])
+            let fan = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"fanSpeedIndex":5}}"#)
+            #expect(fan.response.code == .success, "\(fan.response) \(fan.resolution.parameters)")
+            #expect(rig.vehicle.state()[.fanSpeed] == .integer(5))
+        }
     }
 
     @Test func aStepTheCarIgnoresEndsInATimeoutNamingWhatItReports() async throws {
         let rig = try await KindsRig.start(
             state: [.temperature(zone: "left"): .number(21)], faults: FaultPlan([FaultRule(.drop, message: "ClimateRequest")]))
-        defer { Task { await rig.stop() } }
-        let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
-        #expect(result.response.code == .failure)
-        #expect(result.response.reason == "timeout", "\(result.response)")
-        #expect("\(result.response.fields["detail"] ?? .null)".contains("climate.temperature.left = 21"), "\(result.response)")
-        #expect(try rig.commands(result, "ClimateRequest").count == 2, "one press and its release, not forty")
+        try await stopping(rig) { rig in
+            let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
+            #expect(result.response.code == .failure)
+            #expect(result.response.reason == "timeout", "\(result.response)")
+            #expect("\(result.response.fields["detail"] ?? .null)".contains("climate.temperature.left = 21"), "\(result.response)")
+            #expect(try rig.commands(result, "ClimateRequest").count == 2, "one press and its release, not forty")
+        }
     }
 
     /// Bug: the simulated vehicle read a setpoint whose scale is not an integer and that
@@ -218,34 +211,37 @@ struct KindsRig {
     /// whole frame, so every other request in that message failed.
     @Test func aScaledSetpointAtItsIdleRawValueAsksForNothing() async throws {
         let rig = try await KindsRig.start(state: [.airConditioner: .bool(false), .temperature(zone: "right"): .number(21)])
-        defer { Task { await rig.stop() } }
-        let on = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAirConditioner":true}}"#)
-        #expect(on.response.code == .success, "\(on.response)")
-        #expect(try rig.commands(on, "ClimateRequest").allSatisfy { $0["Setpoint"] == 0 })
-        #expect(rig.vehicle.state()[.temperature(zone: "right")] == .number(21), "raw 0 is no request for 0 °C")
-        let right = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":19.5,"unit":"celsius"},"climateZone":"passenger"}}"#)
-        #expect(right.response.code == .success, "\(right.response)")
-        #expect(try rig.commands(right, "ClimateRequest").map { $0["Setpoint"] } == [39])
+        try await stopping(rig) { rig in
+            let on = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableAirConditioner":true}}"#)
+            #expect(on.response.code == .success, "\(on.response)")
+            #expect(try rig.commands(on, "ClimateRequest").allSatisfy { $0["Setpoint"] == 0 })
+            #expect(rig.vehicle.state()[.temperature(zone: "right")] == .number(21), "raw 0 is no request for 0 °C")
+            let right = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":19.5,"unit":"celsius"},"climateZone":"passenger"}}"#)
+            #expect(right.response.code == .success, "\(right.response)")
+            #expect(try rig.commands(right, "ClimateRequest").map { $0["Setpoint"] } == [39])
+        }
     }
 
     @Test func aSetpointWithoutIdleCarriesTheOtherSeatsCurrentValue() async throws {
         let rig = try await KindsRig.start(state: [.seat(.frontLeft, .heating): .integer(0), .seat(.frontRight, .heating): .integer(2)])
-        defer { Task { await rig.stop() } }
-        let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":3}}"#)
-        #expect(result.response.code == .success, "\(result.response)")
-        #expect(try rig.commands(result, "SeatRequest") == [["HeatLeft": 3, "HeatRight": 2]])
-        #expect(rig.vehicle.state()[.seat(.frontRight, .heating)] == .integer(2), "the passenger's seat kept its level")
+        try await stopping(rig) { rig in
+            let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":3}}"#)
+            #expect(result.response.code == .success, "\(result.response)")
+            #expect(try rig.commands(result, "SeatRequest") == [["HeatLeft": 3, "HeatRight": 2]])
+            #expect(rig.vehicle.state()[.seat(.frontRight, .heating)] == .integer(2), "the passenger's seat kept its level")
+        }
     }
 
     @Test func oneBlowerDisplayReportsFanOnAndFanLevel() async throws {
         let rig = try await KindsRig.start(state: [.fan: .bool(false), .fanSpeed: .integer(4)])
-        defer { Task { await rig.stop() } }
-        let state = rig.controller.currentState
-        #expect(state[.fan] == .bool(false), "blower 0 reads fan off")
-        #expect(state[.fanSpeed] == .integer(0), "the display shows level 0 while off")
-        let turnOn = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableFan":true}}"#)
-        #expect(turnOn.response.code == .failure, "climate.fan is read-only on this car: \(turnOn.response)")
-        #expect(turnOn.resolution.parameters.first { $0.name == "enableFan" }?.result.kind == "unsupported")
+        try await stopping(rig) { rig in
+            let state = rig.controller.currentState
+            #expect(state[.fan] == .bool(false), "blower 0 reads fan off")
+            #expect(state[.fanSpeed] == .integer(0), "the display shows level 0 while off")
+            let turnOn = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableFan":true}}"#)
+            #expect(turnOn.response.code == .failure, "climate.fan is read-only on this car: \(turnOn.response)")
+            #expect(turnOn.resolution.parameters.first { $0.name == "enableFan" }?.result.kind == "unsupported")
+        }
     }
 }
 

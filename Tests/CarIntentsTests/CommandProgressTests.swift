@@ -26,39 +26,42 @@ import VehicleKit
 
     @Test func aConfirmedCommandIsPendingBeforeItsStatusFrame() async throws {
         let rig = try await Rig.start("sedan", confirmationTimeout: .seconds(5))
-        defer { Task { await rig.stop() } }
-        let events = Self.collect(rig.controller.events(commands: true), until: Self.isSettled)
-        let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":2}}"#)
-        #expect(result.response.code == .success, "\(result.response)")
-        let seen = await events.value
-        let order = seen.map(\.summary)
-        let pending = try #require(order.firstIndex(of: "pending seat.frontLeft.heating=2"), "\(order)")
-        let changed = try #require(order.firstIndex(of: "changed seat.frontLeft.heating"), "\(order)")
-        #expect(pending < changed && order.last == "confirmed seat.frontLeft.heating=2", "\(order)")
-        guard case let .command(first) = seen[pending], case let .command(settled) = seen.last! else { return }
-        #expect(first.id == settled.id && first.intent == .setSeatSettingsInCar)
+        try await stopping(rig) { rig in
+            let events = Self.collect(rig.controller.events(commands: true), until: Self.isSettled)
+            let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":2}}"#)
+            #expect(result.response.code == .success, "\(result.response)")
+            let seen = await events.value
+            let order = seen.map(\.summary)
+            let pending = try #require(order.firstIndex(of: "pending seat.frontLeft.heating=2"), "\(order)")
+            let changed = try #require(order.firstIndex(of: "changed seat.frontLeft.heating"), "\(order)")
+            #expect(pending < changed && order.last == "confirmed seat.frontLeft.heating=2", "\(order)")
+            guard case let .command(first) = seen[pending], case let .command(settled) = seen.last! else { return }
+            #expect(first.id == settled.id && first.intent == .setSeatSettingsInCar)
+        }
     }
 
     @Test func aRejectedCommandFailsWithItsReason() async throws {
         let rig = try await Rig.start("sedan", faults: FaultPlan([FaultRule(.reject(result: nil))]), confirmationTimeout: .seconds(5))
-        defer { Task { await rig.stop() } }
-        let events = Self.collect(rig.controller.events(commands: true), until: Self.isSettled)
-        let result = try await rig.perform(#"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true,"defroster":"rear"}}"#)
-        #expect(result.response.reason == "rejectedByVehicle", "\(result.response)")
-        let commands = await events.value.filter(\.isCommand)
-        #expect(commands.map(\.summary) == ["pending defroster.rear=true", "failed defroster.rear=true"])
-        guard case let .command(failed) = commands.last, case let .failed(failure) = failed.stage else { return }
-        #expect(failure.reason == "rejectedByVehicle")
+        try await stopping(rig) { rig in
+            let events = Self.collect(rig.controller.events(commands: true), until: Self.isSettled)
+            let result = try await rig.perform(#"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true,"defroster":"rear"}}"#)
+            #expect(result.response.reason == "rejectedByVehicle", "\(result.response)")
+            let commands = await events.value.filter(\.isCommand)
+            #expect(commands.map(\.summary) == ["pending defroster.rear=true", "failed defroster.rear=true"])
+            guard case let .command(failed) = commands.last, case let .failed(failure) = failed.stage else { return }
+            #expect(failure.reason == "rejectedByVehicle")
+        }
     }
 
     @Test func observersThatDidNotAskHearNoCommands() async throws {
         let rig = try await Rig.start("sedan", confirmationTimeout: .seconds(5))
-        defer { Task { await rig.stop() } }
-        let plain = Self.collect(rig.controller.events(), until: { $0.summary == "changed defroster.rear" })
-        let result = try await rig.perform(#"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true,"defroster":"rear"}}"#)
-        #expect(result.response.code == .success, "\(result.response)")
-        let seen = await plain.value
-        #expect(seen.allSatisfy { !$0.isCommand }, "\(seen.map(\.summary))")
+        try await stopping(rig) { rig in
+            let plain = Self.collect(rig.controller.events(), until: { $0.summary == "changed defroster.rear" })
+            let result = try await rig.perform(#"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true,"defroster":"rear"}}"#)
+            #expect(result.response.code == .success, "\(result.response)")
+            let seen = await plain.value
+            #expect(seen.allSatisfy { !$0.isCommand }, "\(seen.map(\.summary))")
+        }
     }
 }
 

@@ -28,50 +28,67 @@ final class FinishOrder: Sendable {
     }
 
     /// Starts the dropped temperature intent and returns once the vehicle has dropped
-    /// its command (so the intent holds the climate message's claim).
-    static func startDroppedTemperature(_ rig: Rig, finished: FinishOrder) async throws -> Task<IntentOutcome, any Error> {
+    /// its command (so the intent holds the climate message's claim). Virtual time stands
+    /// still until the test moves it: the intent waits for its timeout meanwhile.
+    static func startDroppedTemperature(_ rig: Rig, finished: FinishOrder) async throws -> Task<IntentOutcome, Never> {
+        let intent = try Intent(parsing: temperature)
         let task = Task {
-            let result = try await rig.perform(temperature)
+            let result = await rig.engine.perform(intent)
             finished.append("temperature")
             return result
         }
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(20)
-        while rig.vehicle.statistics().commandsDropped == 0 {
-            #expect(clock.now < deadline, "the vehicle never dropped the temperature command")
-            if clock.now >= deadline { break }
-            try await Task.sleep(for: .milliseconds(5))
+        let dropped = try await rig.time.run(step: .zero) {
+            while rig.vehicle.statistics().commandsDropped == 0 { await Task.yield() }
+            return true
         }
+        #expect(dropped == true, "the vehicle dropped the temperature command")
         return task
+    }
+
+    /// Performs `json` with virtual time standing still.
+    static func performNow(_ rig: Rig, _ json: String) async throws -> IntentOutcome {
+        let intent = try Intent(parsing: json)
+        return try #require(try await rig.time.run(step: .zero) { await rig.engine.perform(intent) })
     }
 
     @Test func anotherCommandMessageDoesNotWait() async throws {
         let rig = try await Self.rig()
-        defer { Task { await rig.stop() } }
-        let finished = FinishOrder()
-        let temperature = try await Self.startDroppedTemperature(rig, finished: finished)
-        let seat = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"seat":"driver","level":2}}"#)
-        finished.append("seat")
-        #expect(seat.response.code == .success, "\(seat.response)")
-        let dropped = try await temperature.value
-        #expect(dropped.response.code == .failure)
-        #expect(dropped.response.reason == "timeout")
-        // The seat intent (SeatCommand) finished while the climate one still waited.
-        #expect(finished.order == ["seat", "temperature"])
+        try await stopping(rig) { rig in
+            let finished = FinishOrder()
+            let temperature = try await Self.startDroppedTemperature(rig, finished: finished)
+            let seat = try await Self.performNow(rig, #"{"intent":"SetSeatSettingsInCar","parameters":{"seat":"driver","level":2}}"#)
+            finished.append("seat")
+            #expect(seat.response.code == .success, "\(seat.response)")
+            // Now the temperature's timeout may pass.
+            #expect(await rig.time.until { finished.order.contains("temperature") })
+            let dropped = await temperature.value
+            #expect(dropped.response.code == .failure)
+            #expect(dropped.response.reason == "timeout")
+            // The seat intent (SeatCommand) finished while the climate one still waited.
+            #expect(finished.order == ["seat", "temperature"])
+        }
     }
 
     @Test func theSameCommandMessageWaitsItsTurn() async throws {
         let rig = try await Self.rig()
-        defer { Task { await rig.stop() } }
-        let finished = FinishOrder()
-        let temperature = try await Self.startDroppedTemperature(rig, finished: finished)
-        let fan = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"fanSpeedIndex":5}}"#)
-        finished.append("fan")
-        #expect(fan.response.code == .success, "\(fan.response)")
-        #expect(fan.state[.fanSpeed] == .integer(5))
-        _ = try await temperature.value
-        // The fan speed rides on ClimateCommand too: it was sent only after the
-        // temperature command had timed out.
-        #expect(finished.order == ["temperature", "fan"])
+        try await stopping(rig) { rig in
+            let finished = FinishOrder()
+            let temperature = try await Self.startDroppedTemperature(rig, finished: finished)
+            let fanIntent = try Intent(parsing: #"{"intent":"SetClimateSettingsInCar","parameters":{"fanSpeedIndex":5}}"#)
+            let fanTask = Task {
+                let result = await rig.engine.perform(fanIntent)
+                finished.append("fan")
+                return result
+            }
+            // Both finish once time moves on: the temperature's timeout first, then the fan.
+            #expect(await rig.time.until { finished.order.count == 2 })
+            let fan = await fanTask.value
+            #expect(fan.response.code == .success, "\(fan.response)")
+            #expect(fan.state[.fanSpeed] == .integer(5))
+            _ = await temperature.value
+            // The fan speed rides on ClimateCommand too: it was sent only after the
+            // temperature command had timed out.
+            #expect(finished.order == ["temperature", "fan"])
+        }
     }
 }

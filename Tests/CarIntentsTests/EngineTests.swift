@@ -20,36 +20,47 @@ enum ShippedProfiles {
     }
 }
 
-/// A simulated vehicle and a head unit on one virtual bus.
-struct Rig {
+/// A simulated vehicle and a head unit on one virtual bus, in virtual time.
+struct Rig: Stoppable {
     let session: VehicleSession
+    let time: VirtualTime
     var engine: IntentEngine { session.engine }
     var controller: VehicleController { session.controller }
     var vehicle: SimulatedVehicleNode { session.vehicle! }
 
-    /// `confirmationTimeout` replaces the profile's where a test expects success: a
-    /// loaded test machine must not turn a slow confirmation into a failure. Nor a late
-    /// cyclic status frame into an unreachable vehicle (the whole suite runs in parallel
-    /// on two cores: a stall of 300 ms is the SUV's whole window), so a rig waits 40
-    /// cycles before calling it unreachable -- except with `profileReachability`, for the
-    /// test of unreachability itself.
+    /// `confirmationTimeout` replaces the profile's.
     static func start(
-        _ profileName: String, state: [PropertyKey: PropertyValue] = [:], faults: FaultPlan = .none, confirmationTimeout: Duration? = nil,
-        profileReachability: Bool = false
+        _ profileName: String, state: [PropertyKey: PropertyValue] = [:], faults: FaultPlan = .none, confirmationTimeout: Duration? = nil
     ) async throws -> Rig {
         var profile = try ShippedProfiles.load(profileName)
         if let confirmationTimeout { profile.policies.confirmationTimeout = confirmationTimeout }
-        if !profileReachability { profile.policies.unreachableAfterCycles = max(profile.policies.unreachableAfterCycles, 40) }
-        var initial = VehicleSimulation.defaultState(for: profile)
-        for (key, value) in state { initial[key] = value }
-        let session = await VehicleSession(profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile, state: initial, faults: faults)))
-        let complete = await session.controller.waitUntilComplete(timeout: .seconds(10))
-        #expect(complete, "the simulated \(profileName) sent all its status messages")
-        return Rig(session: session)
+        return try await start(profile: profile, state: state, faults: faults)
     }
 
+    /// The vehicle starts from its default state with `state` over it; `headUnitPort`
+    /// may put a faulty port between the controller and the bus.
+    static func start(
+        profile: VehicleProfile, state: [PropertyKey: PropertyValue] = [:], faults: FaultPlan = .none,
+        headUnitPort: @Sendable (any CANPort) -> any CANPort = { $0 }
+    ) async throws -> Rig {
+        var initial = VehicleSimulation.defaultState(for: profile)
+        for (key, value) in state { initial[key] = value }
+        let clock = ManualClock()
+        let session = await VehicleSession(
+            profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile, state: initial, faults: faults)), headUnitPort: headUnitPort,
+            clock: clock)
+        let time = VirtualTime(clock: clock, vehicle: session.vehicle)
+        // The vehicle's first frames are due at once: no time needs to pass.
+        let complete = try await time.run(step: .zero) { await session.controller.waitUntilComplete(timeout: .seconds(10)) }
+        #expect(complete == true, "the simulated \(profile.displayName) sent all its status messages")
+        return Rig(session: session, time: time)
+    }
+
+    /// Performs `json` while virtual time moves on.
     func perform(_ json: String) async throws -> IntentOutcome {
-        await engine.perform(try Intent(parsing: json))
+        let intent = try Intent(parsing: json)
+        let engine = engine
+        return try #require(try await time.run { await engine.perform(intent) })
     }
 
     func stop() async { await session.stop() }
@@ -59,36 +70,39 @@ struct Rig {
     @Test(arguments: ["sedan", "suv"])
     func successConfirmedByStatusFrames(_ profileName: String) async throws {
         let rig = try await Rig.start(profileName, confirmationTimeout: .seconds(5))
-        defer { Task { await rig.stop() } }
-        let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
-        #expect(result.response.code == .success, "\(result.response)")
-        let zone = try #require(rig.engine.profile.climate?.zones.first { $0.seats.contains(.frontLeft) })
-        #expect(result.state[.temperature(zone: zone.id)] == .number(23))
-        #expect(rig.vehicle.state()[.temperature(zone: zone.id)] == .number(23), "the vehicle itself holds the value")
-        // A command frame went out and status frames came back, all E2E-valid.
-        #expect(result.frames.count >= 2)
-        #expect(rig.controller.untrustedFrames == 0)
+        try await stopping(rig) { rig in
+            let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
+            #expect(result.response.code == .success, "\(result.response)")
+            let zone = try #require(rig.engine.profile.climate?.zones.first { $0.seats.contains(.frontLeft) })
+            #expect(result.state[.temperature(zone: zone.id)] == .number(23))
+            #expect(rig.vehicle.state()[.temperature(zone: zone.id)] == .number(23), "the vehicle itself holds the value")
+            // A command frame went out and status frames came back, all E2E-valid.
+            #expect(result.frames.count >= 2)
+            #expect(rig.controller.untrustedFrames == 0)
+        }
     }
 
     @Test(arguments: ["sedan", "suv"])
     func theStateVersionChangesWithTheState(_ profileName: String) async throws {
         let rig = try await Rig.start(profileName, confirmationTimeout: .seconds(5))
-        defer { Task { await rig.stop() } }
-        let before = rig.controller.versionedState()
-        let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
-        #expect(result.response.code == .success, "\(result.response)")
-        let after = rig.controller.versionedState()
-        #expect(after.state != before.state)
-        #expect(after.version != before.version, "a cache keyed by the version sees the change")
-        #expect(result.stateVersion > before.version && result.stateVersion <= after.version)
+        try await stopping(rig) { rig in
+            let before = rig.controller.versionedState()
+            let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
+            #expect(result.response.code == .success, "\(result.response)")
+            let after = rig.controller.versionedState()
+            #expect(after.state != before.state)
+            #expect(after.version != before.version, "a cache keyed by the version sees the change")
+            #expect(result.stateVersion > before.version && result.stateVersion <= after.version)
+        }
     }
 
     @Test func relativeSettingsFollowTheLiveState() async throws {
         let rig = try await Rig.start("sedan", state: [.fanSpeed: .integer(4)], confirmationTimeout: .seconds(5))
-        defer { Task { await rig.stop() } }
-        let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"relativeFanSpeedSetting":"higher"}}"#)
-        #expect(result.response.code == .success)
-        #expect(result.state[.fanSpeed] == .integer(5))
+        try await stopping(rig) { rig in
+            let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"relativeFanSpeedSetting":"higher"}}"#)
+            #expect(result.response.code == .success)
+            #expect(result.state[.fanSpeed] == .integer(5))
+        }
     }
 
     /// ListCars: the car from its profile (INCar), sending nothing.
@@ -121,57 +135,60 @@ struct Rig {
     /// signals work on a locked car (pre-conditioning, finding it by its horn).
     @Test(arguments: ["sedan", "suv"]) func aLockedCarTakesClimateSeatsAndSignals(_ profileName: String) async throws {
         let rig = try await Rig.start(profileName, state: [.locked: .bool(true)], confirmationTimeout: .seconds(5))
-        defer { Task { await rig.stop() } }
-        for json in [
-            #"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":2}}"#,
-            #"{"intent":"SetClimateSettingsInCar","parameters":{"enableFan":true,"fanSpeedIndex":3}}"#,
-            #"{"intent":"ActivateCarSignal","parameters":{"signals":["\#(rig.engine.profile.carSignals.first?.rawValue ?? "audible")"]}}"#,
-        ] {
-            let result = try await rig.perform(json)
-            #expect(result.response.code == .success, "\(json): \(result.response)")
+        try await stopping(rig) { rig in
+            for json in [
+                #"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":2}}"#,
+                #"{"intent":"SetClimateSettingsInCar","parameters":{"enableFan":true,"fanSpeedIndex":3}}"#,
+                #"{"intent":"ActivateCarSignal","parameters":{"signals":["\#(rig.engine.profile.carSignals.first?.rawValue ?? "audible")"]}}"#,
+            ] {
+                let result = try await rig.perform(json)
+                #expect(result.response.code == .success, "\(json): \(result.response)")
+            }
+            #expect(rig.controller.currentState[.locked] == .bool(true))
+            let unlock = try await rig.perform(#"{"intent":"SetCarLockStatus","parameters":{"locked":false}}"#)
+            #expect(unlock.response.code == .success)
+            #expect(unlock.state[.locked] == .bool(false))
         }
-        #expect(rig.controller.currentState[.locked] == .bool(true))
-        let unlock = try await rig.perform(#"{"intent":"SetCarLockStatus","parameters":{"locked":false}}"#)
-        #expect(unlock.response.code == .success)
-        #expect(unlock.state[.locked] == .bool(false))
     }
 
     @Test func saveAndRestoreACarProfile() async throws {
         let rig = try await Rig.start("suv", confirmationTimeout: .seconds(5))
-        defer { Task { await rig.stop() } }
-        let set = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableMassage":true,"seat":"driver","level":3}}"#)
-        #expect(set.response.code == .success, "\(set.response)")
-        let save = try await rig.perform(#"{"intent":"SaveProfileInCar","parameters":{"profileNumber":2,"profileName":"Alex"}}"#)
-        #expect(save.response.code == .success, "\(save.response)")
-        let change = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableMassage":false,"seat":"driver"}}"#)
-        #expect(change.response.code == .success)
-        #expect(change.state[.seat(.frontLeft, .massage)] == .integer(0))
-        let restore = try await rig.perform(#"{"intent":"SetProfileInCar","parameters":{"profileName":"alex"}}"#)
-        #expect(restore.response.code == .success, "\(restore.response) \(restore.frames.map(\.logLine))")
-        #expect(restore.state[.seat(.frontLeft, .massage)] == .integer(3))
-        #expect(restore.state[.activeProfile] == .integer(2))
+        try await stopping(rig) { rig in
+            let set = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableMassage":true,"seat":"driver","level":3}}"#)
+            #expect(set.response.code == .success, "\(set.response)")
+            let save = try await rig.perform(#"{"intent":"SaveProfileInCar","parameters":{"profileNumber":2,"profileName":"Alex"}}"#)
+            #expect(save.response.code == .success, "\(save.response)")
+            let change = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableMassage":false,"seat":"driver"}}"#)
+            #expect(change.response.code == .success)
+            #expect(change.state[.seat(.frontLeft, .massage)] == .integer(0))
+            let restore = try await rig.perform(#"{"intent":"SetProfileInCar","parameters":{"profileName":"alex"}}"#)
+            #expect(restore.response.code == .success, "\(restore.response) \(restore.frames.map(\.logLine))")
+            #expect(restore.state[.seat(.frontLeft, .massage)] == .integer(3))
+            #expect(restore.state[.activeProfile] == .integer(2))
+        }
     }
 
     @Test func restoreReportsPartialFailure() async throws {
         let rig = try await Rig.start("sedan", confirmationTimeout: .seconds(5))
-        defer { Task { await rig.stop() } }
-        let save = try await rig.perform(#"{"intent":"SaveProfileInCar","parameters":{"profileNumber":1}}"#)
-        #expect(save.response.code == .success, "\(save.response)")
-        // The audio source differs from the saved one, so no status frame already on its
-        // way can confirm the audio command before the vehicle's rejection arrives.
-        let source = try await rig.perform(#"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"sourceBluetooth"}}"#)
-        #expect(source.response.code == .success, "\(source.response)")
-        rig.vehicle.setFaults(FaultPlan([FaultRule(.reject(result: nil), message: "AudioCommand")]))
-        let restore = try await rig.perform(#"{"intent":"SetProfileInCar","parameters":{"profileNumber":1}}"#)
-        #expect(restore.response.code == .failure)
-        #expect(restore.response.reason == "rejectedByVehicle")
-        guard case let .array(failed)? = restore.response.fields["failed"], case let .array(confirmed)? = restore.response.fields["confirmed"] else {
-            Issue.record("no confirmed/failed lists: \(restore.response)")
-            return
+        try await stopping(rig) { rig in
+            let save = try await rig.perform(#"{"intent":"SaveProfileInCar","parameters":{"profileNumber":1}}"#)
+            #expect(save.response.code == .success, "\(save.response)")
+            // The audio source differs from the saved one, so no status frame already on its
+            // way can confirm the audio command before the vehicle's rejection arrives.
+            let source = try await rig.perform(#"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"sourceBluetooth"}}"#)
+            #expect(source.response.code == .success, "\(source.response)")
+            rig.vehicle.setFaults(FaultPlan([FaultRule(.reject(result: nil), message: "AudioCommand")]))
+            let restore = try await rig.perform(#"{"intent":"SetProfileInCar","parameters":{"profileNumber":1}}"#)
+            #expect(restore.response.code == .failure)
+            #expect(restore.response.reason == "rejectedByVehicle")
+            guard case let .array(failed)? = restore.response.fields["failed"], case let .array(confirmed)? = restore.response.fields["confirmed"] else {
+                Issue.record("no confirmed/failed lists: \(restore.response)")
+                return
+            }
+            #expect(failed.contains(.string("audio.source")))
+            #expect(confirmed.contains(.string("climate.fanSpeed")))
+            #expect(!confirmed.contains(.string("audio.source")))
         }
-        #expect(failed.contains(.string("audio.source")))
-        #expect(confirmed.contains(.string("climate.fanSpeed")))
-        #expect(!confirmed.contains(.string("audio.source")))
     }
 
     /// A restarted head unit starts its alive counters again; the vehicle still holds the
@@ -179,48 +196,49 @@ struct Rig {
     @Test func aRestartedHeadUnitResynchronises() async throws {
         let profile = try ShippedProfiles.load("sedan")
         let bus = VirtualCANBus()
-        let firstController = VehicleController(profile: profile, port: bus.makePort())
+        let clock = ManualClock()
+        let firstController = VehicleController(profile: profile, port: bus.makePort(), clock: clock)
         await firstController.start()
-        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: bus.makePort())
+        let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: bus.makePort(), clock: clock)
+        let time = VirtualTime(clock: clock, vehicle: vehicle)
         let task = Task { await vehicle.run() }
         defer { task.cancel() }
-        // Generous waits: on a loaded machine the vehicle's cyclic frames can lag past the
-        // reachability window (5 cycles), and this test is about counters, not timing.
-        #expect(await firstController.waitUntilComplete(timeout: .seconds(20)))
+        #expect(try await time.run(step: .zero) { await firstController.waitUntilComplete(timeout: .seconds(10)) } == true)
         for level in [1, 2, 3] {
-            _ = await firstController.waitUntilReachable(timeout: .seconds(20))
-            let outcome = await firstController.apply([.seat(.frontLeft, .heating): .integer(level)], timeout: .seconds(1))
-            #expect(outcome.succeeded)
+            let outcome = try await time.run { await firstController.apply([.seat(.frontLeft, .heating): .integer(level)], timeout: .seconds(1)) }
+            #expect(outcome?.succeeded == true)
         }
         firstController.stop()
         // The "restarted daemon": a new controller, counters from 0 again.
-        let secondController = VehicleController(profile: profile, port: bus.makePort())
+        let secondController = VehicleController(profile: profile, port: bus.makePort(), clock: clock)
         await secondController.start()
-        #expect(await secondController.waitUntilComplete(timeout: .seconds(20)))
-        let outcome = await secondController.apply([.seat(.frontLeft, .heating): .integer(1)], timeout: .seconds(1))
-        #expect(outcome.succeeded, "\(String(describing: outcome.failure))")
+        #expect(try await time.run { await secondController.waitUntilComplete(timeout: .seconds(10)) } == true)
+        let outcome = try await time.run { await secondController.apply([.seat(.frontLeft, .heating): .integer(1)], timeout: .seconds(1)) }
+        #expect(outcome?.succeeded == true, "\(String(describing: outcome?.failure))")
         #expect(vehicle.state()[.seat(.frontLeft, .heating)] == .integer(1))
         secondController.stop()
     }
 
     @Test func unresolvedIntentSendsNothing() async throws {
         let rig = try await Rig.start("sedan")
-        defer { Task { await rig.stop() } }
-        let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"thirdRowLeft","level":1}}"#)
-        #expect(result.response.code == .failure)
-        #expect(result.frames.isEmpty)
-        guard case .unsupported = result.resolution["seat"] else {
-            Issue.record("thirdRowLeft should be unsupported on the sedan: \(String(describing: result.resolution["seat"]))")
-            return
+        try await stopping(rig) { rig in
+            let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"thirdRowLeft","level":1}}"#)
+            #expect(result.response.code == .failure)
+            #expect(result.frames.isEmpty)
+            guard case .unsupported = result.resolution["seat"] else {
+                Issue.record("thirdRowLeft should be unsupported on the sedan: \(String(describing: result.resolution["seat"]))")
+                return
+            }
         }
     }
 
     @Test func notSubscribedSatellite() async throws {
         let rig = try await Rig.start("suv")
-        defer { Task { await rig.stop() } }
-        let result = try await rig.perform(#"{"intent":"SetRadioStation","parameters":{"radioType":"satellite","channel":"7"}}"#)
-        #expect(result.response.code == .failureNotSubscribed)
-        #expect(result.frames.isEmpty)
+        try await stopping(rig) { rig in
+            let result = try await rig.perform(#"{"intent":"SetRadioStation","parameters":{"radioType":"satellite","channel":"7"}}"#)
+            #expect(result.response.code == .failureNotSubscribed)
+            #expect(result.frames.isEmpty)
+        }
     }
 
     // MARK: - Faults: each gives the right failure, within the timeout
@@ -232,17 +250,17 @@ struct Rig {
     func expectFailure(_ faults: FaultPlan, reason: String, profile: String = "sedan", afterStart: Bool = false) async throws {
         let rig = try await Rig.start(profile, faults: afterStart ? .none : faults)
         if afterStart { rig.vehicle.setFaults(faults) }
-        defer { Task { await rig.stop() } }
-        let clock = ContinuousClock()
-        let start = clock.now
-        let result = try await rig.perform(Self.climate)
-        let elapsed = clock.now - start
-        #expect(result.response.code == .failure, "\(faults): \(result.response)")
-        #expect(result.response.reason == reason, "\(faults): \(result.response) \(result.frames.map(\.logLine))")
-        // At most two tries (the second when the vehicle never acknowledged anything), plus
-        // a generous slack: this is a no-hang check, not a timing measurement (the fault
-        // suites run beside it on a loaded 2-core machine; 500 ms was exceeded there).
-        #expect(elapsed < rig.engine.profile.policies.confirmationTimeout * 2 + .seconds(10), "no hang: \(elapsed)")
+        try await stopping(rig) { rig in
+            let start = rig.time.clock.elapsed
+            let result = try await rig.perform(Self.climate)
+            let elapsed = rig.time.clock.elapsed - start
+            #expect(result.response.code == .failure, "\(faults): \(result.response)")
+            #expect(result.response.reason == reason, "\(faults): \(result.response) \(result.frames.map(\.logLine))")
+            // At most two tries (the second when the vehicle never acknowledged anything), in
+            // virtual time: exact up to one step of the test.
+            let timeout = rig.engine.profile.policies.confirmationTimeout
+            #expect(elapsed <= timeout * 2 + .milliseconds(50), "within two tries of \(timeout): \(elapsed)")
+        }
     }
 
     @Test(arguments: ["sedan", "suv"])
@@ -276,9 +294,10 @@ struct Rig {
     @Test(arguments: ["sedan", "suv"])
     func delayWithinTheTimeoutSucceeds(_ profile: String) async throws {
         let rig = try await Rig.start(profile, faults: FaultPlan([FaultRule(.delay(.milliseconds(100)))]), confirmationTimeout: .seconds(5))
-        defer { Task { await rig.stop() } }
-        let result = try await rig.perform(Self.climate)
-        #expect(result.response.code == .success, "\(result.response)")
+        try await stopping(rig) { rig in
+            let result = try await rig.perform(Self.climate)
+            #expect(result.response.code == .success, "\(result.response)")
+        }
     }
 
     @Test(arguments: ["sedan", "suv"])
@@ -288,14 +307,17 @@ struct Rig {
 
     @Test(arguments: ["sedan", "suv"])
     func silenceMakesTheVehicleUnreachable(_ profile: String) async throws {
-        let rig = try await Rig.start(profile, profileReachability: true)
-        defer { Task { await rig.stop() } }
-        rig.vehicle.setFaults(FaultPlan([FaultRule(.silence)]))
-        // After unreachableAfterCycles cycle times without a status frame.
-        try await Task.sleep(for: .milliseconds(1200))
-        #expect(rig.controller.isReachable == false)
-        let result = try await rig.perform(Self.climate)
-        #expect(result.response.code == .failure)
-        #expect(result.response.reason == "vehicleUnreachable")
+        let rig = try await Rig.start(profile)
+        try await stopping(rig) { rig in
+            rig.vehicle.setFaults(FaultPlan([FaultRule(.silence)]))
+            // Unreachable after exactly unreachableAfterCycles cycle times without a status frame.
+            rig.time.advance(by: rig.controller.reachabilityWindow)
+            #expect(rig.controller.isReachable, "the last frame is one window old")
+            rig.time.advance(by: .milliseconds(1))
+            #expect(rig.controller.isReachable == false)
+            let result = try await rig.perform(Self.climate)
+            #expect(result.response.code == .failure)
+            #expect(result.response.reason == "vehicleUnreachable")
+        }
     }
 }

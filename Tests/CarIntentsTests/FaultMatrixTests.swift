@@ -75,9 +75,11 @@ final class StateHistory: Sendable {
 }
 
 /// One head unit and one simulated vehicle on a virtual bus, with a flaky head-unit port.
-struct FaultRig {
-    let session: VehicleSession
+struct FaultRig: Stoppable {
+    let rig: Rig
     let timeout: Duration
+    var session: VehicleSession { rig.session }
+    var time: VirtualTime { rig.time }
     var engine: IntentEngine { session.engine }
     var controller: VehicleController { session.controller }
     var vehicle: SimulatedVehicleNode { session.vehicle! }
@@ -87,22 +89,18 @@ struct FaultRig {
     static func start(_ profileName: String = "sedan", timeout: Duration) async throws -> FaultRig {
         var profile = try ShippedProfiles.load(profileName)
         profile.policies.confirmationTimeout = timeout
-        let session = await VehicleSession(profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile)), headUnitPort: { FlakyPort(inner: $0) })
-        let complete = await session.controller.waitUntilComplete(timeout: .seconds(20))
-        #expect(complete, "the simulated \(profileName) sent all its status messages")
-        return FaultRig(session: session, timeout: timeout)
+        return FaultRig(rig: try await Rig.start(profile: profile, headUnitPort: { FlakyPort(inner: $0) }), timeout: timeout)
     }
 
     func stop() async { await session.stop() }
 
-    /// Performs and checks the bound: at most two tries (the second only while the
-    /// vehicle never acknowledged anything) plus a generous slack for a loaded machine.
+    /// Performs and checks the bound, in virtual time: at most two tries (the second only
+    /// while the vehicle never acknowledged anything) and the pacing of held frames.
     func perform(_ json: String) async throws -> IntentOutcome {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let result = await engine.perform(try Intent(parsing: json))
-        let elapsed = clock.now - start
-        #expect(elapsed < timeout * 2 + .seconds(10), "\(json) ended after \(elapsed)")
+        let start = time.clock.elapsed
+        let result = try await rig.perform(json)
+        let elapsed = time.clock.elapsed - start
+        #expect(elapsed <= timeout * 2 + .seconds(1), "\(json) ended after \(elapsed)")
         #expect(controller.pendingCommands == 0, "no command left waiting after \(json)")
         #expect(engine.handlesInFlight == 0, "no handle left queued after \(json)")
         return result
@@ -125,18 +123,15 @@ struct FaultRig {
         return problems
     }
 
-    /// Waits (generously) until the controller has converged on the vehicle's state and the
-    /// vehicle is reachable again; records an issue otherwise.
+    /// Moves time on until the controller has converged on the vehicle's state and the
+    /// vehicle is reachable again (20 s of virtual time at most); records an issue otherwise.
     func expectConvergence(_ context: String) async {
-        let reachable = await controller.waitUntilReachable(timeout: .seconds(20))
-        #expect(reachable, "\(context): the vehicle is reachable again once the fault cleared")
-        let deadline = ContinuousClock.now + .seconds(20)
-        var problems = await disagreements()
-        while !problems.isEmpty, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-            problems = await disagreements()
-        }
-        #expect(problems.isEmpty, "\(context): state did not converge: \(problems)")
+        let controller = controller
+        let reachable = try? await time.run { await controller.waitUntilReachable(timeout: .seconds(20)) }
+        #expect(reachable == true, "\(context): the vehicle is reachable again once the fault cleared")
+        let converged = await time.until(limit: .seconds(20)) { await disagreements().isEmpty }
+        let problems = await disagreements()
+        #expect(converged, "\(context): state did not converge: \(problems)")
     }
 }
 
@@ -239,58 +234,60 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
     @Test(arguments: cases)
     func faultAlone(_ testCase: Case) async throws {
         let rig = try await FaultRig.start(timeout: .seconds(1))
-        defer { Task { await rig.stop() } }
-        let key = PropertyKey.seat(.frontLeft, .heating)
-        // Warm-up: the vehicle has acknowledged this head unit once, so a timeout is not
-        // retried (the retry is for a restarted daemon; EngineTests covers it).
-        let warmUp = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":1}}"#)
-        #expect(warmUp.response.code == .success, "\(warmUp.response)")
-        let before = rig.vehicle.state()[key]
-        rig.vehicle.setFaults(FaultPlan(testCase.rules))
-        let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":2}}"#)
-        if testCase.reasons.isEmpty {
-            #expect(result.response.code == .success, "\(testCase.name): \(result.response)")
-            #expect(rig.vehicle.state()[key] == .integer(2), "success means the vehicle holds the value")
-        } else {
-            #expect(result.response.code == .failure, "\(testCase.name): \(result.response)")
-            #expect(result.response.reason.map(testCase.reasons.contains) == true, "\(testCase.name): \(result.response)")
-            #expect(result.response.fields["detail"] != nil, "a failure explains itself")
+        try await stopping(rig) { rig in
+            let key = PropertyKey.seat(.frontLeft, .heating)
+            // Warm-up: the vehicle has acknowledged this head unit once, so a timeout is not
+            // retried (the retry is for a restarted daemon; EngineTests covers it).
+            let warmUp = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":1}}"#)
+            #expect(warmUp.response.code == .success, "\(warmUp.response)")
+            let before = rig.vehicle.state()[key]
+            rig.vehicle.setFaults(FaultPlan(testCase.rules))
+            let result = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":2}}"#)
+            if testCase.reasons.isEmpty {
+                #expect(result.response.code == .success, "\(testCase.name): \(result.response)")
+                #expect(rig.vehicle.state()[key] == .integer(2), "success means the vehicle holds the value")
+            } else {
+                #expect(result.response.code == .failure, "\(testCase.name): \(result.response)")
+                #expect(result.response.reason.map(testCase.reasons.contains) == true, "\(testCase.name): \(result.response)")
+                #expect(result.response.fields["detail"] != nil, "a failure explains itself")
+            }
+            rig.vehicle.setFaults(.none)
+            // A late (delayed) command still lands; wait for it before comparing.
+            if case .delay = testCase.rules.first?.kind {
+                let landed = await rig.time.until { rig.vehicle.state()[key] == .integer(2) }
+                #expect(landed, "the delayed command applies in the end")
+            }
+            let after = rig.vehicle.state()[key]
+            switch testCase.vehicleEnds {
+            case .target: #expect(after == .integer(2), "\(testCase.name): the vehicle applied the command")
+            case .unchanged: #expect(after == before, "\(testCase.name): the vehicle applied nothing")
+            case .otherValue: #expect(after != .integer(2), "\(testCase.name): the vehicle applied another value: \(String(describing: after))")
+            }
+            await rig.expectConvergence(testCase.name)
+            // Recovery: the next intent succeeds.
+            let next = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":3}}"#)
+            #expect(next.response.code == .success, "\(testCase.name): after clearing: \(next.response)")
+            #expect(rig.vehicle.state()[key] == .integer(3))
         }
-        rig.vehicle.setFaults(.none)
-        // A late (delayed) command still lands; wait for it before comparing.
-        if case .delay = testCase.rules.first?.kind {
-            let landed = await eventuallyTrue { rig.vehicle.state()[key] == .integer(2) }
-            #expect(landed, "the delayed command applies in the end")
-        }
-        let after = rig.vehicle.state()[key]
-        switch testCase.vehicleEnds {
-        case .target: #expect(after == .integer(2), "\(testCase.name): the vehicle applied the command")
-        case .unchanged: #expect(after == before, "\(testCase.name): the vehicle applied nothing")
-        case .otherValue: #expect(after != .integer(2), "\(testCase.name): the vehicle applied another value: \(String(describing: after))")
-        }
-        await rig.expectConvergence(testCase.name)
-        // Recovery: the next intent succeeds.
-        let next = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":3}}"#)
-        #expect(next.response.code == .success, "\(testCase.name): after clearing: \(next.response)")
-        #expect(rig.vehicle.state()[key] == .integer(3))
     }
 
     /// The head unit cannot send (a transmit queue that stays full): busError at once,
     /// nothing pending, and the next intent succeeds once the bus takes frames again.
     @Test func sendFailureIsABusError() async throws {
         let rig = try await FaultRig.start(timeout: .seconds(2))
-        defer { Task { await rig.stop() } }
-        rig.port.failing.withLock { $0 = .transmitQueueFull }
-        let result = try await rig.perform(#"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true,"defroster":"rear"}}"#)
-        #expect(result.response.code == .failure)
-        #expect(result.response.reason == "busError", "\(result.response)")
-        #expect(result.response.fields["detail"]?.stringValue == "the CAN transmit queue is full")
-        #expect(rig.port.refused.withLock { $0 } >= 1)
-        #expect(rig.vehicle.state()[.defroster(.rear)] == .bool(false), "nothing reached the vehicle")
-        rig.port.failing.withLock { $0 = nil }
-        let next = try await rig.perform(#"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true,"defroster":"rear"}}"#)
-        #expect(next.response.code == .success, "\(next.response)")
-        await rig.expectConvergence("after the transmit queue drained")
+        try await stopping(rig) { rig in
+            rig.port.failing.withLock { $0 = .transmitQueueFull }
+            let result = try await rig.perform(#"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true,"defroster":"rear"}}"#)
+            #expect(result.response.code == .failure)
+            #expect(result.response.reason == "busError", "\(result.response)")
+            #expect(result.response.fields["detail"]?.stringValue == "the CAN transmit queue is full")
+            #expect(rig.port.refused.withLock { $0 } >= 1)
+            #expect(rig.vehicle.state()[.defroster(.rear)] == .bool(false), "nothing reached the vehicle")
+            rig.port.failing.withLock { $0 = nil }
+            let next = try await rig.perform(#"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true,"defroster":"rear"}}"#)
+            #expect(next.response.code == .success, "\(next.response)")
+            await rig.expectConvergence("after the transmit queue drained")
+        }
     }
 
     /// Faults and intents mixed at random. The seed is printed; CARPLAYD_FAULT_SEED
@@ -302,35 +299,36 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
         print("FaultMatrixTests.randomMix: seed \(seed), \(steps) steps (replay: CARPLAYD_FAULT_SEED=\(seed))")
         var generator = SplitMix64(seed: seed)
         let rig = try await FaultRig.start(timeout: .seconds(1))
-        defer { Task { await rig.stop() } }
-        let history = await StateHistory(controller: rig.controller, initial: rig.controller.currentState)
-        var tally: [String: Int] = [:]
-        for step in 0..<steps {
-            let intent = FaultIntent.allCases.randomElement(using: &generator)!
-            let rule = Self.randomRule(for: intent, using: &generator)
-            let (target, json) = intent.target(current: rig.controller.currentState[intent.key], using: &generator)
-            let context = "seed \(seed) step \(step): \(rule) on \(json)"
-            rig.vehicle.setFaults(FaultPlan([rule]))
-            let result = try await rig.perform(json)
-            tally["\(rule.kind.name) -> \(result.response.reason ?? "success")", default: 0] += 1
-            if result.response.code == .success {
-                #expect(await history.eventuallyShowed(intent.key, target), "\(context): success, but no trusted status frame showed \(target)")
-                let held = rig.vehicle.state()[intent.key]
-                #expect(held.map { HeadUnit.matches($0, target) } == true, "\(context): success, but the vehicle holds \(String(describing: held))")
-                let certainFailure = rule.count == nil && rule.matches(message: intent.commandMessage, keys: [intent.key])
-                    && ["drop", "reject", "wrongValue"].contains(rule.kind.name)
-                #expect(!certainFailure, "\(context): success despite a fault that refuses the command")
-            } else {
-                #expect(result.response.code == .failure, "\(context): \(result.response)")
-                #expect(result.response.reason.map(allowedReasons(for: rule).contains) == true, "\(context): \(result.response)")
+        try await stopping(rig) { rig in
+            let history = await StateHistory(controller: rig.controller, initial: rig.controller.currentState)
+            var tally: [String: Int] = [:]
+            for step in 0..<steps {
+                let intent = FaultIntent.allCases.randomElement(using: &generator)!
+                let rule = Self.randomRule(for: intent, using: &generator)
+                let (target, json) = intent.target(current: rig.controller.currentState[intent.key], using: &generator)
+                let context = "seed \(seed) step \(step): \(rule) on \(json)"
+                rig.vehicle.setFaults(FaultPlan([rule]))
+                let result = try await rig.perform(json)
+                tally["\(rule.kind.name) -> \(result.response.reason ?? "success")", default: 0] += 1
+                if result.response.code == .success {
+                    #expect(await history.eventuallyShowed(intent.key, target), "\(context): success, but no trusted status frame showed \(target)")
+                    let held = rig.vehicle.state()[intent.key]
+                    #expect(held.map { HeadUnit.matches($0, target) } == true, "\(context): success, but the vehicle holds \(String(describing: held))")
+                    let certainFailure = rule.count == nil && rule.matches(message: intent.commandMessage, keys: [intent.key])
+                        && ["drop", "reject", "wrongValue"].contains(rule.kind.name)
+                    #expect(!certainFailure, "\(context): success despite a fault that refuses the command")
+                } else {
+                    #expect(result.response.code == .failure, "\(context): \(result.response)")
+                    #expect(result.response.reason.map(allowedReasons(for: rule).contains) == true, "\(context): \(result.response)")
+                }
+                rig.vehicle.setFaults(.none)
+                if case let .delay(delay) = rule.kind { rig.time.advance(by: delay + .milliseconds(200)) }
+                await rig.expectConvergence(context)
             }
-            rig.vehicle.setFaults(.none)
-            if case let .delay(delay) = rule.kind { try await Task.sleep(for: delay + .milliseconds(200)) }
-            await rig.expectConvergence(context)
+            print("FaultMatrixTests.randomMix: seed \(seed): \(tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+            let statistics = rig.vehicle.statistics()
+            #expect(statistics.commandsReceived >= 1)
         }
-        print("FaultMatrixTests.randomMix: seed \(seed): \(tally.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
-        let statistics = rig.vehicle.statistics()
-        #expect(statistics.commandsReceived >= 1)
     }
 
     static func randomRule(for intent: FaultIntent, using generator: inout some RandomNumberGenerator) -> FaultRule {

@@ -70,7 +70,7 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
         #expect(set.response.code == .success, "\(set.response)")
         // The rogue has seen SeatStatus frames with heating 2 by now (200 ms cycle).
         let id = rig.engine.profile.canID("SeatStatus")
-        #expect(await eventuallyTrue { rogue.frames(id: id).count >= 2 })
+        #expect(await rig.time.until { rogue.frames(id: id).count >= 2 })
         let history = await StateHistory(controller: rig.controller, initial: rig.controller.currentState)
         return (rig, rogue, history)
     }
@@ -87,7 +87,7 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
     /// `statuses`: the verdicts accepted (a genuine frame may slip in between the rogue
     /// reading the last counter and injecting, turning "repeated" into "wrongSequence").
     func expectUntrusted(_ rig: FaultRig, history: StateHistory, before: Int, status statuses: String...) async {
-        #expect(await eventuallyTrue { rig.controller.untrustedFrames > before }, "counted as untrusted")
+        #expect(await rig.time.until { rig.controller.untrustedFrames > before }, "counted as untrusted")
         let last = rig.controller.lastUntrustedFrame ?? ""
         #expect(last.contains("SeatStatus") && statuses.contains(where: last.contains), "named: \(last)")
         #expect(!history.showed(Self.seatHeating, .integer(0)), "the forged value never reached the live state: \(history.values(Self.seatHeating))")
@@ -96,51 +96,55 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
 
     @Test func wrongCRCIsNotTrusted() async throws {
         let (rig, rogue, history) = try await setUp()
-        defer { Task { await rig.stop() } }
-        let protection = rig.engine.profile.protection("SeatStatus")
-        let latest = try #require(protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data))
-        let forged = try reprotected(try forgedSeatStatus(rig), protection, counter: protection.nextCounter(after: latest))
-        let before = rig.controller.untrustedFrames
-        try await rogue.inject(try corrupted(forged, protection))
-        await expectUntrusted(rig, history: history, before: before, status: "wrongCRC")
+        try await stopping(rig) { rig in
+            let protection = rig.engine.profile.protection("SeatStatus")
+            let latest = try #require(protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data))
+            let forged = try reprotected(try forgedSeatStatus(rig), protection, counter: protection.nextCounter(after: latest))
+            let before = rig.controller.untrustedFrames
+            try await rogue.inject(try corrupted(forged, protection))
+            await expectUntrusted(rig, history: history, before: before, status: "wrongCRC")
+        }
     }
 
     @Test func repeatedCounterIsNotTrusted() async throws {
         let (rig, rogue, history) = try await setUp()
-        defer { Task { await rig.stop() } }
-        let protection = rig.engine.profile.protection("SeatStatus")
-        // Old content replayed under the counter the vehicle used last: a repetition.
-        let latest = try #require(protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data))
-        let before = rig.controller.untrustedFrames
-        try await rogue.inject(try reprotected(try forgedSeatStatus(rig), protection, counter: latest))
-        await expectUntrusted(rig, history: history, before: before, status: "repeated", "wrongSequence")
+        try await stopping(rig) { rig in
+            let protection = rig.engine.profile.protection("SeatStatus")
+            // Old content replayed under the counter the vehicle used last: a repetition.
+            let latest = try #require(protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data))
+            let before = rig.controller.untrustedFrames
+            try await rogue.inject(try reprotected(try forgedSeatStatus(rig), protection, counter: latest))
+            await expectUntrusted(rig, history: history, before: before, status: "repeated", "wrongSequence")
+        }
     }
 
     @Test func skippedCounterIsNotTrusted() async throws {
         let (rig, rogue, history) = try await setUp()
-        defer { Task { await rig.stop() } }
-        let protection = rig.engine.profile.protection("SeatStatus")
-        let latest = try #require(protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data))
-        let skipped = protection.nextCounter(after: protection.nextCounter(after: protection.nextCounter(after: latest)))
-        let before = rig.controller.untrustedFrames
-        try await rogue.inject(try reprotected(try forgedSeatStatus(rig), protection, counter: skipped))
-        await expectUntrusted(rig, history: history, before: before, status: "wrongSequence")
-        // The checker resynchronises: the vehicle's own frames are trusted again and
-        // intents keep working.
-        await rig.expectConvergence("after a skipped counter")
-        let next = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":3}}"#)
-        #expect(next.response.code == .success, "\(next.response)")
+        try await stopping(rig) { rig in
+            let protection = rig.engine.profile.protection("SeatStatus")
+            let latest = try #require(protection.counter(in: rogue.frames(id: rig.engine.profile.canID("SeatStatus")).last!.data))
+            let skipped = protection.nextCounter(after: protection.nextCounter(after: protection.nextCounter(after: latest)))
+            let before = rig.controller.untrustedFrames
+            try await rogue.inject(try reprotected(try forgedSeatStatus(rig), protection, counter: skipped))
+            await expectUntrusted(rig, history: history, before: before, status: "wrongSequence")
+            // The checker resynchronises: the vehicle's own frames are trusted again and
+            // intents keep working.
+            await rig.expectConvergence("after a skipped counter")
+            let next = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":3}}"#)
+            #expect(next.response.code == .success, "\(next.response)")
+        }
     }
 
     @Test func foreignIDsAreIgnoredNotCounted() async throws {
         let (rig, rogue, _) = try await setUp()
-        defer { Task { await rig.stop() } }
-        let before = rig.controller.untrustedFrames
-        try await rogue.inject(try CANFrame(id: CANID(standard: 0x7FF), data: [0xDE, 0xAD]))
-        try await rogue.inject(try CANFrame(id: CANID(extended: 0x1ABC_DEF0), data: [1, 2, 3, 4, 5, 6, 7, 8]))
-        let next = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":1}}"#)
-        #expect(next.response.code == .success)
-        #expect(rig.controller.untrustedFrames == before, "not the vehicle's frames: not a trust failure")
+        try await stopping(rig) { rig in
+            let before = rig.controller.untrustedFrames
+            try await rogue.inject(try CANFrame(id: CANID(standard: 0x7FF), data: [0xDE, 0xAD]))
+            try await rogue.inject(try CANFrame(id: CANID(extended: 0x1ABC_DEF0), data: [1, 2, 3, 4, 5, 6, 7, 8]))
+            let next = try await rig.perform(#"{"intent":"SetSeatSettingsInCar","parameters":{"enableHeating":true,"seat":"driver","level":1}}"#)
+            #expect(next.response.code == .success)
+            #expect(rig.controller.untrustedFrames == before, "not the vehicle's frames: not a trust failure")
+        }
     }
 }
 
@@ -162,13 +166,13 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
         #expect(try await setLevel(rig, 1).response.code == .success)
         #expect(try await setLevel(rig, 3).response.code == .success)
         let id = rig.engine.profile.canID("SeatCommand")
-        #expect(await eventuallyTrue { rogue.frames(id: id).count >= 2 })
+        #expect(await rig.time.until { rogue.frames(id: id).count >= 2 })
         return (rig, rogue, rogue.frames(id: id))
     }
 
     /// Waits until the vehicle counted `count` more E2E errors, then checks it holds 3.
     func expectRefused(_ rig: FaultRig, before: SimulationStatistics, more count: Int) async {
-        #expect(await eventuallyTrue { rig.vehicle.statistics().untrustedFrames >= before.untrustedFrames + count }, "the vehicle counted the rogue frames")
+        #expect(await rig.time.until { rig.vehicle.statistics().untrustedFrames >= before.untrustedFrames + count }, "the vehicle counted the rogue frames")
         let after = rig.vehicle.statistics()
         #expect(after.commandsApplied == before.commandsApplied, "nothing applied")
         #expect(rig.vehicle.state()[Self.key] == .integer(3))
@@ -178,40 +182,42 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
 
     @Test func replayedCommandsAreRefused() async throws {
         let (rig, rogue, captured) = try await setUp()
-        defer { Task { await rig.stop() } }
-        let before = rig.vehicle.statistics()
-        // The latest frame again (a repeated counter), then the older one (set 1).
-        try await rogue.inject(captured[captured.count - 1])
-        try await rogue.inject(captured[captured.count - 2])
-        await expectRefused(rig, before: before, more: 2)
-        // The old frame moved the vehicle's reference counter back (it resynchronises on
-        // a jump), so the head unit's next command may be refused once (a timeout);
-        // the one after it is in sequence again.
-        let next = try await setLevel(rig, 2)
-        #expect(next.response.code == .success || next.response.reason == "timeout", "\(next.response)")
-        let again = try await setLevel(rig, 1)
-        #expect(again.response.code == .success, "\(again.response)")
-        #expect(rig.vehicle.state()[Self.key] == .integer(1))
+        try await stopping(rig) { rig in
+            let before = rig.vehicle.statistics()
+            // The latest frame again (a repeated counter), then the older one (set 1).
+            try await rogue.inject(captured[captured.count - 1])
+            try await rogue.inject(captured[captured.count - 2])
+            await expectRefused(rig, before: before, more: 2)
+            // The old frame moved the vehicle's reference counter back (it resynchronises on
+            // a jump), so the head unit's next command may be refused once (a timeout);
+            // the one after it is in sequence again.
+            let next = try await setLevel(rig, 2)
+            #expect(next.response.code == .success || next.response.reason == "timeout", "\(next.response)")
+            let again = try await setLevel(rig, 1)
+            #expect(again.response.code == .success, "\(again.response)")
+            #expect(rig.vehicle.state()[Self.key] == .integer(1))
+        }
     }
 
     @Test func forgedCommandsAreRefused() async throws {
         let (rig, rogue, captured) = try await setUp()
-        defer { Task { await rig.stop() } }
-        let protection = rig.engine.profile.protection("SeatCommand")
-        let latest = try #require(protection.counter(in: captured.last!.data))
-        let before = rig.vehicle.statistics()
-        // The "set 1" frame with the next counter but a broken CRC.
-        let older = try reprotected(captured[captured.count - 2], protection, counter: protection.nextCounter(after: latest))
-        try await rogue.inject(try corrupted(older, protection))
-        await expectRefused(rig, before: before, more: 1)
-        // Valid CRC, but the counter skips ahead: out of sequence.
-        let skipped = protection.nextCounter(after: protection.nextCounter(after: latest))
-        try await rogue.inject(try reprotected(captured[captured.count - 2], protection, counter: skipped))
-        await expectRefused(rig, before: before, more: 2)
-        // The head unit recovers within two intents.
-        _ = try await setLevel(rig, 2)
-        let again = try await setLevel(rig, 1)
-        #expect(again.response.code == .success, "\(again.response)")
+        try await stopping(rig) { rig in
+            let protection = rig.engine.profile.protection("SeatCommand")
+            let latest = try #require(protection.counter(in: captured.last!.data))
+            let before = rig.vehicle.statistics()
+            // The "set 1" frame with the next counter but a broken CRC.
+            let older = try reprotected(captured[captured.count - 2], protection, counter: protection.nextCounter(after: latest))
+            try await rogue.inject(try corrupted(older, protection))
+            await expectRefused(rig, before: before, more: 1)
+            // Valid CRC, but the counter skips ahead: out of sequence.
+            let skipped = protection.nextCounter(after: protection.nextCounter(after: latest))
+            try await rogue.inject(try reprotected(captured[captured.count - 2], protection, counter: skipped))
+            await expectRefused(rig, before: before, more: 2)
+            // The head unit recovers within two intents.
+            _ = try await setLevel(rig, 2)
+            let again = try await setLevel(rig, 1)
+            #expect(again.response.code == .success, "\(again.response)")
+        }
     }
 }
 
@@ -225,66 +231,68 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
     @Test(arguments: [(32, 0), (48, 10)])
     func theLastConfirmedIntentWins(clients: Int, rejections: Int) async throws {
         let rig = try await FaultRig.start(timeout: .seconds(5))
-        defer { Task { await rig.stop() } }
-        let observer = await RogueNode(bus: rig.bus)
-        let history = await StateHistory(controller: rig.controller, initial: rig.controller.currentState)
-        if rejections > 0 {
-            // The first `rejections` radio commands the vehicle receives are rejected.
-            rig.vehicle.setFaults(FaultPlan([.reject(message: "AudioCommand", count: rejections)]))
-        }
-        // Distinct FM frequencies, none of them the current one.
-        let current = rig.controller.currentState[.radioFrequency]
-        let values = (0..<clients).map { Double(900 + 3 * $0) / 10 }.filter { value in current.map { !HeadUnit.matches($0, .number(value)) } ?? true }
-        let results = await withTaskGroup(of: (Double, IntentOutcome?).self) { group in
-            for value in values {
-                group.addTask {
-                    let intent = try? Intent(parsing: #"{"intent":"SetRadioStation","parameters":{"radioType":"FM","frequency":\#(value)}}"#)
-                    guard let intent else { return (value, nil) }
-                    return (value, await rig.engine.perform(intent))
+        try await stopping(rig) { rig in
+            let observer = await RogueNode(bus: rig.bus)
+            let history = await StateHistory(controller: rig.controller, initial: rig.controller.currentState)
+            if rejections > 0 {
+                // The first `rejections` radio commands the vehicle receives are rejected.
+                rig.vehicle.setFaults(FaultPlan([.reject(message: "AudioCommand", count: rejections)]))
+            }
+            // Distinct FM frequencies, none of them the current one.
+            let current = rig.controller.currentState[.radioFrequency]
+            let values = (0..<clients).map { Double(900 + 3 * $0) / 10 }.filter { value in current.map { !HeadUnit.matches($0, .number(value)) } ?? true }
+            let engine = rig.engine
+            let results = try #require(try await rig.time.run { await withTaskGroup(of: (Double, IntentOutcome?).self) { group in
+                for value in values {
+                    group.addTask {
+                        let intent = try? Intent(parsing: #"{"intent":"SetRadioStation","parameters":{"radioType":"FM","frequency":\#(value)}}"#)
+                        guard let intent else { return (value, nil) }
+                        return (value, await engine.perform(intent))
+                    }
+                }
+                var all: [(Double, IntentOutcome?)] = []
+                for await result in group { all.append(result) }
+                return all
+            } })
+            #expect(results.count == values.count)
+            #expect(rig.controller.pendingCommands == 0)
+            #expect(rig.engine.handlesInFlight == 0)
+            // The commanded frequencies in bus order (one frame per intent).
+            let profile = rig.engine.profile
+            let vehicleFrames = VehicleFrames(profile: profile)
+            var context = VehicleState()
+            context[.radioBand] = .enumeration("FM")
+            let commanded: [Double] = observer.frames(id: profile.canID("AudioCommand")).compactMap { frame in
+                var checkers: [String: FrameChecker] = [:]
+                var latches: [String: [Int128]] = [:]
+                guard case let .command(command) = vehicleFrames.decodeFromHeadUnit(frame, context: context, checkers: &checkers, latches: &latches) else { return nil }
+                return command.changes[.radioFrequency]?.doubleValue
+            }
+            #expect(commanded.count == values.count, "one command frame per client")
+            var succeeded = Set<Double>()
+            for (value, result) in results {
+                guard let result else {
+                    Issue.record("\(value): the intent did not parse")
+                    continue
+                }
+                if result.response.code == .success {
+                    succeeded.insert(value)
+                    #expect(await history.eventuallyShowed(.radioFrequency, .number(value)), "\(value): success, but no status frame showed it")
+                } else {
+                    #expect(result.response.reason == "rejectedByVehicle", "\(value): \(result.response)")
+                    #expect(!history.showed(.radioFrequency, .number(value)), "\(value): refused, but the vehicle took it")
                 }
             }
-            var all: [(Double, IntentOutcome?)] = []
-            for await result in group { all.append(result) }
-            return all
+            #expect(values.count - succeeded.count == min(rejections, values.count), "exactly the rejected ones failed")
+            // The last command on the bus is the last intent handled; it succeeded, and it is
+            // what the vehicle and the head unit hold.
+            let last = try #require(commanded.last)
+            #expect(succeeded.contains { HeadUnit.matches(.number($0), .number(last)) }, "the last intent handled was confirmed")
+            let held = rig.vehicle.state()[.radioFrequency]
+            #expect(held.map { HeadUnit.matches($0, .number(last)) } == true, "the vehicle holds \(String(describing: held)), the last command was \(last)")
+            await rig.expectConvergence("after \(values.count) conflicting clients")
+            let live = rig.controller.currentState[.radioFrequency]
+            #expect(live.map { HeadUnit.matches($0, .number(last)) } == true)
         }
-        #expect(results.count == values.count)
-        #expect(rig.controller.pendingCommands == 0)
-        #expect(rig.engine.handlesInFlight == 0)
-        // The commanded frequencies in bus order (one frame per intent).
-        let profile = rig.engine.profile
-        let vehicleFrames = VehicleFrames(profile: profile)
-        var context = VehicleState()
-        context[.radioBand] = .enumeration("FM")
-        let commanded: [Double] = observer.frames(id: profile.canID("AudioCommand")).compactMap { frame in
-            var checkers: [String: FrameChecker] = [:]
-            var latches: [String: [Int128]] = [:]
-            guard case let .command(command) = vehicleFrames.decodeFromHeadUnit(frame, context: context, checkers: &checkers, latches: &latches) else { return nil }
-            return command.changes[.radioFrequency]?.doubleValue
-        }
-        #expect(commanded.count == values.count, "one command frame per client")
-        var succeeded = Set<Double>()
-        for (value, result) in results {
-            guard let result else {
-                Issue.record("\(value): the intent did not parse")
-                continue
-            }
-            if result.response.code == .success {
-                succeeded.insert(value)
-                #expect(await history.eventuallyShowed(.radioFrequency, .number(value)), "\(value): success, but no status frame showed it")
-            } else {
-                #expect(result.response.reason == "rejectedByVehicle", "\(value): \(result.response)")
-                #expect(!history.showed(.radioFrequency, .number(value)), "\(value): refused, but the vehicle took it")
-            }
-        }
-        #expect(values.count - succeeded.count == min(rejections, values.count), "exactly the rejected ones failed")
-        // The last command on the bus is the last intent handled; it succeeded, and it is
-        // what the vehicle and the head unit hold.
-        let last = try #require(commanded.last)
-        #expect(succeeded.contains { HeadUnit.matches(.number($0), .number(last)) }, "the last intent handled was confirmed")
-        let held = rig.vehicle.state()[.radioFrequency]
-        #expect(held.map { HeadUnit.matches($0, .number(last)) } == true, "the vehicle holds \(String(describing: held)), the last command was \(last)")
-        await rig.expectConvergence("after \(values.count) conflicting clients")
-        let live = rig.controller.currentState[.radioFrequency]
-        #expect(live.map { HeadUnit.matches($0, .number(last)) } == true)
     }
 }

@@ -43,14 +43,15 @@ import Testing
         if name == "sedan" || name == "suv" { #expect(intents.count == 3, "the example cars take all three kinds: \(intents)") }
         let state: [PropertyKey: PropertyValue] = profile.hasLock ? [.locked: .bool(true)] : [:]
         let rig = try await Rig.start(name, state: state, confirmationTimeout: .seconds(3))
-        defer { Task { await rig.stop() } }
-        if profile.hasLock, profile.bindings[.locked]?.status != nil {
-            #expect(rig.controller.currentState[.locked] == .bool(true), "\(name): the car reads locked")
-        }
-        for json in intents {
-            let outcome = try await rig.perform(json)
-            #expect(outcome.refusal == nil, "\(name) \(json): \(String(describing: outcome.refusal))")
-            #expect(outcome.response.code == .success, "\(name) \(json): \(outcome.response)")
+        try await stopping(rig) { rig in
+            if profile.hasLock, profile.bindings[.locked]?.status != nil {
+                #expect(rig.controller.currentState[.locked] == .bool(true), "\(name): the car reads locked")
+            }
+            for json in intents {
+                let outcome = try await rig.perform(json)
+                #expect(outcome.refusal == nil, "\(name) \(json): \(String(describing: outcome.refusal))")
+                #expect(outcome.response.code == .success, "\(name) \(json): \(outcome.response)")
+            }
         }
     }
 }

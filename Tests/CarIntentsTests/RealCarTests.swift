@@ -67,7 +67,7 @@ import Testing
 
 /// The fault plan on a production car: no acknowledgement (a refusal is silent), no
 /// protection, commands by steps and momentary requests (the Hyundai).
-@Suite(.serialized) struct RealCarFaultTests {
+@Suite struct RealCarFaultTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String
         let rules: [FaultRule]
@@ -96,19 +96,10 @@ import Testing
         for intent in Self.intents {
             var profile = try ShippedProfiles.load("hyundai-mcan")
             profile.policies.confirmationTimeout = .seconds(1)
-            var initial = VehicleSimulation.defaultState(for: profile)
-            initial[.temperature(zone: "frontLeft")] = .number(21)
-            initial[.airConditioner] = .bool(true)
-            let bus = VirtualCANBus()
-            let controller = VehicleController(profile: profile, port: bus.makePort())
-            await controller.start()
-            let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile, state: initial), port: bus.makePort())
-            let task = Task { await vehicle.run() }
-            #expect(await controller.waitUntilComplete(timeout: .seconds(10)))
-            let engine = IntentEngine(profile: profile, controller: controller)
-            vehicle.setFaults(FaultPlan(testCase.rules))
-            let result = await engine.perform(try Intent(parsing: intent.json))
-            let holds = HeadUnit.matches(vehicle.state()[intent.key] ?? .bool(false), intent.value)
+            let rig = try await Rig.start(profile: profile, state: [.temperature(zone: "frontLeft"): .number(21), .airConditioner: .bool(true)])
+            rig.vehicle.setFaults(FaultPlan(testCase.rules))
+            let result = try await rig.perform(intent.json)
+            let holds = HeadUnit.matches(rig.vehicle.state()[intent.key] ?? .bool(false), intent.value)
             if testCase.reasons.isEmpty {
                 #expect(result.response.code == .success, "\(intent.name), \(testCase.name): \(result.response)")
                 #expect(holds, "\(intent.name): success means the car holds the value")
@@ -117,10 +108,8 @@ import Testing
                 #expect(result.response.reason.map(testCase.reasons.contains) == true, "\(intent.name), \(testCase.name): \(result.response)")
                 #expect(result.response.fields["detail"] != nil, "a failure explains itself")
             }
-            #expect(controller.pendingCommands == 0)
-            vehicle.setFaults(.none)
-            controller.stop()
-            task.cancel()
+            #expect(rig.controller.pendingCommands == 0)
+            await rig.stop()
         }
     }
 }

@@ -61,54 +61,57 @@ import VehicleKit
         let session = await VehicleSession(
             profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile, state: VehicleSimulation.defaultState(for: profile))),
             restrictedWhileLocked: Set(IntentName.allCases))
-        defer { Task { await session.stop() } }
-        #expect(await session.controller.waitUntilComplete(timeout: .seconds(10)))
-        let engine = session.engine
-        for name in IntentName.allCases {
-            let intent = try Self.intent(name, Self.handled[name]!)
-            for phase in [IntentPhase.resolve, .confirm] { record(name, "\(phase)", await engine.run(phase, intent)) }
-            let handled = await engine.run(.perform, intent)
-            #expect(handled.response.code == .success, "\(name): \(handled.response)")
-            record(name, "perform", handled)
-            record(name, "device locked", await engine.run(.perform, intent) { .locked(reason: "the session is locked") })
-            if let parameters = Self.unresolved[name] { record(name, "not resolved", await engine.run(.perform, try Self.intent(name, parameters))) }
-        }
-        session.vehicle!.setFaults(FaultPlan([FaultRule(.reject(result: nil))]))
-        for name in IntentName.allCases { record(name, "rejected", await engine.run(.perform, try Self.intent(name, Self.handled[name]!))) }
-        session.vehicle!.setFaults(FaultPlan([FaultRule(.silence)]))
-        try await Task.sleep(for: .milliseconds(1200))
-        #expect(session.controller.isReachable == false)
-        for name in IntentName.allCases { record(name, "unreachable", await engine.run(.perform, try Self.intent(name, Self.handled[name]!))) }
+        try await stopping(session) { session in
+            #expect(await session.controller.waitUntilComplete(timeout: .seconds(10)))
+            let engine = session.engine
+            for name in IntentName.allCases {
+                let intent = try Self.intent(name, Self.handled[name]!)
+                for phase in [IntentPhase.resolve, .confirm] { record(name, "\(phase)", await engine.run(phase, intent)) }
+                let handled = await engine.run(.perform, intent)
+                #expect(handled.response.code == .success, "\(name): \(handled.response)")
+                record(name, "perform", handled)
+                record(name, "device locked", await engine.run(.perform, intent) { .locked(reason: "the session is locked") })
+                if let parameters = Self.unresolved[name] { record(name, "not resolved", await engine.run(.perform, try Self.intent(name, parameters))) }
+            }
+            session.vehicle!.setFaults(FaultPlan([FaultRule(.reject(result: nil))]))
+            for name in IntentName.allCases { record(name, "rejected", await engine.run(.perform, try Self.intent(name, Self.handled[name]!))) }
+            session.vehicle!.setFaults(FaultPlan([FaultRule(.silence)]))
+            try await Task.sleep(for: .milliseconds(1200))
+            #expect(session.controller.isReachable == false)
+            for name in IntentName.allCases { record(name, "unreachable", await engine.run(.perform, try Self.intent(name, Self.handled[name]!))) }
 
-        // The car-lock policy refusing every intent, on a locked car.
-        var locked = profile
-        locked.policies.refusedWhileCarLocked = Set(IntentName.allCases.map(\.rawValue))
-        var lockedState = VehicleSimulation.defaultState(for: locked)
-        lockedState[.locked] = .bool(true)
-        let lockedSession = await VehicleSession(profile: locked, vehicle: .simulated(VehicleSimulation(profile: locked, state: lockedState)))
-        defer { Task { await lockedSession.stop() } }
-        #expect(await lockedSession.controller.waitUntilComplete(timeout: .seconds(10)))
-        for name in IntentName.allCases {
-            record(name, "car locked", await lockedSession.engine.run(.perform, try Self.intent(name, Self.handled[name]!)))
-        }
+            // The car-lock policy refusing every intent, on a locked car.
+            var locked = profile
+            locked.policies.refusedWhileCarLocked = Set(IntentName.allCases.map(\.rawValue))
+            var lockedState = VehicleSimulation.defaultState(for: locked)
+            lockedState[.locked] = .bool(true)
+            let lockedSession = await VehicleSession(profile: locked, vehicle: .simulated(VehicleSimulation(profile: locked, state: lockedState)))
+            try await stopping(lockedSession) { lockedSession in
+                #expect(await lockedSession.controller.waitUntilComplete(timeout: .seconds(10)))
+                for name in IntentName.allCases {
+                    record(name, "car locked", await lockedSession.engine.run(.perform, try Self.intent(name, Self.handled[name]!)))
+                }
 
-        // The SUV's satellite radio is not subscribed.
-        let suv = try ShippedProfiles.load("suv")
-        let suvSession = await VehicleSession(profile: suv, vehicle: .simulated(VehicleSimulation(profile: suv, state: VehicleSimulation.defaultState(for: suv))))
-        defer { Task { await suvSession.stop() } }
-        #expect(await suvSession.controller.waitUntilComplete(timeout: .seconds(10)))
-        let satellite = await suvSession.engine.run(.perform, try Self.intent(.setRadioStation, #"{"stationName":"jazz cafe"}"#))
-        #expect(satellite.response.code == .failureNotSubscribed)
-        record(.setRadioStation, "not subscribed", satellite)
+                // The SUV's satellite radio is not subscribed.
+                let suv = try ShippedProfiles.load("suv")
+                let suvSession = await VehicleSession(profile: suv, vehicle: .simulated(VehicleSimulation(profile: suv, state: VehicleSimulation.defaultState(for: suv))))
+                try await stopping(suvSession) { suvSession in
+                    #expect(await suvSession.controller.waitUntilComplete(timeout: .seconds(10)))
+                    let satellite = await suvSession.engine.run(.perform, try Self.intent(.setRadioStation, #"{"stationName":"jazz cafe"}"#))
+                    #expect(satellite.response.code == .failureNotSubscribed)
+                    record(.setRadioStation, "not subscribed", satellite)
 
-        for (name, what, response) in seen {
-            #expect(name.responseCodes.contains(response.code), "\(name) \(what): \(response.code) is not an \(name.rawValue) response code")
-        }
-        let codes = Set(seen.map(\.2.code))
-        #expect(codes == [.ready, .success, .failure, .failureNotSubscribed], "the outcomes cover what carplayd answers")
-        let reasons = Set(seen.compactMap(\.2.reason))
-        for reason in ["notResolved", "restrictedWhileLocked", "carLocked", "vehicleUnreachable", "rejectedByVehicle"] {
-            #expect(reasons.contains(reason), "an outcome with reason \(reason)")
+                    for (name, what, response) in seen {
+                        #expect(name.responseCodes.contains(response.code), "\(name) \(what): \(response.code) is not an \(name.rawValue) response code")
+                    }
+                    let codes = Set(seen.map(\.2.code))
+                    #expect(codes == [.ready, .success, .failure, .failureNotSubscribed], "the outcomes cover what carplayd answers")
+                    let reasons = Set(seen.compactMap(\.2.reason))
+                    for reason in ["notResolved", "restrictedWhileLocked", "carLocked", "vehicleUnreachable", "rejectedByVehicle"] {
+                        #expect(reasons.contains(reason), "an outcome with reason \(reason)")
+                    }
+                }
+            }
         }
     }
 }

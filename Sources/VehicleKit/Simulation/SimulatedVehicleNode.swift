@@ -15,7 +15,7 @@ import Synchronization
 /// simulated (a switched-off ECU hears nothing).
 public final class SimulatedVehicleNode: Sendable {
     private let port: any CANPort
-    private let clock: ContinuousClock
+    private let clock: any MonotonicClock
     private let core: Mutex<Core>
     /// Frames received while another thread was simulating: that thread simulates them
     /// too before it returns, so a sender never waits (or spins) on a busy vehicle.
@@ -49,7 +49,7 @@ public final class SimulatedVehicleNode: Sendable {
         var portClosed = false
     }
 
-    public init(simulation: VehicleSimulation, port: any CANPort, clock: ContinuousClock = .init()) {
+    public init(simulation: VehicleSimulation, port: any CANPort, clock: any MonotonicClock = ContinuousClock()) {
         self.port = port
         self.clock = clock
         self.core = Mutex(Core(simulation: simulation))
@@ -225,6 +225,11 @@ public final class SimulatedVehicleNode: Sendable {
         for message in applied { for observer in observers { observer.yield(message) } }
     }
 
+    /// Runs what is due by the clock now, on the caller's thread (frames sent before it
+    /// returns). The timer does this by itself; a test on a manual clock calls it after
+    /// moving the clock, so the vehicle keeps pace with virtual time without a task hop.
+    public func runDue() { fire() }
+
     /// Runs `tick` and re-arms the timer.
     private func fire() {
         core.withLock { core in
@@ -254,7 +259,7 @@ public final class SimulatedVehicleNode: Sendable {
         let clock = clock
         core.timer = Task { [weak self] in
             do {
-                try await clock.sleep(until: instant, tolerance: .milliseconds(1))
+                try await clock.sleep(until: instant)
             } catch {
                 return
             }
