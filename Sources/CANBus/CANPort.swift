@@ -37,36 +37,48 @@ public enum CANBusError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// How a send went: on the bus now, taken into the port's write queue (it goes out in
+/// order, after the frames queued before it, when the bus takes frames again), or not
+/// sent at all. A queued frame carries the time it was queued.
+public enum SendAttempt: Sendable, Equatable {
+    case sent(ReceivedFrame)
+    case queued(ReceivedFrame)
+    case failed(CANBusError)
+
+    /// The frame as sent or queued; nil when the send failed.
+    public var frame: ReceivedFrame? {
+        switch self {
+        case let .sent(frame), let .queued(frame): frame
+        case .failed: nil
+        }
+    }
+}
+
 /// One endpoint on a CAN bus, with SocketCAN's raw-socket semantics: it receives
 /// every frame that the other endpoints send, not its own.
+///
+/// One way in, one way out. Frames reach the receiver given to `startReceiving`, on the
+/// thread that has them (the sender's, on an in-process bus; the reader thread, on
+/// SocketCAN), one at a time per sender and in bus order; frames that arrive before it
+/// are not delivered. A send never suspends: it answers at once with a `SendAttempt`.
 public protocol CANPort: Sendable {
     /// The interface name, e.g. "vcan0".
     var interface: String { get }
-    /// Sends a frame; returns once the bus has taken it, with the frame as sent.
+    /// Sends `frame`, or queues it behind the frames the bus has not taken yet.
     @discardableResult
-    func send(_ frame: CANFrame) async throws(CANBusError) -> ReceivedFrame
-    /// Frames from the other endpoints, in bus order. One consumer per port.
-    var frames: AsyncStream<ReceivedFrame> { get }
-    /// Stops receiving; `frames` finishes.
+    func send(_ frame: CANFrame) -> SendAttempt
+    /// Hands every frame received from now on to `receiver`. Call it once.
+    func startReceiving(_ receiver: CANReceiver)
+    /// Stops receiving (the receiver hears `finished`) and sending.
     func close() async
     /// The bus's health as this port sees it.
-    func health() async -> BusHealth
-    /// Sends without suspending when the port can (an in-process bus): the result of
-    /// the send; nil when the port cannot, and then the caller uses `send`. Saves the
-    /// executor hops of an `async` call per frame.
-    func sendImmediately(_ frame: CANFrame) -> Result<ReceivedFrame, CANBusError>?
-    /// Hands every received frame to `receiver` on the thread that has it (the sender's,
-    /// on an in-process bus; the reader thread, on SocketCAN) instead of through `frames`,
-    /// no task wake-up per frame. Frames that arrived before stay in `frames`, which then
-    /// finishes: read them out before any direct one (`OrderedHandoff` does). False when
-    /// the port cannot; the caller reads `frames` then. Call it once.
-    func deliverDirectly(to receiver: CANReceiver) -> Bool
+    func health() -> BusHealth
 }
 
-/// Where a port hands its frames when it delivers them directly (see
-/// `CANPort.deliverDirectly`). `frame` runs on the port's thread, one frame at a time per
-/// sender; it must not block, and it must not send on the bus while holding a lock that
-/// another receiver on the same bus takes (the send delivers synchronously).
+/// Where a port hands its frames (see `CANPort.startReceiving`). `frame` runs on the
+/// port's thread, one frame at a time per sender; it must not block, and it must not
+/// send on the bus while holding a lock that another receiver on the same bus takes
+/// (the send delivers synchronously).
 public struct CANReceiver: Sendable {
     public var frame: @Sendable (ReceivedFrame) -> Void
     /// The port closed: no more frames.
@@ -76,15 +88,24 @@ public struct CANReceiver: Sendable {
         self.frame = frame
         self.finished = finished
     }
+
+    /// A receiver that keeps the frames in a stream, for a reader that wants to await
+    /// them (tests, tools): the stream ends when the port closes.
+    public static func stream(bufferingNewest limit: Int = 65536) -> (receiver: CANReceiver, frames: AsyncStream<ReceivedFrame>) {
+        let (frames, continuation) = AsyncStream<ReceivedFrame>.makeStream(bufferingPolicy: .bufferingNewest(limit))
+        let receiver = CANReceiver(frame: { continuation.yield($0) }, finished: { continuation.finish() })
+        return (receiver, frames)
+    }
 }
 
 extension CANPort {
     /// An in-process bus has no controller: always error-active.
-    public func health() async -> BusHealth { BusHealth() }
+    public func health() -> BusHealth { BusHealth() }
 
-    /// By default a port has no synchronous path.
-    public func sendImmediately(_ frame: CANFrame) -> Result<ReceivedFrame, CANBusError>? { nil }
-
-    /// By default a port delivers through `frames` only.
-    public func deliverDirectly(to receiver: CANReceiver) -> Bool { false }
+    /// Starts receiving into a stream (`CANReceiver.stream`).
+    public func receivedFrames(bufferingNewest limit: Int = 65536) -> AsyncStream<ReceivedFrame> {
+        let (receiver, frames) = CANReceiver.stream(bufferingNewest: limit)
+        startReceiving(receiver)
+        return frames
+    }
 }

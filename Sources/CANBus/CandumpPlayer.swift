@@ -32,13 +32,13 @@ public struct CandumpPlayer: Sendable {
                     do { try await clock.sleep(until: origin.advanced(by: replay.time(of: index, pass: pass)), tolerance: .microseconds(500)) } catch { return (count, failed) }
                 }
                 if Task.isCancelled { return (count, failed) }
-                do {
-                    try await port.send(entry.frame)
+                switch port.send(entry.frame) {
+                case .sent, .queued:
                     count += 1
                     sent(entry.frame)
-                } catch .closed {
+                case .failed(.closed):
                     return (count, failed)
-                } catch {
+                case .failed:
                     failed += 1
                 }
             }

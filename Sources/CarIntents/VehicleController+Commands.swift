@@ -151,11 +151,10 @@ extension VehicleController {
                 try? await clock.sleep(for: pause)
             }
             let position = core.withLock { $0.unit.recordedFrameCount(of: token) }
-            do throws(CANBusError) {
-                let sent: ReceivedFrame
-                if let immediate = port.sendImmediately(frame) { sent = try immediate.get() } else { sent = try await port.send(frame) }
+            switch port.send(frame) {
+            case let .sent(sent), let .queued(sent):
                 core.withLock { $0.unit.sent(sent, for: token, at: position) }
-            } catch {
+            case let .failed(error):
                 return core.withLock { $0.unit.finishCommand(token, abandoning: .bus(error)) }
             }
         }

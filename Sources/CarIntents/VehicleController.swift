@@ -107,7 +107,6 @@ public final class VehicleController: Sendable {
         var timerDeadline: ContinuousClock.Instant?
         var timerGeneration = 0
         var started = false
-        var receiveTask: Task<Void, Never>?
         var readerFinished = false
 
         mutating func makeID() -> Int {
@@ -140,29 +139,17 @@ public final class VehicleController: Sendable {
         self.core = Mutex(Core(unit: unit))
     }
 
-    /// Starts reading the bus.
-    public func start() async {
+    /// Starts reading the bus: the port hands every frame to the machine on its thread.
+    public func start() {
         let first = core.withLock { core -> Bool in
             guard !core.started else { return false }
             core.started = true
             return true
         }
         guard first else { return }
-        // The frames that arrived before the switch first, then the port's thread's.
-        let handoff = OrderedHandoff { [weak self] received in self?.handle(received) }
-        let stream = port.frames
-        if port.deliverDirectly(to: handoff.receiver(finished: { [weak self] in self?.readerEnded() })) {
-            await handoff.drain(stream)
-            return
-        }
-        let task = Task { [weak self] in
-            for await received in stream {
-                guard let self else { return }
-                self.handle(received)
-            }
-            self?.readerEnded()
-        }
-        core.withLock { $0.receiveTask = task }
+        port.startReceiving(CANReceiver(
+            frame: { [weak self] received in self?.handle(received) },
+            finished: { [weak self] in self?.readerEnded() }))
     }
 
     func readerEnded() { core.withLock { $0.readerFinished = true } }
@@ -174,20 +161,17 @@ public final class VehicleController: Sendable {
     /// Ends every command and wait in flight (`vehicleUnreachable`, unmet), the
     /// observers' streams, the timer and the reader.
     public func stop() {
-        let (wakes, observers, timer, receiveTask) = core.withLock { core in
+        let (wakes, observers, timer) = core.withLock { core in
             let wakes = dispatch(core.unit.stop(), &core)
             let observers = core.observers.values.map(\.continuation)
             core.observers.removeAll()
             let timer = core.timer
             core.timer = nil
             core.timerDeadline = nil
-            let receiveTask = core.receiveTask
-            core.receiveTask = nil
             core.started = false
-            return (wakes, observers, timer, receiveTask)
+            return (wakes, observers, timer)
         }
         timer?.cancel()
-        receiveTask?.cancel()
         for wake in wakes { wake.fire() }
         for observer in observers { observer.finish() }
     }

@@ -61,7 +61,7 @@ public final class VehicleSession: Sendable {
             let bus = VirtualCANBus(interface: interface)
             port = headUnitPort(bus.makePort())
             controller = VehicleController(profile: profile, port: port, clock: clock)
-            await controller.start()
+            controller.start()
             let node = SimulatedVehicleNode(simulation: simulation, port: bus.makePort(), clock: clock)
             self.vehicle = node
             virtualBus = bus
@@ -74,7 +74,7 @@ public final class VehicleSession: Sendable {
             let bus = VirtualCANBus(interface: interface)
             port = headUnitPort(bus.makePort())
             controller = VehicleController(profile: profile, port: port, clock: clock)
-            await controller.start()
+            controller.start()
             let player = CandumpPlayer(replay: replay, port: bus.makePort(), loop: loop)
             self.vehicle = nil
             virtualBus = bus
@@ -82,7 +82,7 @@ public final class VehicleSession: Sendable {
         case let .bus(busPort):
             port = headUnitPort(busPort)
             controller = VehicleController(profile: profile, port: port, clock: clock)
-            await controller.start()
+            controller.start()
             self.vehicle = nil
             virtualBus = nil
             vehicleTask = nil
@@ -98,7 +98,7 @@ public final class VehicleSession: Sendable {
 
     public var isSimulated: Bool { vehicle != nil }
 
-    public func busHealth() async -> BusHealth { await port.health() }
+    public func busHealth() -> BusHealth { port.health() }
 
     /// Stops reading, stops the simulated vehicle, closes the port.
     public func stop() async {

@@ -81,7 +81,7 @@ public final class VehicleService: VarlinkService {
     func getState(_ request: Request) async {
         let session = request.session
         let (current, reachable) = session.controller.snapshot()
-        let health = await session.busHealth()
+        let health = session.busHealth()
         var bus: [String: JSONValue] = [
             "interface": .string(session.interface), "kind": .string(session.isSimulated ? "embedded" : "socketcan"),
             "untrustedFrames": .integer(session.controller.untrustedFrames), "state": .string(health.state.rawValue),

@@ -8,14 +8,13 @@ import Glibc
 #endif
 
 /// A `CANPort` on a Linux CAN interface (CAN_RAW). The socket is read on a thread of
-/// its own that feeds `frames`, or calls the receiver given to `deliverDirectly`; the
-/// cooperative pool never blocks on it. When the
-/// interface goes down or disappears the port reconnects with backoff, and sends
-/// fail fast with `interfaceDown` meanwhile.
+/// its own that calls the receiver given to `startReceiving` (frames before it are read
+/// and dropped); the cooperative pool never blocks on it. A frame the kernel does not
+/// take (a full transmit queue) waits in the port's `CANWriteQueue`, which the same
+/// thread works off. When the interface goes down or disappears the port reconnects
+/// with backoff, and sends fail fast with `interfaceDown` meanwhile.
 public final class SocketCANPort: CANPort, Sendable {
     public let interface: String
-    public let frames: AsyncStream<ReceivedFrame>
-    private let continuation: AsyncStream<ReceivedFrame>.Continuation
     private let useFD: Bool
     private let filters: [CANFilter]
 
@@ -23,6 +22,7 @@ public final class SocketCANPort: CANPort, Sendable {
         var socket: (any CANSocketIO)?
         var health = BusHealth()
         var closed = false
+        var writeQueue = CANWriteQueue()
     }
 
     private let state = Mutex(State())
@@ -30,11 +30,8 @@ public final class SocketCANPort: CANPort, Sendable {
     private let finished = Mutex<Bool>(false)
     private let readerDone = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let io: CANSocketOpener
-    /// Set by `deliverDirectly`: the reader thread calls it instead of yielding to `frames`.
+    /// Set by `startReceiving`: the reader thread hands it every frame.
     private let receiver = Mutex<CANReceiver?>(nil)
-
-    /// How often a full transmit queue is retried before a send fails.
-    public static let transmitRetries = 10
 
     /// Opens `interface`. `fd`: send and receive CAN FD frames. `acceptedIDs`: only
     /// these IDs reach the port (kernel filters); empty: every frame.
@@ -54,7 +51,6 @@ public final class SocketCANPort: CANPort, Sendable {
                 ? CANFilter(id: id.rawValue | RawCANFrame.extendedFlag, mask: 0x1FFF_FFFF | RawCANFrame.extendedFlag | RawCANFrame.remoteFlag)
                 : CANFilter(id: id.rawValue, mask: 0x7FF | RawCANFrame.extendedFlag | RawCANFrame.remoteFlag)
         }
-        (frames, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(65536))
         wake = try WakeEvent()
         let socket = try io.open(interface, fd)
         if !filters.isEmpty {
@@ -73,51 +69,52 @@ public final class SocketCANPort: CANPort, Sendable {
         }
     }
 
+    /// Sends at once, or queues behind the frames the kernel has not taken yet (the
+    /// reader thread sends those); `transmitQueueFull` when the port's queue is full too.
     @discardableResult
-    public func send(_ frame: CANFrame) async throws(CANBusError) -> ReceivedFrame {
-        var attempt = 0
-        while true {
-            if let result = sendImmediately(frame) { return try result.get() }
-            // The transmit queue is full: wait a little, a bounded number of times.
-            attempt += 1
-            if attempt > Self.transmitRetries { throw .transmitQueueFull }
-            try? await Task.sleep(for: .milliseconds(2 * attempt))
-        }
-    }
-
-    /// One attempt without suspending; nil when the transmit queue is full (then `send`
-    /// retries with backoff).
-    public func sendImmediately(_ frame: CANFrame) -> Result<ReceivedFrame, CANBusError>? {
-        guard let socket = state.withLock({ $0.closed ? nil : $0.socket }) else {
-            return .failure(state.withLock { $0.closed } ? .closed : .interfaceDown(interface))
-        }
-        do {
-            try socket.send(Self.raw(frame))
-            return .success(ReceivedFrame(frame: frame, timestamp: CandumpTimestamp.now(), interface: interface))
-        } catch {
-            switch error.rawValue {
-            case ENOBUFS, EAGAIN:
-                return nil
-            case ENETDOWN, ENODEV, ENXIO:
-                markDown("send: \(error)")
-                return .failure(.interfaceDown(interface))
-            default:
-                return .failure(.other("send on \(interface): \(error)"))
+    public func send(_ frame: CANFrame) -> SendAttempt {
+        let raw = Self.raw(frame)
+        let (attempt, down, queuedFirst) = state.withLock { state -> (SendAttempt, String?, Bool) in
+            if state.closed { return (.failed(.closed), nil, false) }
+            guard let socket = state.socket else { return (.failed(.interfaceDown(interface)), nil, false) }
+            let stamped = ReceivedFrame(frame: frame, timestamp: CandumpTimestamp.now(), interface: interface)
+            // Behind the queued ones, so that one sender's frames keep their order.
+            guard state.writeQueue.isEmpty else {
+                return state.writeQueue.enqueue(frame) ? (.queued(stamped), nil, false) : (.failed(.transmitQueueFull), nil, false)
+            }
+            do throws(Errno) {
+                try socket.send(raw)
+                return (.sent(stamped), nil, false)
+            } catch {
+                switch error.rawValue {
+                case ENOBUFS, EAGAIN:
+                    return state.writeQueue.enqueue(frame) ? (.queued(stamped), nil, true) : (.failed(.transmitQueueFull), nil, false)
+                case ENETDOWN, ENODEV, ENXIO:
+                    return (.failed(.interfaceDown(interface)), "send: \(error)", false)
+                default:
+                    return (.failed(.other("send on \(interface): \(error)")), nil, false)
+                }
             }
         }
+        if let down { markDown(down) }
+        // The reader thread now waits a short while, not its idle 500 ms, and retries.
+        if queuedFirst { wake.signal() }
+        return attempt
     }
 
-    public func deliverDirectly(to receiver: CANReceiver) -> Bool {
-        // Under the lock `deliver` decides in: every frame is either in the stream
-        // before it finishes, or handed to the receiver.
-        self.receiver.withLock { current in
-            current = receiver
-            continuation.finish()
+    public func startReceiving(_ receiver: CANReceiver) {
+        let closed = state.withLock { $0.closed }
+        if closed {
+            receiver.finished()
+            return
         }
-        return true
+        self.receiver.withLock { $0 = receiver }
     }
 
-    public func health() async -> BusHealth { state.withLock { $0.health } }
+    public func health() -> BusHealth { state.withLock { $0.health } }
+
+    /// Frames waiting in the port's write queue.
+    public var queuedFrames: Int { state.withLock { $0.writeQueue.count } }
 
     public func close() async {
         let alreadyClosed = state.withLock { state -> Bool in
@@ -137,7 +134,6 @@ public final class SocketCANPort: CANPort, Sendable {
             if done { continuation.resume() }
         }
         wake.close()
-        continuation.finish()
         receiver.withLock { $0 }?.finished()
     }
 
@@ -157,12 +153,14 @@ public final class SocketCANPort: CANPort, Sendable {
                 continue
             }
             let readiness: CANSocket.Readiness
+            let retry = state.withLock { $0.writeQueue.retryMilliseconds }
             do {
-                readiness = try socket.wait(wake: wake.descriptor, timeoutMilliseconds: 500)
+                readiness = try socket.wait(wake: wake.descriptor, timeoutMilliseconds: retry ?? 500)
             } catch {
                 markDown("poll: \(error)")
                 continue
             }
+            if retry != nil || readiness != .readable { flushWriteQueue() }
             guard readiness == .readable else { continue }
             do {
                 let reception = try socket.receive()
@@ -202,11 +200,23 @@ public final class SocketCANPort: CANPort, Sendable {
         }
         let stamp = CandumpTimestamp(seconds: reception.seconds, microseconds: UInt32(max(0, min(999_999, reception.microseconds))))
         let received = ReceivedFrame(frame: frame, timestamp: stamp, interface: interface)
-        let direct = receiver.withLock { receiver -> CANReceiver? in
-            if receiver == nil { continuation.yield(received) }
-            return receiver
+        receiver.withLock { $0 }?.frame(received)
+    }
+
+    /// Sends what the write queue holds, in order, until the kernel refuses one.
+    private func flushWriteQueue() {
+        state.withLock { state in
+            guard !state.writeQueue.isEmpty, let socket = state.socket else { return }
+            let flushed = state.writeQueue.flush { frame in
+                do throws(Errno) {
+                    try socket.send(Self.raw(frame))
+                    return .written
+                } catch {
+                    return error.rawValue == ENOBUFS || error.rawValue == EAGAIN ? .full : .failed("send on \(interface): \(error)")
+                }
+            }
+            if case let .dropped(count, reason) = flushed { state.health.lastError = "\(reason): \(count) queued frames dropped" }
         }
-        direct?.frame(received)
     }
 
     private func markDown(_ reason: String) {
@@ -215,6 +225,7 @@ public final class SocketCANPort: CANPort, Sendable {
             state.socket = nil
             state.health.state = .down
             state.health.lastError = reason
+            _ = state.writeQueue.dropAll(reason)
             return socket
         }
         socket?.close()

@@ -44,12 +44,13 @@ import Testing
         let replay = try CandumpReplay(parsing: Array(Self.log.utf8))
         let bus = VirtualCANBus(interface: "vcan9")
         let listener = bus.makePort()
+        let listened = listener.receivedFrames()
         let clock = ContinuousClock()
         let start = clock.now
         let result = await CandumpPlayer(replay: replay, port: bus.makePort()).play(clock: clock)
         #expect(result == (sent: 5, failed: 0))
         var arrivals: [(UInt32, Duration)] = []
-        for await received in listener.frames {
+        for await received in listened {
             arrivals.append((received.frame.id.rawValue, clock.now - start))
             if arrivals.count == 5 { break }
         }
@@ -59,17 +60,18 @@ import Testing
             #expect(arrived >= entry.offset - .milliseconds(1), "\(arrived) before its offset \(entry.offset)")
         }
         #expect(clock.now - start >= .milliseconds(800), "the last frame 800 ms after the first")
-        await listener.close()
+        listener.close()
     }
 
     @Test func loopAndStep() async throws {
         let replay = try CandumpReplay(parsing: Array("(0.000000) can0 400#01\n(0.010000) can0 401#02\n".utf8))
         let bus = VirtualCANBus(interface: "vcan9")
         let listener = bus.makePort()
+        let listened = listener.receivedFrames()
         // Looping: passes follow each other (period 20 ms) until cancelled.
         let looping = Task { await CandumpPlayer(replay: replay, port: bus.makePort(), loop: true).play() }
         var ids: [UInt32] = []
-        for await received in listener.frames {
+        for await received in listened {
             ids.append(received.frame.id.rawValue)
             if ids.count == 6 { break }
         }
@@ -85,6 +87,6 @@ import Testing
             }
         })
         #expect(stepped == (sent: 3, failed: 0))
-        await listener.close()
+        listener.close()
     }
 }

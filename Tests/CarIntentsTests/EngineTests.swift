@@ -198,7 +198,7 @@ struct Rig: Stoppable {
         let bus = VirtualCANBus()
         let clock = ManualClock()
         let firstController = VehicleController(profile: profile, port: bus.makePort(), clock: clock)
-        await firstController.start()
+        firstController.start()
         let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: bus.makePort(), clock: clock)
         let time = VirtualTime(clock: clock, vehicle: vehicle)
         let task = Task { await vehicle.run() }
@@ -211,7 +211,7 @@ struct Rig: Stoppable {
         firstController.stop()
         // The "restarted daemon": a new controller, counters from 0 again.
         let secondController = VehicleController(profile: profile, port: bus.makePort(), clock: clock)
-        await secondController.start()
+        secondController.start()
         #expect(try await time.run { await secondController.waitUntilComplete(timeout: .seconds(10)) } == true)
         let outcome = try await time.run { await secondController.apply([.seat(.frontLeft, .heating): .integer(1)], timeout: .seconds(1)) }
         #expect(outcome?.succeeded == true, "\(String(describing: outcome?.failure))")

@@ -29,16 +29,17 @@ struct FlakyPort: CANPort {
     let failing = Locked<CANBusError?>(nil)
     let refused = Locked(0)
     var interface: String { inner.interface }
-    var frames: AsyncStream<ReceivedFrame> { inner.frames }
 
     @discardableResult
-    func send(_ frame: CANFrame) async throws(CANBusError) -> ReceivedFrame {
+    func send(_ frame: CANFrame) -> SendAttempt {
         if let error = failing.withLock({ $0 }) {
             refused.withLock { $0 += 1 }
-            throw error
+            return .failed(error)
         }
-        return try await inner.send(frame)
+        return inner.send(frame)
     }
+
+    func startReceiving(_ receiver: CANReceiver) { inner.startReceiving(receiver) }
 
     func close() async { await inner.close() }
 }

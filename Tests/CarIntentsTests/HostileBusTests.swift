@@ -10,22 +10,22 @@ import VehicleKit
 final class RogueNode: Sendable {
     let port: VirtualCANPort
     private let seen = Locked<[CANFrame]>([])
-    private let task: Task<Void, Never>
 
     init(bus: VirtualCANBus) async {
         port = bus.makePort()
         let seen = self.seen
-        let frames = port.frames
-        task = Task { for await received in frames { seen.withLock { $0.append(received.frame) } } }
+        port.startReceiving(CANReceiver(frame: { received in seen.withLock { $0.append(received.frame) } }))
     }
 
     var frames: [CANFrame] { seen.withLock { $0 } }
 
     func frames(id: CANID) -> [CANFrame] { frames.filter { $0.id == id } }
 
-    func inject(_ frame: CANFrame) async throws { try await port.send(frame) }
+    func inject(_ frame: CANFrame) async throws {
+        if case let .failed(error) = port.send(frame) { throw error }
+    }
 
-    deinit { task.cancel() }
+    deinit { port.close() }
 }
 
 extension VehicleProfile {

@@ -22,7 +22,7 @@ import VehicleKit
                 clock.advance(by: timeout * 3)
                 await LostWakeupTests.untilTimerIdle(clock)
             })
-        await controller.start()
+        controller.start()
         // The vehicle drops every command: only a timeout can end the wait.
         let simulation = VehicleSimulation(profile: profile, state: VehicleSimulation.defaultState(for: profile), faults: FaultPlan([FaultRule(.drop)]))
         let vehicle = SimulatedVehicleNode(simulation: simulation, port: bus.makePort())

@@ -29,16 +29,16 @@ import Testing
         ].map { hex in stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! } }
         let bus = VirtualCANBus()
         let controller = VehicleController(profile: profile, port: bus.makePort())
-        await controller.start()
+        controller.start()
         let car = bus.makePort()
         let id = try #require(CANID(0x3D5, extended: false))
-        for data in published { try await car.send(try CANFrame(id: id, data: data)) }
+        for data in published { car.send(try CANFrame(id: id, data: data)) }
         let failure = controller.lastUntrustedFrame
         #expect(controller.untrustedFrames == 0, "\(failure ?? "")")
         #expect(controller.isReachable, "trusted frames make the car reachable")
         var forged = published[0]
         forged[3] ^= 0x04
-        try await car.send(try CANFrame(id: id, data: forged))
+        car.send(try CANFrame(id: id, data: forged))
         #expect(controller.untrustedFrames == 1)
         #expect(controller.lastUntrustedFrame?.contains("Licht_Anf_01") == true)
         controller.stop()

@@ -136,7 +136,7 @@ import VehicleKit
         #expect(node.state()[.locked] == .bool(true), "refused: nothing changed")
         #expect(node.driveState().speedKmh == 0)
         running.cancel()
-        await port.close()
+        port.close()
         _ = await running.value
     }
 }

@@ -107,60 +107,86 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
 @Suite struct SocketCANFaultTests {
     let frame = try! CANFrame(id: CANID(standard: 0x300), data: [1, 2, 3])
 
-    @Test func aFullTransmitQueueIsRetriedAFewTimes() async throws {
+    /// ENOBUFS: the frame waits in the port's write queue (`queued`) and the reader
+    /// thread sends it once the kernel takes frames again; a frame sent meanwhile goes
+    /// behind it.
+    @Test func aFullTransmitQueueQueuesTheFrameInOrder() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
-        defer { Task { await port.close() } }
         link.failNextSends(3)
-        try await port.send(frame)
-        let (attempts, sent) = link.state.withLock { ($0.attempts, $0.sent.count) }
-        #expect(attempts == 4, "three ENOBUFS, then the frame went out")
-        #expect(sent == 1)
+        let second = try CANFrame(id: CANID(standard: 0x301), data: [4])
+        guard case .queued(let queued) = port.send(frame), queued.frame == frame else {
+            Issue.record("a full kernel queue queues the frame")
+            return
+        }
+        guard case .queued = port.send(second) else {
+            Issue.record("behind a queued frame, a frame is queued too (order)")
+            return
+        }
+        #expect(await eventually { link.state.withLock { $0.sent.count } == 2 })
+        let sent = link.state.withLock { $0.sent.map(\.canID) }
+        #expect(sent == [0x300, 0x301], "in the order they were sent")
+        #expect(port.queuedFrames == 0)
+        guard case .sent = port.send(frame) else {
+            Issue.record("sent at once once the queue is empty")
+            return
+        }
+        await port.close()
     }
 
-    @Test func aQueueThatStaysFullFailsClearlyAndRecovers() async throws {
+    /// A queue that stays full: the reader thread gives up after a bounded number of
+    /// tries and says so in the bus health; the port's own queue, once full, refuses.
+    @Test func aQueueThatStaysFullIsDroppedClearlyAndRecovers() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
-        defer { Task { await port.close() } }
-        link.failNextSends(SocketCANPort.transmitRetries + 5)
-        await #expect(throws: CANBusError.transmitQueueFull) { try await port.send(frame) }
-        // Bounded: the first attempt plus `transmitRetries` retries, no more.
-        #expect(link.state.withLock { $0.attempts } == SocketCANPort.transmitRetries + 1)
+        link.failNextSends(CANWriteQueue.maxAttempts + 1)
+        guard case .queued = port.send(frame) else {
+            Issue.record("queued")
+            return
+        }
+        #expect(await eventually { port.queuedFrames == 0 })
+        #expect(link.state.withLock { $0.attempts } == CANWriteQueue.maxAttempts + 1, "the send and maxAttempts tries, no more")
+        #expect(link.state.withLock { $0.sent.count } == 0)
+        #expect(port.health().lastError == "the CAN transmit queue stayed full: 1 queued frames dropped")
         #expect(CANBusError.transmitQueueFull.description == "the CAN transmit queue is full")
-        // The queue drains: later sends go out again.
+        // The kernel takes frames again: sends go out at once.
         link.state.withLock { $0.sendErrors.removeAll() }
-        try await port.send(frame)
+        guard case .sent = port.send(frame) else {
+            Issue.record("sent at once after recovery")
+            return
+        }
         #expect(link.state.withLock { $0.sent.count } == 1)
+        await port.close()
     }
 
-    /// `sendImmediately` tries once: nil on a full queue (the caller then uses `send`,
-    /// which retries), the frame when it went out, an error when the link is down.
-    @Test func sendImmediatelyTriesOnce() async throws {
-        let link = FakeCANLink()
-        let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
-        defer { Task { await port.close() } }
-        link.failNextSends(1)
-        #expect(port.sendImmediately(frame) == nil, "full queue: no result, no retry")
-        #expect(link.state.withLock { $0.attempts } == 1)
-        #expect(try port.sendImmediately(frame)?.get().frame == frame)
-        #expect(link.state.withLock { $0.sent.count } == 1)
-        link.failNextSends(1, with: ENETDOWN)
-        #expect(port.sendImmediately(frame).map { if case .failure(.interfaceDown("fake0")) = $0 { true } else { false } } == true)
+    @Test func theWriteQueueIsBounded() {
+        var queue = CANWriteQueue()
+        var taken = 0
+        for _ in 0...CANWriteQueue.capacity where queue.enqueue(frame) { taken += 1 }
+        #expect(taken == CANWriteQueue.capacity, "one more is refused: full")
+        let first = queue.flush { _ in .full }
+        #expect(first == .waiting(retryMilliseconds: 2))
+        let second = queue.flush { _ in .full }
+        #expect(second == .waiting(retryMilliseconds: 4), "a little later each time")
+        var written = 0
+        let last = queue.flush { _ in
+            written += 1
+            return written <= 3 ? .written : .failed("gone")
+        }
+        #expect(last == .dropped(count: CANWriteQueue.capacity - 3, reason: "gone"))
+        #expect(queue.isEmpty)
     }
 
-    /// With a direct receiver the reader thread hands it each frame (none reach the
-    /// stream, which finishes); closing the port tells the receiver.
-    @Test func directDeliveryFromTheReaderThread() async throws {
+    /// The reader thread hands the receiver each frame, in order; closing the port tells
+    /// the receiver.
+    @Test func theReaderThreadDeliversToTheReceiver() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
         let got = Mutex<[CANFrame]>([])
         let finished = Mutex(false)
-        #expect(port.deliverDirectly(to: CANReceiver(
+        port.startReceiving(CANReceiver(
             frame: { received in got.withLock { $0.append(received.frame) } },
-            finished: { finished.withLock { $0 = true } })))
-        var early: [ReceivedFrame] = []
-        for await received in port.frames { early.append(received) }
-        #expect(early.isEmpty, "the stream finished once the receiver was attached")
+            finished: { finished.withLock { $0 = true } }))
         link.inject(canID: 0x123, data: [7, 8])
         link.inject(canID: 0x124, data: [9])
         #expect(await eventually { got.withLock { $0.count } == 2 })
@@ -173,31 +199,34 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
     @Test func otherSendErrorsAreNotRetried() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
-        defer { Task { await port.close() } }
         link.failNextSends(1, with: EINVAL)
-        await #expect(throws: CANBusError.self) { try await port.send(frame) }
+        guard case .failed(.other) = port.send(frame) else {
+            Issue.record("EINVAL fails the send")
+            return
+        }
         #expect(link.state.withLock { $0.attempts } == 1)
+        #expect(port.queuedFrames == 0)
+        await port.close()
     }
 
     @Test func errorFramesDriveTheBusHealth() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
-        defer { Task { await port.close() } }
-        var frames = port.frames.makeAsyncIterator()
+        var frames = port.receivedFrames().makeAsyncIterator()
         let errorFlag = RawCANFrame.errorFlag
         // Error-passive (controller problem, data[1] = TX passive).
         link.inject(canID: errorFlag | 0x004, data: [0, 0x20, 0, 0, 0, 0, 0, 0])
         let first = await frames.next()
         #expect(first?.frame.isError == true)
-        #expect(await port.health().state == .errorPassive)
+        #expect(port.health().state == .errorPassive)
         link.inject(canID: errorFlag | 0x040, data: [0, 0, 0, 0, 0, 0, 0, 0])
         _ = await frames.next()
-        let busOff = await port.health()
+        let busOff = port.health()
         #expect(busOff.state == .busOff)
         #expect(busOff.lastError == "bus-off")
         link.inject(canID: errorFlag | 0x100, data: [0, 0, 0, 0, 0, 0, 0, 0])
         _ = await frames.next()
-        let restarted = await port.health()
+        let restarted = port.health()
         #expect(restarted.state == .errorActive)
         #expect(restarted.restarts == 1)
         #expect(restarted.errorFrames == 3)
@@ -206,29 +235,34 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         let data = await frames.next()
         #expect(data?.frame.id == CANID(standard: 0x400))
         #expect(data?.frame.isError == false)
+        await port.close()
     }
 
     @Test func theInterfaceGoesDownAndComesBack() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
-        defer { Task { await port.close() } }
         link.setUp(false)
-        #expect(await eventually { await port.health().state == .down }, "the reader notices the link is down")
-        await #expect(throws: CANBusError.interfaceDown("fake0")) { try await port.send(frame) }
+        #expect(await eventually { port.health().state == .down }, "the reader notices the link is down")
+        #expect(port.send(frame) == .failed(.interfaceDown("fake0")))
         link.setUp(true)
-        #expect(await eventually { await port.health().state == .errorActive }, "reopened after backoff")
-        #expect(await port.health().restarts >= 1)
+        #expect(await eventually { port.health().state == .errorActive }, "reopened after backoff")
+        #expect(port.health().restarts >= 1)
         #expect(link.state.withLock { $0.opened } >= 2)
-        try await port.send(frame)
+        guard case .sent = port.send(frame) else {
+            Issue.record("sent once the link is back")
+            return
+        }
         #expect(link.state.withLock { $0.sent.count } == 1)
+        await port.close()
     }
 
     @Test func closeStopsTheReaderThread() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
         await port.close()
-        await #expect(throws: CANBusError.closed) { try await port.send(frame) }
-        var iterator = port.frames.makeAsyncIterator()
-        #expect(await iterator.next() == nil, "the frame stream finished")
+        #expect(port.send(frame) == .failed(.closed))
+        let finished = Mutex(false)
+        port.startReceiving(CANReceiver(frame: { _ in }, finished: { finished.withLock { $0 = true } }))
+        #expect(finished.withLock { $0 }, "a receiver given to a closed port hears that it is finished")
     }
 }

@@ -181,7 +181,7 @@ import TestSupport
         }
         #expect(lines.lines.count == 4 && lines.lines.last == "scenario finished")
         run.cancel()
-        await listener.close()
+        listener.close()
     }
 }
 
@@ -221,7 +221,7 @@ extension ScenarioTests {
         for round in 0..<2 {
             let command = try frames.commandFrames(for: ["climate.temperature.left": .number(24)], context: node.state(), counters: &counters)
             let sent = ContinuousClock.now
-            for frame in command { try await headUnit.send(frame) }
+            for frame in command { headUnit.send(frame) }
             #expect(node.state()["climate.temperature.left"] == .number(24), "the vehicle took the command")
             let deadline = ContinuousClock.now + .seconds(10)
             while node.state()["climate.temperature.left"] != .number(19), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
@@ -233,7 +233,7 @@ extension ScenarioTests {
         await playing.value
         #expect(lines.lines.last == "scenario finished")
         run.cancel()
-        await headUnit.close()
+        headUnit.close()
     }
 }
 

@@ -514,6 +514,7 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         let bus = VirtualCANBus()
         let vehiclePort = bus.makePort()
         let headPort = bus.makePort()
+        let headFrames = headPort.receivedFrames()
         let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: vehiclePort)
         let running = Task { await node.run() }
 
@@ -524,7 +525,13 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
             group.addTask {
                 var checkers: [String: FrameChecker] = [:]
                 var acknowledged = false
-                for await received in headPort.frames {
+                var sent = false
+                for await received in headFrames {
+                    // The vehicle's first frame: it runs and receives, so the command can go.
+                    if !sent {
+                        headPort.send(command)
+                        sent = true
+                    }
                     switch frames.decodeFromVehicle(received.frame, checkers: &checkers) {
                     case let .acknowledgement(ack) where ack.accepted && ack.commandFrameID == TestVehicle.commandID:
                         acknowledged = true
@@ -540,8 +547,6 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
                 try? await Task.sleep(for: .seconds(3))
                 return false
             }
-            // Send once the listener is in place (the stream buffers anyway).
-            _ = try? await headPort.send(command)
             let first = await group.next() ?? false
             group.cancelAll()
             return first
@@ -553,8 +558,8 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
 
         running.cancel()
         await running.value
-        await headPort.close()
-        await vehiclePort.close()
+        headPort.close()
+        vehiclePort.close()
     }
 
     @Test(.timeLimit(.minutes(1))) func nodeStopsWhenThePortCloses() async throws {
@@ -569,7 +574,7 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
             try await Task.sleep(for: .milliseconds(20))
         }
         #expect(node.statistics().framesSent >= 2, "cyclic status while running")
-        await port.close()
+        port.close()
         await running.value
     }
 }

@@ -5,10 +5,9 @@ import Synchronization
 /// The simulated vehicle on a bus: feeds every frame from `port` to a
 /// `VehicleSimulation`, runs its `tick` at `nextDeadline`, and sends what both return.
 ///
-/// When the port delivers directly (the in-process bus, SocketCAN's reader thread) a
-/// command is simulated and answered on the thread that delivered it, under the node's
-/// lock: no task wake-up between a command frame and its acknowledgement. Otherwise the
-/// node reads the port's `frames`.
+/// A command is simulated and answered on the thread that delivered it (the in-process
+/// bus's sender, SocketCAN's reader thread), under the node's lock: no task wake-up
+/// between a command frame and its acknowledgement.
 ///
 /// `run()` returns when its task is cancelled or the port closes; it does not close the
 /// port. One `run()` at a time; frames that arrive while no `run()` is running are not
@@ -38,10 +37,7 @@ public final class SimulatedVehicleNode: Sendable {
         var timer: Task<Void, Never>?
         var timerDeadline: Duration?
         var running = false
-        /// Frames waiting for the drain task (the port could not send them at once).
-        var outbox: [CANFrame] = []
-        var draining = false
-        /// Direct delivery: the receiver is attached (once per port) ...
+        /// The port hands frames to the node (once per port) ...
         var attached = false
         /// ... and `run()` waits here until cancelled or the port closes.
         var waiting: CheckedContinuation<Void, Never>?
@@ -64,29 +60,20 @@ public final class SimulatedVehicleNode: Sendable {
             return true
         }
         guard begun else { return }
+        // Receiving before the first frames: whoever hears them can command at once.
+        attach()
         fire()
-        if attachDirectDelivery() {
-            // Frames that arrived before (the port's stream finishes once attached).
-            for await received in port.frames {
-                receive(received)
-            }
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let stopNow = core.withLock { core -> Bool in
-                        if core.stopRequested || core.portClosed { return true }
-                        core.waiting = continuation
-                        return false
-                    }
-                    if stopNow { continuation.resume() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let stopNow = core.withLock { core -> Bool in
+                    if core.stopRequested || core.portClosed { return true }
+                    core.waiting = continuation
+                    return false
                 }
-            } onCancel: {
-                stopWaiting()
+                if stopNow { continuation.resume() }
             }
-        } else {
-            for await received in port.frames {
-                if Task.isCancelled { break }
-                receive(received)
-            }
+        } onCancel: {
+            stopWaiting()
         }
         core.withLock { core in
             core.running = false
@@ -138,15 +125,16 @@ public final class SimulatedVehicleNode: Sendable {
 
     // MARK: - Receiving
 
-    /// Asks the port to hand frames to the node directly; true when it does.
-    private func attachDirectDelivery() -> Bool {
-        if core.withLock({ $0.attached }) { return true }
-        let receiver = CANReceiver(
+    /// Asks the port to hand its frames to the node (the first `run()` does).
+    private func attach() {
+        let first = core.withLock { core -> Bool in
+            defer { core.attached = true }
+            return !core.attached
+        }
+        guard first else { return }
+        port.startReceiving(CANReceiver(
             frame: { [weak self] received in self?.receive(received) },
-            finished: { [weak self] in self?.portFinished() })
-        guard port.deliverDirectly(to: receiver) else { return false }
-        core.withLock { $0.attached = true }
-        return true
+            finished: { [weak self] in self?.portFinished() }))
     }
 
     private func receive(_ received: ReceivedFrame) {
@@ -270,34 +258,10 @@ public final class SimulatedVehicleNode: Sendable {
 
     // MARK: - Sending
 
-    /// Sends `frames` in order, under the lock: at once when the port can and nothing is
-    /// queued (the in-process bus delivers them before this returns), else behind the
-    /// queued ones, by the drain task.
+    /// Sends `frames` in order, under the lock (the in-process bus delivers them before
+    /// this returns). A frame the port refuses (closed, interface down, its queue full) is
+    /// lost, as on a real bus.
     private func send(_ frames: [CANFrame], _ core: inout Core) {
-        var index = 0
-        if !core.draining {
-            // A frame the port refuses (closed, interface down) is lost, as on a real bus.
-            while index < frames.count, port.sendImmediately(frames[index]) != nil {
-                index += 1
-            }
-        }
-        guard index < frames.count else { return }
-        core.outbox.append(contentsOf: frames[index...])
-        guard !core.draining else { return }
-        core.draining = true
-        Task { await self.drain() }
-    }
-
-    /// Sends the queued frames one by one (awaiting the bus), until the queue is empty.
-    private func drain() async {
-        while let frame = core.withLock({ core -> CANFrame? in
-            guard !core.outbox.isEmpty else {
-                core.draining = false
-                return nil
-            }
-            return core.outbox.removeFirst()
-        }) {
-            _ = try? await port.send(frame)
-        }
+        for frame in frames { port.send(frame) }
     }
 }
