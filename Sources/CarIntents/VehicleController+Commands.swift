@@ -26,7 +26,7 @@ extension VehicleController {
         // of sequence and resynchronises. One more try settles it; later timeouts stand.
         // Only setpoints are sent again: a press sent twice is two presses.
         if profile.acknowledgement != nil, core.withLock({ $0.unit.acknowledgements == 0 }), case .timeout? = first.failure,
-           targets.keys.allSatisfy({ frames.commandKind(of: $0) == "setpoint" }) {
+           targets.keys.allSatisfy({ frames.commandKind(of: $0) == .setpoint }) {
             var second = await applyOnce(targets, timeout: timeout)
             second.frames = first.frames + second.frames
             return second
@@ -53,7 +53,7 @@ extension VehicleController {
         var outcome = CommandOutcome(targets: targets, confirmed: [:], failure: nil, frames: [])
         if !direct.isEmpty {
             // A toggle pressed without knowing the state could flip it the wrong way.
-            let toggles = hasToggles ? direct.keys.filter { frames.commandKind(of: $0) == "toggle" } : []
+            let toggles = hasToggles ? direct.keys.filter { frames.commandKind(of: $0) == .toggle } : []
             var context = context
             if !toggles.isEmpty, toggles.contains(where: { context[$0] == nil }) {
                 guard let known = await state(knowing: toggles, timeout: timeout) else {

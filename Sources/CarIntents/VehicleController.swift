@@ -135,7 +135,7 @@ public final class VehicleController: Sendable {
         self.pacing = pacing
         let frames = frames
         self.hasSteps = profile.bindings.keys.contains { frames.stepCommand(of: $0) != nil }
-        self.hasToggles = profile.bindings.keys.contains { frames.commandKind(of: $0) == "toggle" }
+        self.hasToggles = profile.bindings.keys.contains { frames.commandKind(of: $0) == .toggle }
         self.core = Mutex(Core(unit: unit))
     }
 

@@ -94,9 +94,9 @@ public struct VehicleFrames: Sendable {
 
     // MARK: - Head unit side
 
-    /// How `key` is commanded: "setpoint", "momentary", "toggle", "step"; nil when it is not.
-    public func commandKind(of key: PropertyKey) -> String? {
-        plan.keyIndex[key].flatMap { plan.keys[$0].binding.command?.kindName }
+    /// How `key` is commanded; nil when it is not.
+    public func commandKind(of key: PropertyKey) -> PropertyCommand.Kind? {
+        plan.keyIndex[key].flatMap { plan.keys[$0].binding.command?.kind }
     }
 
     /// The step command of `key`, when it is commanded by up/down presses.

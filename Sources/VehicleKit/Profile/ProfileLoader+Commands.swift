@@ -3,31 +3,31 @@ import CANKit
 
 /// Schema 2 commands, one parser per kind (VehicleProfiles/README.md, "Command kinds").
 extension ProfileReader {
-    static let commandKinds = ["setpoint", "momentary", "toggle", "step"]
-
     func parseCommand(
         _ node: JSONNode, key: PropertyKey, kind: PropertyKind, profile: VehicleProfile
     ) throws(ProfileError) -> (PropertyCommand, [ResolvedSignal]) {
         guard case let .object(fields) = node.value else { throw node.error("expected an object, found \(node.value.typeName)") }
-        var commandKind = "setpoint"
-        if case let .string(name)? = fields["kind"] { commandKind = name }
+        var name = PropertyCommand.Kind.setpoint.rawValue
+        if case let .string(given)? = fields["kind"] { name = given }
+        guard let commandKind = PropertyCommand.Kind(rawValue: name) else {
+            let kindNode = try node.object(known: fields.keys.sorted()).required("kind")
+            let kinds = PropertyCommand.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw kindNode.error("unknown command kind \"\(name)\"; expected one of \(kinds)")
+        }
         let known: [String]
         switch commandKind {
-        case "setpoint": known = ["kind", "message", "signal", "idle"] + Self.mappingKeys.filter { $0 != "otherwise" }
-        case "momentary": known = ["kind", "message", "requests", "holdFrames"]
-        case "toggle": known = ["kind", "message", "signal", "value", "holdFrames"]
-        case "step": known = ["kind", "message", "up", "down", "step", "maxSteps", "stepTimeoutMs", "holdFrames"]
-        default:
-            let kindNode = try node.object(known: fields.keys.sorted()).required("kind")
-            throw kindNode.error("unknown command kind \"\(commandKind)\"; expected one of \(Self.commandKinds.joined(separator: ", "))")
+        case .setpoint: known = ["kind", "message", "signal", "idle"] + Self.mappingKeys.filter { $0 != "otherwise" }
+        case .momentary: known = ["kind", "message", "requests", "holdFrames"]
+        case .toggle: known = ["kind", "message", "signal", "value", "holdFrames"]
+        case .step: known = ["kind", "message", "up", "down", "step", "maxSteps", "stepTimeoutMs", "holdFrames"]
         }
         let object = try node.object(known: known)
         let message = try resolveMessage(object.required("message"), database: profile.database)
         switch commandKind {
-        case "setpoint": return try parseSetpoint(object, key: key, kind: kind, message: message)
-        case "momentary": return try parseMomentary(object, key: key, kind: kind, message: message, profile: profile)
-        case "toggle": return try parseToggle(object, key: key, kind: kind, message: message, profile: profile)
-        default: return try parseStep(object, key: key, kind: kind, message: message, profile: profile)
+        case .setpoint: return try parseSetpoint(object, key: key, kind: kind, message: message)
+        case .momentary: return try parseMomentary(object, key: key, kind: kind, message: message, profile: profile)
+        case .toggle: return try parseToggle(object, key: key, kind: kind, message: message, profile: profile)
+        case .step: return try parseStep(object, key: key, kind: kind, message: message, profile: profile)
         }
     }
 

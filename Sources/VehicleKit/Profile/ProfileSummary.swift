@@ -28,9 +28,9 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
 
         let statusOnly = profile.bindings.keys.filter(\.isStatusOnly).count
         let commanded = profile.bindings.values.filter { $0.command != nil }.count
-        var kinds: [String: Int] = [:]
-        for binding in profile.bindings.values { if let command = binding.command { kinds[command.kindName, default: 0] += 1 } }
-        let byKind = kinds.keys.sorted().map { "\(kinds[$0]!) \($0)" }.joined(separator: ", ")
+        var kinds: [PropertyCommand.Kind: Int] = [:]
+        for binding in profile.bindings.values { if let command = binding.command { kinds[command.kind, default: 0] += 1 } }
+        let byKind = kinds.keys.sorted().map { "\(kinds[$0]!) \($0.rawValue)" }.joined(separator: ", ")
         lines.append("bound properties: \(profile.bindings.count): \(commanded) commanded\(byKind.isEmpty ? "" : " (\(byKind))"), "
             + "\(profile.bindings.count - commanded - statusOnly) read-only, \(statusOnly) status only")
         if let climate = profile.climate {

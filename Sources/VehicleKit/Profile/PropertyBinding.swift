@@ -141,12 +141,19 @@ public enum PropertyCommand: Sendable, Hashable {
         }
     }
 
-    public var kindName: String {
+    /// The kinds, as a profile names them (`"kind": "toggle"`).
+    public enum Kind: String, Sendable, CaseIterable, Comparable {
+        case setpoint, momentary, toggle, step
+
+        public static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    public var kind: Kind {
         switch self {
-        case .setpoint: "setpoint"
-        case .momentary: "momentary"
-        case .toggle: "toggle"
-        case .step: "step"
+        case .setpoint: .setpoint
+        case .momentary: .momentary
+        case .toggle: .toggle
+        case .step: .step
         }
     }
 }
