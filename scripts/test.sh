@@ -14,13 +14,15 @@
 # Then, in a full run:
 #   7. the release build, once: make build STATIC=1 (--static-swift-stdlib, .build/static)
 #      with carplay-bench, for the daemon tests, the systemd test and the package
-#   8. the Debian package: make deb-files, lintian, man pages, dpkg -x with /opt/swift masked,
-#      then dpkg -i/reload/-r/--purge in the systemd VM (IntegrationTests/deb)
+#   8. the Debian package: make deb-files, lintian, man pages, dpkg -x with /opt/swift
+#      masked (IntegrationTests/deb/host.sh)
 #   9. the fuzz targets, 30 s each (Fuzz/run.sh: DBC, profile, candump, frames, Varlink)
 #  10. the real carplayd end to end over its Varlink socket (IntegrationTests/daemon, pytest)
 #  11. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (IntegrationTests/soak)
-#  12. the vcan bench (IntegrationTests/vcan), natively or in the qemu VM
-#  13. carplayd under systemd as PID 1 in the VM (IntegrationTests/systemd)
+#  12. ONE boot of the systemd VM (IntegrationTests/vm-suites) for, in order: the vcan
+#      bench (IntegrationTests/vcan; natively before the boot where the kernel has vcan),
+#      carplayd under systemd as PID 1 (IntegrationTests/systemd), the Debian package's
+#      dpkg -i/reload/upgrade/-r/--purge with no toolchain (IntegrationTests/deb)
 # Each stage prints its wall time at its end; the run ends with a table of them and the
 # total, then one line "N passed, 0 failed" (IntegrationTests/README.md has the figures).
 #
@@ -28,8 +30,10 @@
 #        scripts/test.sh --quick            stages 1-6 only (minutes), then the same line
 #        scripts/test.sh --only STAGE...   just those stages, in that order, no summary
 #          (stages: bootstrap corpus build golden protection_vectors swift_test decode_cli
-#          real_dbcs intents release_build deb fuzz daemon soak vcan systemd;
-#          each expects what earlier ones built, e.g. `--only corpus golden`)
+#          real_dbcs intents release_build package fuzz daemon soak vm_suites; and vcan,
+#          systemd, deb: each of the three VM suites alone, in a boot of its own, deb with
+#          the package stage first. Each expects what earlier ones built, e.g.
+#          `--only corpus golden`; the release build and the package are made when missing)
 #
 # Environment:
 #   CARPLAYD_DBC_CORPUS  DBC corpus directory (relative paths: to the repo root).
@@ -192,15 +196,28 @@ dynamic_control() {
     export CARPLAYD_DYNAMIC_BIN
 }
 
-stage_deb() {
-    # The package an in-car unit without a Swift toolchain installs (docs/DEPLOY.md): the
-    # static release build, lintian, man pages, the binaries from `dpkg -x` with
-    # /opt/swift masked; then under systemd in the VM with no toolchain in the guest.
+# The package an in-car unit without a Swift toolchain installs (docs/DEPLOY.md), from the
+# static release build: lintian, man pages, the binaries from `dpkg -x` with /opt/swift
+# masked (IntegrationTests/deb/host.sh). Its test under systemd in the VM is in vm_suites
+# (or the deb stage, alone).
+PACKAGE_BUILT=0
+
+stage_package() {
     need_release_build
     dynamic_control
-    step "Debian package (make deb-files from $RELEASE_BIN; IntegrationTests/deb on the host, then in the systemd VM)"
+    step "Debian package (make deb-files from $RELEASE_BIN; IntegrationTests/deb/host.sh)"
     make -s deb-files STATIC=1 SWIFT="$SWIFT"
     bash "$REPO_ROOT/IntegrationTests/deb/host.sh" | tee -a "$RESULTS"
+    PACKAGE_BUILT=1
+}
+
+need_package() { if [ "$PACKAGE_BUILT" = 0 ]; then stage_package; fi; }
+
+stage_deb() {
+    # The package, then under systemd in a VM of its own with no toolchain in the guest
+    # (a full run does this part in vm_suites' one boot).
+    need_package
+    step "Debian package under systemd in the VM (IntegrationTests/deb/run.sh)"
     bash "$REPO_ROOT/IntegrationTests/deb/run.sh" | tee -a "$RESULTS"
 }
 
@@ -343,7 +360,7 @@ stage_systemd() {
 # The stages of each tier, in order: the quick tier first (a unit failure shows within
 # minutes), then what needs the release build, the fuzzer or the VM.
 QUICK_STAGES=(bootstrap corpus build golden protection_vectors swift_test decode_cli real_dbcs intents)
-FULL_STAGES=("${QUICK_STAGES[@]}" release_build deb fuzz daemon soak vcan systemd)
+FULL_STAGES=("${QUICK_STAGES[@]}" release_build package fuzz daemon soak vm_suites)
 
 # Wall time per stage: printed at each stage's end, and as a table (with the total) at
 # the end of the run -- also when a stage fails, for the stages that ran.
@@ -393,6 +410,18 @@ on_exit() {
     fi
 }
 trap on_exit EXIT
+
+stage_vm_suites() {
+    # The vcan bench, carplayd under systemd and the Debian package under systemd in ONE
+    # boot of the systemd VM (IntegrationTests/vm-suites; the vcan bench natively first
+    # where the kernel has vcan). Each suite prints its own results; any failure fails.
+    need_release_build
+    need_package
+    dynamic_control
+    step "vcan bench, carplayd under systemd and the Debian package in one VM boot (IntegrationTests/vm-suites)"
+    CARPLAY_BIN_DIR="$("$SWIFT" build --show-bin-path)" CARPLAY_RELEASE_BIN_DIR="$RELEASE_BIN" \
+        bash "$REPO_ROOT/IntegrationTests/vm-suites/run.sh" | tee -a "$RESULTS"
+}
 
 main() {
     mkdir -p "$REPO_ROOT/.build"

@@ -12,6 +12,12 @@
 #   --env NAME[=VALUE]  pass one more environment variable to COMMAND.
 #   --mem MB            guest memory (VM only). Default 2048.
 #   --verbose           copy the VM's serial console to stderr as it boots.
+#   --check-native      run nothing: exit 0 when the host kernel has vcan (a
+#                       command would run natively), 1 when it would need the VM.
+#
+# RUN_IN_VM_COLLECT=FILE (environment): run nothing either; append the command
+# (its mode, timeout, environment and working directory) to FILE, for one VM
+# boot to run several suites (IntegrationTests/vm-suites/run.sh). Exit 0.
 #
 # Native path: if `modprobe vcan` + `ip link add ... type vcan` work on the
 # host, vcan0 and vcan1 are created (if missing) and COMMAND runs directly.
@@ -37,12 +43,13 @@ SYSTEMD=0
 FORCE=""
 MEM=2048
 VERBOSE=0
+CHECK_NATIVE=0
 EXTRA_ENV=()
 
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 say()  { echo "run-in-vm: $*" >&2; }
 die()  { echo "run-in-vm: ERROR: $*" >&2; exit 125; }
-usage() { sed -n '2,23p' "$SCRIPT_PATH" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$SCRIPT_PATH"; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -54,12 +61,16 @@ while [ $# -gt 0 ]; do
         --env) EXTRA_ENV+=("${2:?--env needs NAME[=VALUE]}"); shift 2 ;;
         --mem) MEM="${2:?--mem needs a value}"; shift 2 ;;
         --verbose) VERBOSE=1; shift ;;
+        --check-native) CHECK_NATIVE=1; shift ;;
         -h|--help) usage; exit 0 ;;
         --) shift; break ;;
         *) usage >&2; die "unknown argument: $1 (put the command after --)" ;;
     esac
 done
-[ $# -gt 0 ] || { usage >&2; die "no COMMAND given"; }
+if [ "$CHECK_NATIVE" -eq 1 ]; then
+    [ $# -eq 0 ] || die "--check-native takes no COMMAND"
+fi
+[ $# -gt 0 ] || [ "$CHECK_NATIVE" -eq 1 ] || { usage >&2; die "no COMMAND given"; }
 [[ "$TIMEOUT" =~ ^[0-9]+$ ]] && [ "$TIMEOUT" -gt 0 ] || die "--timeout must be a positive integer"
 if [ "$SYSTEMD" -eq 1 ]; then
     [ "$FORCE" = native ] && die "--systemd needs the VM; it cannot be combined with --native"
@@ -439,7 +450,38 @@ run_vm() {
     die "the VM produced no exit status (qemu exit $qrc after ${total}s); see ${console#$REPO_ROOT/}"
 }
 
+# ------------------------------------------------------------------ collect
+# RUN_IN_VM_COLLECT=FILE: the command as a script FILE.N.sh (the environment it would
+# get, its working directory, the command), and one line "NAME MODE TIMEOUT SCRIPT" in
+# FILE; NAME is $RUN_IN_VM_COLLECT_NAME. FILE must be where the guest sees it (under
+# the repository, not /tmp). IntegrationTests/vm-suites/in-vm.sh runs them in order.
+collect() {
+    local list="$RUN_IN_VM_COLLECT" n script mode=plain
+    [ "$SYSTEMD" -eq 1 ] && mode=systemd
+    [ "$FORCE" = native ] && die "RUN_IN_VM_COLLECT: a --native command cannot be collected for the VM"
+    touch "$list" || die "RUN_IN_VM_COLLECT: cannot write $list"
+    n=$(($(wc -l < "$list") + 1))
+    script="$list.$n.sh"
+    {
+        echo '#!/bin/bash'
+        env_lines "vm"
+        printf 'cd %q || { echo "run-in-vm: cannot cd to %q in the VM" >&2; exit 126; }\n' "$PWD" "$PWD"
+        printf 'exec'; printf ' %q' "$@"; echo
+    } > "$script"
+    printf '%s %s %s %s\n' "${RUN_IN_VM_COLLECT_NAME:-step$n}" "$mode" "$TIMEOUT" "$script" >> "$list"
+    say "collected for one VM run ($mode, timeout ${TIMEOUT}s): $*"
+}
+
 # ------------------------------------------------------------------ main
+if [ "$CHECK_NATIVE" -eq 1 ]; then
+    if native_vcan_works; then say "host kernel has vcan: commands run natively"; exit 0; fi
+    say "host kernel has no vcan: commands run in a VM"
+    exit 1
+fi
+if [ -n "${RUN_IN_VM_COLLECT:-}" ]; then
+    collect "$@"
+    exit 0
+fi
 case "$FORCE" in
     native)
         native_vcan_works || die "--native: the host kernel cannot create vcan interfaces"
