@@ -87,7 +87,11 @@ class Rig:
                     pass
             time.sleep(0.1)
         else:
-            raise AssertionError("carplayd on %s not reachable:\n%s\n%s" % (IFACE, self.daemon.text()[-3000:], self.ecu.text()[-3000:]))
+            # rig_factory never got this rig to close: stop its processes here, or they stay
+            # on vcan0 and the next tests see a second daemon and ECU.
+            logs = (self.daemon.text()[-3000:], self.ecu.text()[-3000:])
+            self.close()
+            raise AssertionError("carplayd on %s not reachable:\n%s\n%s" % ((IFACE,) + logs))
         # Let every status message arrive once, so the state is complete.
         time.sleep(1.2)
 
