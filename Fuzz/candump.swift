@@ -4,8 +4,28 @@
 // Properties: any bytes either read as records or throw a CandumpParseError naming a
 // line and a column inside it; the fast path, where it accepts a line, gives exactly
 // the frame `parseLine` gives; `parseLine(_:reusing:)` equals `parseLine`; a record
-// written with `CandumpWriter` reads back as the same frame.
+// written with `CandumpWriter` reads back as the same frame; `CandumpToJSON` (the
+// decoder of `carplayctl dbc decode`) writes one JSON line per input line, each an
+// object, and counts the lines as the reader does.
 import CANKit
+
+/// A DBC with a standard, an extended and a multiplexed message, for `CandumpToJSON`.
+let jsonDecoder: CandumpToJSON = {
+    let dbc = """
+        VERSION ""
+        BU_: ECU
+        BO_ 291 Plain: 8 ECU
+         SG_ A : 0|12@1+ (0.5,-10) [0|0] "" Vector__XXX
+         SG_ B : 12|4@1- (1,0) [0|0] "" Vector__XXX
+         SG_ C : 16|32@1+ (1,0) [0|0] "" Vector__XXX
+        BO_ 2566844926 Extended: 8 ECU
+         SG_ Mux M : 0|8@1+ (1,0) [0|0] "" Vector__XXX
+         SG_ X m1 : 8|16@0+ (0.1,0) [0|0] "" Vector__XXX
+         SG_ Y m2 : 8|8@1- (1,0) [0|0] "" Vector__XXX
+        VAL_ 291 B 0 "zero" 1 "one" -1 "minus one" ;
+        """
+    return CandumpToJSON(database: try! DBCDatabase(parsing: dbc, source: "fuzz.dbc"), choices: true)
+}()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
@@ -56,6 +76,17 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             fatalError("the written line \(line) does not read back")
         }
         require(again.frame == record.frame, "\(line) reads back as \(again.frame), written from \(record.frame)")
+    }
+    var json = OutputBuffer(capacity: 64)
+    defer { json.deallocate() }
+    let summary = bytes.withUnsafeBufferPointer { jsonDecoder.decodeLines($0, firstLineNumber: 0, into: &json) }
+    var lines = 0
+    bytes.withUnsafeBufferPointer { text in CandumpReader.forEachLine(in: text) { _, _ in lines += 1 } }
+    require(summary.lines == lines, "CandumpToJSON counted \(summary.lines) lines, the reader \(lines)")
+    let output = Array(UnsafeRawBufferPointer(json.bytes))
+    require(output.isEmpty || output.last == 0x0A, "CandumpToJSON's output ends mid-line")
+    for line in output.split(separator: 0x0A) {
+        require(line.first == UInt8(ascii: "{") && line.last == UInt8(ascii: "}"), "not a JSON object: \(String(decoding: line, as: UTF8.self))")
     }
     return 0
 }

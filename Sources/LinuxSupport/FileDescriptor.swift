@@ -178,24 +178,6 @@ public struct BlockReader {
     }
 }
 
-extension UnsafeBufferPointer<UInt8> {
-    /// The index just past the first newline at or after `index` (or `count`).
-    public func lineBoundary(near index: Int) -> Int {
-        var position = index
-        while position < count, self[position] != 0x0A { position += 1 }
-        return Swift.min(position + 1, count)
-    }
-
-    /// The index of the first newline at or after `index` (`count` if none), found with
-    /// the C library's vectorised `memchr`.
-    @inline(__always)
-    public func newline(from index: Int) -> Int {
-        guard index < count, let base = baseAddress else { return count }
-        guard let found = memchr(base + index, 0x0A, count - index) else { return count }
-        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-    }
-}
-
 /// A heap buffer that concurrent workers write at distinct indices.
 ///
 /// @unchecked Sendable: the caller guarantees that no two threads touch the same

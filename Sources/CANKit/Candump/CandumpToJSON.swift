@@ -1,10 +1,9 @@
-import CANKit
 import CarplayJSON
-import LinuxSupport
 
-/// Decodes candump lines into one JSON object per frame, for `dbc decode`.
+/// Decodes candump lines into one JSON object per frame (`carplayctl dbc decode`), as
+/// cantools' `decode` would print them.
 /// Immutable after init, so both halves of a block can use it at once.
-struct CandumpToJSON: Sendable {
+public struct CandumpToJSON: Sendable {
     /// Standard IDs by value; extended ones in an open-addressing table (`extendedKeys`,
     /// a power of two at least four times the count, `UInt32.max` for empty, linear
     /// probing) whose slots hold indices into `extendedOutputs`: one multiply and
@@ -21,7 +20,7 @@ struct CandumpToJSON: Sendable {
     private let extendedShift: UInt32
     private let choices: Bool
 
-    init(database: DBCDatabase, choices: Bool) {
+    public init(database: DBCDatabase, choices: Bool) {
         var standard = [Unmanaged<MessageOutput>?](repeating: nil, count: Int(CANID.maxStandard) + 1)
         var extended: [UInt32: Unmanaged<MessageOutput>] = [:]
         var owned: [MessageOutput] = []
@@ -74,15 +73,20 @@ struct CandumpToJSON: Sendable {
 
     /// What `decodeLines` saw: how many lines, and whether an error names a line number
     /// (then the numbers were only right if `firstLineNumber` was).
-    struct Summary {
-        var lines: Int
-        var numberedErrors: Bool
+    public struct Summary: Sendable {
+        public var lines: Int
+        public var numberedErrors: Bool
+
+        public init(lines: Int, numberedErrors: Bool) {
+            self.lines = lines
+            self.numberedErrors = numberedErrors
+        }
     }
 
     /// Decodes every line of `lines` (each ending in `\n`, the last one may not),
     /// appending the JSON lines to `out`. Line numbers in errors start after `firstLineNumber`.
     @discardableResult
-    func decodeLines(_ lines: UnsafeBufferPointer<UInt8>, firstLineNumber: Int, into out: inout OutputBuffer) -> Summary {
+    public func decodeLines(_ lines: UnsafeBufferPointer<UInt8>, firstLineNumber: Int, into out: inout OutputBuffer) -> Summary {
         var storage: [UInt8] = []
         let payload = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64)
         defer { payload.deallocate() }
@@ -180,21 +184,21 @@ struct CandumpToJSON: Sendable {
 /// per-frame path reserves once per frame (a growable `[UInt8]` checks uniqueness and
 /// capacity on every append). A value type with manual memory: whoever creates one
 /// calls `deallocate()` once, and copies must not outlive that.
-struct OutputBuffer {
+public struct OutputBuffer {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private var capacity: Int
 
-    init(capacity: Int = 1 << 16) {
+    public init(capacity: Int = 1 << 16) {
         self.capacity = max(capacity, 64)
         base = .allocate(capacity: self.capacity)
     }
 
-    func deallocate() { base.deallocate() }
+    public func deallocate() { base.deallocate() }
 
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 
-    mutating func removeAll() { count = 0 }
+    public mutating func removeAll() { count = 0 }
 
     mutating func truncate(to mark: Int) { count = mark }
 
