@@ -137,10 +137,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
             try configuration.apply(file: file, text: String(decoding: bytes, as: UTF8.self))
             configuration.configFile = file
         }
-        var fromCommandLine = configuration
         index = 0
-        var users: [String] = []
-        var groups: [String] = []
         while index < arguments.count {
             let argument = arguments[index]
             func value() throws(ConfigurationError) -> String {
@@ -148,85 +145,30 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 index += 1
                 return arguments[index]
             }
-            if let key = Self.optionKeys[argument] {
-                let text = try value()
-                do { try fromCommandLine.set(key, text, named: argument) } catch { throw .usage(error.reason) }
-                index += 1
-                continue
-            }
-            switch argument {
-            case "--config": _ = try value()
-            case "--allow-user": users.append(try value())
-            case "--allow-group": groups.append(try value())
-            case "--simulator-faults": fromCommandLine.simulatorFaults = try value()
-            // The default now; kept for the tests and scripts that still pass it.
-            case "--simulator-control": fromCommandLine.simulatorControl = true
-            case "--no-simulator-control": fromCommandLine.simulatorControl = false
-            case "--replay-loop": fromCommandLine.replayLoop = true
-            default:
+            if argument == "--config" {
+                _ = try value()
+            } else if let (setting, form) = Setting.commandLine[argument] {
+                let text: String
+                switch form {
+                case .value, .adding: text = try value()
+                case .on: text = "on"
+                case .off: text = "off"
+                }
+                do {
+                    if case .adding = form { try setting.add(&configuration, text, argument) } else { try setting.set(&configuration, text, argument) }
+                } catch {
+                    throw .usage(error.reason)
+                }
+            } else {
                 throw .usage("unknown option \(argument)")
             }
             index += 1
         }
-        fromCommandLine.allowedUsers += users
-        fromCommandLine.allowedGroups += groups
-        return fromCommandLine
-    }
-
-    /// The command-line options whose values are settings of the config file too, by
-    /// their key there: both are read by `set`.
-    static let optionKeys = [
-        "--profile": "profile", "--can": "can", "--socket": "socket", "--state-dir": "state-dir", "--log-level": "log-level",
-        "--confirmation-timeout": "confirmation-timeout-ms", "--restricted-while-locked": "restricted-while-locked",
-        "--sessionless-callers": "sessionless-callers", "--simulator-control-users": "simulator-control-users",
-        "--simulator-control-groups": "simulator-control-groups", "--scenario": "scenario", "--replay": "replay",
-    ]
-
-    /// `alice, bob` -> ["alice", "bob"].
-    static func list(_ value: String) -> [String] {
-        value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+        return configuration
     }
 
     struct InvalidSetting: Error {
         var reason: String
-    }
-
-    /// Sets the setting `key` (one of `optionKeys`' values) from its text; the error
-    /// names it as `name` (the option or the key as the user wrote it).
-    mutating func set(_ key: String, _ value: String, named name: String) throws(InvalidSetting) {
-        switch key {
-        case "profile": profile = value
-        case "scenario": scenario = value
-        case "replay": replay = value
-        case "can": canInterface = value
-        case "socket": socket = value
-        case "state-dir": stateDirectory = value
-        case "confirmation-timeout-ms":
-            guard let milliseconds = Int(value), milliseconds > 0 else { throw InvalidSetting(reason: "\(name) needs milliseconds > 0, not \(value)") }
-            confirmationTimeoutMilliseconds = milliseconds
-        case "log-level":
-            guard let level = LogLevel(rawValue: value) else { throw InvalidSetting(reason: "\(name) must be debug, info, warning or error, not \(value)") }
-            logLevel = level
-        case "restricted-while-locked":
-            var names = Set<IntentName>()
-            for word in Self.list(value) where value != "none" {
-                guard let intent = IntentName(rawValue: word) else {
-                    throw InvalidSetting(reason: "\(name): unknown intent \"\(word)\" (one of \(IntentName.allCases.map(\.rawValue).joined(separator: ", ")), or none)")
-                }
-                names.insert(intent)
-            }
-            restrictedWhileLocked = names
-        case "sessionless-callers":
-            guard let callers = SessionlessCallers(value) else { throw InvalidSetting(reason: "\(name) must be refuse or a seat (seat0), not \(value)") }
-            sessionlessCallers = callers
-        case "simulator-control":
-            guard let on = ["on": true, "off": false][value] else { throw InvalidSetting(reason: "\(name) must be on or off, not \(value)") }
-            simulatorControl = on
-        case "simulator-control-users": simulatorControlUsers = Self.list(value)
-        case "simulator-control-groups": simulatorControlGroups = Self.list(value)
-        default:
-            preconditionFailure("\(key) is not a setting of optionKeys")
-        }
     }
 
     /// Applies `key = value` lines; `#` starts a comment.
@@ -242,23 +184,114 @@ public struct DaemonConfiguration: Sendable, Equatable {
             let key = trimmed[..<equals].trimmingSpaces()
             let value = trimmed[trimmed.index(after: equals)...].trimmingSpaces()
             guard !value.isEmpty else { throw .file(file, number + 1, "\(key) has no value") }
-            if Self.optionKeys.values.contains(key) || key == "simulator-control" {
-                do { try set(key, value, named: key) } catch { throw .file(file, number + 1, error.reason) }
-                continue
+            guard let setting = Setting.byKey[key] else {
+                throw .file(file, number + 1, "unknown key \"\(key)\" (known: \(Setting.all.map(\.key).joined(separator: ", ")))")
             }
-            switch key {
-            case "allow-users": allowedUsers = Self.list(value)
-            case "allow-groups": allowedGroups = Self.list(value)
-            case "sessionless-trusted-users": sessionlessTrustedUsers = Self.list(value)
-            case "sessionless-trusted-groups": sessionlessTrustedGroups = Self.list(value)
-            case "replay-loop":
-                guard let flag = ["true": true, "yes": true, "false": false, "no": false][value] else { throw .file(file, number + 1, "replay-loop must be true or false, not \(value)") }
-                replayLoop = flag
-            default:
-                throw .file(file, number + 1, "unknown key \"\(key)\" (known: profile, can, socket, state-dir, allow-users, allow-groups, log-level, confirmation-timeout-ms, restricted-while-locked, sessionless-callers, sessionless-trusted-users, sessionless-trusted-groups, simulator-control, simulator-control-users, simulator-control-groups, scenario, replay, replay-loop)")
-            }
+            do { try setting.set(&self, value, key) } catch { throw .file(file, number + 1, error.reason) }
         }
     }
+}
+
+/// One setting of carplayd: its key in the config file, its command-line options, and
+/// how its text is read. Every setting is in `all`, once; the parsers of the file and
+/// of the command line read this table and nothing else.
+struct Setting: Sendable {
+    typealias Apply = @Sendable (inout DaemonConfiguration, _ value: String, _ name: String) throws(DaemonConfiguration.InvalidSetting) -> Void
+
+    /// How a command-line option gives the value.
+    enum Form: Sendable {
+        /// `--option VALUE`: the value.
+        case value
+        /// `--option` alone: on, or off.
+        case on, off
+        /// `--option VALUE`, repeatable: one more item of a list.
+        case adding
+    }
+
+    let key: String
+    let options: [(name: String, form: Form)]
+    let set: Apply
+    /// For `.adding` options: how one item is added.
+    var add: Apply = { _, _, _ throws(DaemonConfiguration.InvalidSetting) in }
+
+    static func text(_ key: String, _ options: [(String, Form)], _ path: WritableKeyPath<DaemonConfiguration, String> & Sendable) -> Setting {
+        Setting(key: key, options: options, set: { configuration, value, _ in configuration[keyPath: path] = value })
+    }
+
+    static func optionalText(_ key: String, _ options: [(String, Form)], _ path: WritableKeyPath<DaemonConfiguration, String?> & Sendable) -> Setting {
+        Setting(key: key, options: options, set: { configuration, value, _ in configuration[keyPath: path] = value })
+    }
+
+    /// A comma-separated list in the file (and as `--option LIST`); `adding` options add one.
+    static func list(_ key: String, _ options: [(String, Form)], _ path: WritableKeyPath<DaemonConfiguration, [String]> & Sendable) -> Setting {
+        Setting(
+            key: key, options: options, set: { configuration, value, _ in configuration[keyPath: path] = Setting.items(value) },
+            add: { configuration, value, _ in configuration[keyPath: path].append(value) })
+    }
+
+    /// on/off, true/false or yes/no, the same for every boolean.
+    static func boolean(_ key: String, _ options: [(String, Form)], _ path: WritableKeyPath<DaemonConfiguration, Bool> & Sendable) -> Setting {
+        Setting(key: key, options: options, set: { configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
+            guard let flag = Setting.booleans[value] else { throw .init(reason: "\(name) must be on or off (or true/false, yes/no), not \(value)") }
+            configuration[keyPath: path] = flag
+        })
+    }
+
+    static let booleans = ["on": true, "off": false, "true": true, "false": false, "yes": true, "no": false]
+
+    /// `alice, bob` -> ["alice", "bob"].
+    static func items(_ value: String) -> [String] {
+        value.split(separator: ",").map { String($0).trimmingSpaces() }.filter { !$0.isEmpty }
+    }
+
+    static let all: [Setting] = [
+        optionalText("profile", [("--profile", .value)], \.profile),
+        optionalText("can", [("--can", .value)], \.canInterface),
+        text("socket", [("--socket", .value)], \.socket),
+        text("state-dir", [("--state-dir", .value)], \.stateDirectory),
+        list("allow-users", [("--allow-user", .adding)], \.allowedUsers),
+        list("allow-groups", [("--allow-group", .adding)], \.allowedGroups),
+        Setting(key: "log-level", options: [("--log-level", .value)]) { configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
+            guard let level = DaemonConfiguration.LogLevel(rawValue: value) else { throw .init(reason: "\(name) must be debug, info, warning or error, not \(value)") }
+            configuration.logLevel = level
+        },
+        Setting(key: "confirmation-timeout-ms", options: [("--confirmation-timeout", .value)]) { configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
+            guard let milliseconds = Int(value), milliseconds > 0 else { throw .init(reason: "\(name) needs milliseconds > 0, not \(value)") }
+            configuration.confirmationTimeoutMilliseconds = milliseconds
+        },
+        Setting(key: "restricted-while-locked", options: [("--restricted-while-locked", .value)]) { configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
+            var names = Set<IntentName>()
+            for word in Setting.items(value) where value != "none" {
+                guard let intent = IntentName(rawValue: word) else {
+                    throw .init(reason: "\(name): unknown intent \"\(word)\" (one of \(IntentName.allCases.map(\.rawValue).joined(separator: ", ")), or none)")
+                }
+                names.insert(intent)
+            }
+            configuration.restrictedWhileLocked = names
+        },
+        Setting(key: "sessionless-callers", options: [("--sessionless-callers", .value)]) { configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
+            guard let callers = DaemonConfiguration.SessionlessCallers(value) else { throw .init(reason: "\(name) must be refuse or a seat (seat0), not \(value)") }
+            configuration.sessionlessCallers = callers
+        },
+        list("sessionless-trusted-users", [], \.sessionlessTrustedUsers),
+        list("sessionless-trusted-groups", [], \.sessionlessTrustedGroups),
+        optionalText("simulator-faults", [("--simulator-faults", .value)], \.simulatorFaults),
+        // --simulator-control is the default now; kept for the tests and scripts that pass it.
+        boolean("simulator-control", [("--simulator-control", .on), ("--no-simulator-control", .off)], \.simulatorControl),
+        list("simulator-control-users", [("--simulator-control-users", .value)], \.simulatorControlUsers),
+        list("simulator-control-groups", [("--simulator-control-groups", .value)], \.simulatorControlGroups),
+        optionalText("scenario", [("--scenario", .value)], \.scenario),
+        optionalText("replay", [("--replay", .value)], \.replay),
+        boolean("replay-loop", [("--replay-loop", .on)], \.replayLoop),
+    ]
+
+    static let byKey: [String: Setting] = Dictionary(uniqueKeysWithValues: all.map { ($0.key, $0) })
+
+    static let commandLine: [String: (Setting, Form)] = {
+        var options: [String: (Setting, Form)] = [:]
+        for setting in all { for (name, form) in setting.options { options[name] = (setting, form) } }
+        return options
+    }()
 }
 
 public enum ConfigurationError: Error, Sendable, CustomStringConvertible {

@@ -14,7 +14,32 @@ import VehicleKit
         #expect(fromLine.replay == "/l/drive.log" && fromLine.replayLoop && fromLine.scenario == nil)
         #expect {
             try DaemonConfiguration.parse(arguments: ["--config", "/c"], environment: [:]) { ["/c": Array("replay-loop = sometimes\n".utf8)][$0] }
-        } throws: { "\($0)" == "/c:1: replay-loop must be true or false, not sometimes" }
+        } throws: { "\($0)" == "/c:1: replay-loop must be on or off (or true/false, yes/no), not sometimes" }
+    }
+
+    /// Every boolean setting reads the same words (they were on/off for one key and
+    /// true/yes for another).
+    @Test func booleansReadTheSameWords() throws {
+        for (word, expected) in ["on": true, "yes": true, "true": true, "off": false, "no": false, "false": false] {
+            let files = ["/c": Array("replay-loop = \(word)\nsimulator-control = \(word)\n".utf8)]
+            let configuration = try DaemonConfiguration.parse(arguments: ["--config", "/c"], environment: [:]) { files[$0] }
+            #expect(configuration.replayLoop == expected && configuration.simulatorControl == expected, "\(word)")
+        }
+    }
+
+    /// Every setting of the table is a config key that the parser takes, and no two share
+    /// a key or an option.
+    @Test func theTableIsTheOnlyListOfSettings() throws {
+        #expect(Set(Setting.all.map(\.key)).count == Setting.all.count)
+        let options = Setting.all.flatMap { $0.options.map(\.name) }
+        #expect(Set(options).count == options.count)
+        #expect(Setting.commandLine.count == options.count)
+        do {
+            _ = try DaemonConfiguration.parse(arguments: ["--config", "/c"], environment: [:]) { _ in Array("colour = blue\n".utf8) }
+            Issue.record("an unknown key is refused")
+        } catch {
+            #expect("\(error)".contains("known: \(Setting.all.map(\.key).joined(separator: ", "))"))
+        }
     }
 
     func playback(_ arguments: [String], scenario text: String? = nil) throws -> Result<Playback, DaemonError> {

@@ -63,7 +63,7 @@ import VehicleKit
         do {
             _ = try Self.parse(["--config", "/c"], files: ["/c": "simulator-control = maybe\n"])
         } catch let error as ConfigurationError {
-            #expect(error.description == "/c:1: simulator-control must be on or off, not maybe")
+            #expect(error.description == "/c:1: simulator-control must be on or off (or true/false, yes/no), not maybe")
         }
     }
 
