@@ -9,9 +9,12 @@
 # is coverage-instrumented and checked by ASan; each target file is then compiled and
 # linked against them. libFuzzer supplies main(). Output: .build/fuzz/bin/<target>.
 # Incremental: a module or target is rebuilt when one of its inputs is newer.
+# Modules and targets whose inputs are built compile at the same time, up to
+# FUZZ_BUILD_JOBS at once (each swiftc -wmo runs on one core).
 #
 # Environment: SWIFTC (default: swiftc on PATH, else /opt/swift/usr/bin/swiftc),
-#              FUZZ_BUILD_DIR (default: .build/fuzz).
+#              FUZZ_BUILD_DIR (default: .build/fuzz),
+#              FUZZ_BUILD_JOBS (default: the number of cores; 1 builds one thing at a time).
 set -euo pipefail
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -125,17 +128,12 @@ generate_fixtures() {
     fi
 }
 
-build_target() {
-    local target="$1" modules objects=() extra=()
-    [ -f "Fuzz/$target.swift" ] || { echo "build.sh: no Fuzz/$target.swift" >&2; exit 2; }
+# link_target TARGET: compiles and links it (its modules are built).
+link_target() {
+    local target="$1" modules objects=() extra=() module
     read -r -a modules <<<"$(target_modules "$target")"
-    local module
-    for module in "${modules[@]}"; do
-        build_module "$module"
-        objects+=("$MODULES/$module.o")
-    done
+    for module in "${modules[@]}"; do objects+=("$MODULES/$module.o"); done
     if [ "$target" = frames ] || [ "$target" = profile ]; then
-        generate_fixtures
         extra+=("$OUT/generated/FuzzFixtures.swift")
     fi
     if newer_than "$BIN/$target" "Fuzz/$target.swift" Fuzz/FuzzSupport.swift "${extra[@]}" "${objects[@]}" "$0"; then
@@ -153,9 +151,64 @@ all_targets() {
     done
 }
 
+# Every module and target as a job ("m:Module", "t:target"; modules first: they are on
+# the longest path), started once its inputs are built, up to JOBS at once.
+build_all() {
+    local -A state=() item_of=()
+    local items=() item module dep running=0 failed=0 pid rc
+    add_module() {
+        [ -n "${state[m:$1]:-}" ] && return 0
+        local d
+        for d in $(module_deps "$1"); do add_module "$d"; done
+        state[m:$1]=pending; items+=("m:$1")
+    }
+    for target in "${targets[@]}"; do
+        [ -f "Fuzz/$target.swift" ] || { echo "build.sh: no Fuzz/$target.swift" >&2; exit 2; }
+        for module in $(target_modules "$target"); do add_module "$module"; done
+    done
+    for target in "${targets[@]}"; do state[t:$target]=pending; items+=("t:$target"); done
+    inputs_built() {
+        local d deps
+        case "$1" in
+            m:*) deps="$(module_deps "${1#m:}")" ;;
+            t:*) deps="$(target_modules "${1#t:}")" ;;
+        esac
+        for d in $deps; do [ "${state[m:$d]}" = done ] || return 1; done
+    }
+    while :; do
+        for item in "${items[@]}"; do
+            [ "$failed" -eq 0 ] && [ "$running" -lt "$JOBS" ] || break
+            [ "${state[$item]}" = pending ] && inputs_built "$item" || continue
+            case "$item" in
+                m:*) build_module "${item#m:}" & ;;
+                t:*) link_target "${item#t:}" & ;;
+            esac
+            item_of[$!]="$item"; state[$item]=running; running=$((running + 1))
+        done
+        [ "$running" -gt 0 ] || break
+        rc=0; wait -n -p pid || rc=$?
+        running=$((running - 1))
+        if [ "$rc" -eq 0 ]; then state[${item_of[$pid]}]=done
+        else state[${item_of[$pid]}]=failed; failed=1; echo "fuzz build: ${item_of[$pid]#*:} FAILED" >&2; fi
+    done
+    [ "$failed" -eq 0 ] || exit 1
+    for item in "${items[@]}"; do [ "${state[$item]}" = done ] || { echo "fuzz build: $item never built" >&2; exit 1; }; done
+}
+
+build_target() {  # build_target TARGET: its modules, then it (one at a time)
+    local module
+    [ -f "Fuzz/$1.swift" ] || { echo "build.sh: no Fuzz/$1.swift" >&2; exit 2; }
+    for module in $(target_modules "$1"); do build_module "$module"; done
+    link_target "$1"
+}
+
+JOBS="${FUZZ_BUILD_JOBS:-$(nproc 2>/dev/null || echo 1)}"
 targets=("$@")
 [ "${#targets[@]}" -gt 0 ] || mapfile -t targets < <(all_targets)
-for target in "${targets[@]}"; do
-    build_target "$target"
-done
+case " ${targets[*]} " in *" frames "*|*" profile "*) generate_fixtures ;; esac
+if [ "$JOBS" -le 1 ]; then
+    for target in "${targets[@]}"; do build_target "$target"; done
+else
+    build_all
+fi
 echo "fuzz build: ${targets[*]} -> $BIN"

@@ -14,15 +14,18 @@
 # Then, in a full run:
 #   7. the release build, once: make build STATIC=1 (--static-swift-stdlib, .build/static)
 #      with carplay-bench, for the daemon tests, the systemd test and the package
-#   8. the Debian package: make deb-files, lintian, man pages, dpkg -x with /opt/swift
+#   8. the fuzz targets' ASan build (Fuzz/build.sh), started in the background at idle
+#      CPU priority: it uses what stages 9-12 leave of the 2 cores
+#   9. the Debian package: make deb-files, lintian, man pages, dpkg -x with /opt/swift
 #      masked (IntegrationTests/deb/host.sh)
-#   9. the fuzz targets, 30 s each (Fuzz/run.sh: DBC, profile, candump, frames, Varlink)
 #  10. the real carplayd end to end over its Varlink socket (IntegrationTests/daemon, pytest)
 #  11. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (IntegrationTests/soak)
 #  12. ONE boot of the systemd VM (IntegrationTests/vm-suites) for, in order: the vcan
 #      bench (IntegrationTests/vcan; natively before the boot where the kernel has vcan),
 #      carplayd under systemd as PID 1 (IntegrationTests/systemd), the Debian package's
 #      dpkg -i/reload/upgrade/-r/--purge with no toolchain (IntegrationTests/deb)
+#  13. the fuzz targets, 30 s each, as many at once as there are cores (Fuzz/run.sh:
+#      DBC, profile, candump, frames, Varlink)
 # Each stage prints its wall time at its end; the run ends with a table of them and the
 # total, then one line "N passed, 0 failed" (IntegrationTests/README.md has the figures).
 #
@@ -30,10 +33,10 @@
 #        scripts/test.sh --quick            stages 1-6 only (minutes), then the same line
 #        scripts/test.sh --only STAGE...   just those stages, in that order, no summary
 #          (stages: bootstrap corpus build golden protection_vectors swift_test decode_cli
-#          real_dbcs intents release_build package fuzz daemon soak vm_suites; and vcan,
-#          systemd, deb: each of the three VM suites alone, in a boot of its own, deb with
-#          the package stage first. Each expects what earlier ones built, e.g.
-#          `--only corpus golden`; the release build and the package are made when missing)
+#          real_dbcs intents release_build fuzz_build package daemon soak vm_suites fuzz;
+#          and vcan, systemd, deb: each VM suite alone, in a boot of its own, deb with the
+#          package stage first. Each expects what earlier ones built, e.g. `--only corpus
+#          golden`; the release build and the package are made when missing)
 #
 # Environment:
 #   CARPLAYD_DBC_CORPUS  DBC corpus directory (relative paths: to the repo root).
@@ -305,17 +308,47 @@ stage_intents() {
     "$PY" "$REPO_ROOT/IntegrationTests/support/intents/check_intents.py" --carplayctl "$bin" "${profiles[@]}" | tee -a "$RESULTS"
 }
 
+# The fuzz targets' ASan build (Fuzz/build.sh, swiftc outside SwiftPM) needs no other
+# stage's output but the sources, and ~2 CPU-minutes. A full run starts it after the last
+# SwiftPM build, in the background under SCHED_IDLE (chrt --idle): it gets only CPU time
+# that nothing else wants -- the daemon tests, the soak and above all the emulated VM
+# leave much of the 2 cores idle -- and cannot slow those timing-bound stages down. The
+# fuzz stage then waits for it; Fuzz/run.sh builds again in the foreground (incremental:
+# nothing left to do, or everything, with its errors shown, if the background build failed).
+FUZZ_BUILD_PID=""
+FUZZ_BUILD_LOG="$REPO_ROOT/.build/fuzz-build.log"
+
+stage_fuzz_build() {
+    [ "${CARPLAYD_FUZZ_SECONDS:-30}" != 0 ] || return 0
+    step "fuzz build (Fuzz/build.sh) started in the background, SCHED_IDLE (log: ${FUZZ_BUILD_LOG#"$REPO_ROOT"/})"
+    local idle=(chrt --idle 0)
+    "${idle[@]}" true 2>/dev/null || idle=(nice -n 19)
+    # setsid: its own process group, ended with the run if the run fails first.
+    setsid --wait "${idle[@]}" bash -c 'start=$(date +%s); bash "$1/Fuzz/build.sh"; rc=$?; echo "fuzz build: exit $rc after $(($(date +%s) - start)) s (in the background)"; exit "$rc"' \
+        _ "$REPO_ROOT" > "$FUZZ_BUILD_LOG" 2>&1 < /dev/null &
+    FUZZ_BUILD_PID=$!
+}
+
 stage_fuzz() {
     # libFuzzer + ASan on the parsers of untrusted input, from the seed corpus in Fuzz/corpus;
     # a crash fails the run and leaves the input in .build/fuzz-crashes. Longer runs:
-    # Fuzz/run.sh --seconds 3600 (docs/RELIABILITY.md).
+    # Fuzz/run.sh --seconds 3600 (docs/RELIABILITY.md). As many targets at once as there
+    # are cores, each for its own $seconds s on a core of its own, as one at a time did.
     local seconds="${CARPLAYD_FUZZ_SECONDS:-30}"
     if [ "$seconds" = 0 ]; then
         step "fuzz targets: skipped (CARPLAYD_FUZZ_SECONDS=0)"
         return
     fi
-    step "fuzz targets, $seconds s each (Fuzz/run.sh)"
-    bash "$REPO_ROOT/Fuzz/run.sh" --seconds "$seconds" | tee -a "$RESULTS"
+    if [ -n "$FUZZ_BUILD_PID" ]; then
+        step "waiting for the fuzz build started in the background"
+        wait "$FUZZ_BUILD_PID" || echo "the background fuzz build failed; Fuzz/run.sh builds again:"
+        FUZZ_BUILD_PID=""
+        cat "$FUZZ_BUILD_LOG"
+    fi
+    local cores
+    cores="$(nproc 2>/dev/null || echo 1)"
+    step "fuzz targets, $seconds s each, $cores at a time (Fuzz/run.sh)"
+    bash "$REPO_ROOT/Fuzz/run.sh" --seconds "$seconds" --parallel "$cores" | tee -a "$RESULTS"
 }
 
 stage_daemon() {
@@ -360,7 +393,7 @@ stage_systemd() {
 # The stages of each tier, in order: the quick tier first (a unit failure shows within
 # minutes), then what needs the release build, the fuzzer or the VM.
 QUICK_STAGES=(bootstrap corpus build golden protection_vectors swift_test decode_cli real_dbcs intents)
-FULL_STAGES=("${QUICK_STAGES[@]}" release_build package fuzz daemon soak vm_suites)
+FULL_STAGES=("${QUICK_STAGES[@]}" release_build fuzz_build package daemon soak vm_suites fuzz)
 
 # Wall time per stage: printed at each stage's end, and as a table (with the total) at
 # the end of the run -- also when a stage fails, for the stages that ran.
@@ -404,6 +437,7 @@ print_times() {
 
 on_exit() {
     local rc=$?
+    if [ -n "$FUZZ_BUILD_PID" ]; then kill -- -"$FUZZ_BUILD_PID" 2>/dev/null || true; fi
     if [ "$rc" -ne 0 ] && [ -n "$CURRENT_STAGE" ]; then
         echo "test.sh: stage $CURRENT_STAGE failed (exit $rc)" >&2
         print_times >&2
