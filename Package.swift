@@ -65,18 +65,21 @@ let package = Package(
         // The daemon: configuration, the Varlink service, daemon state, lifecycle. Its
         // interface texts are docs/*.varlink, embedded at build time.
         .target(
-            name: "CarplayDaemon", dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit"],
+            name: "CarplayDaemon",
+            dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit"],
             plugins: ["EmbedInterfaces"]),
         .plugin(name: "EmbedInterfaces", capability: .buildTool(), dependencies: ["embed-interfaces"]),
         .executableTarget(name: "embed-interfaces", path: "Plugins/embed-interfaces"),
 
         // Thin executables.
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),
-        .executableTarget(name: "carplay-ecu", dependencies: ["CANBus", "CarplayJSON", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit"]),
+        .executableTarget(
+            name: "carplay-ecu", dependencies: ["CANBus", "CarplayJSON", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit"]),
         // The benchmark executables, beside their drivers: the load generator of
         // Benchmarks/intents (a client of a running carplayd) and the CPU cost of one
         // intent's frame path (Benchmarks/frames/run.sh).
-        .executableTarget(name: "carplay-bench", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit"], path: "Benchmarks/intents/carplay-bench"),
+        .executableTarget(
+            name: "carplay-bench", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit"], path: "Benchmarks/intents/carplay-bench"),
         .executableTarget(name: "frames-bench", dependencies: ["CANKit", "LinuxSupport", "VehicleKit"], path: "Benchmarks/frames", exclude: ["run.sh"]),
         .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink"]),
 
@@ -88,7 +91,9 @@ let package = Package(
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
         .testTarget(name: "CANBusTests", dependencies: ["CANBus", "CANKit"]),
         .testTarget(name: "SocketCANTests", dependencies: ["SocketCAN", "CANKit", "LinuxSupport"]),
-        .testTarget(name: "CarplayDaemonTests", dependencies: ["CarplayDaemon", "SimulatorControl", "Varlink", "CarplayJSON", "LinuxSupport", "CANBus", "CANKit", "CarIntents", "TestSupport"]),
+        .testTarget(
+            name: "CarplayDaemonTests",
+            dependencies: ["CarplayDaemon", "SimulatorControl", "Varlink", "CarplayJSON", "LinuxSupport", "CANBus", "CANKit", "CarIntents", "TestSupport"]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "LinuxSupport", "TestSupport"]),
         .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANBus", "CANKit", "CarplayJSON", "TestSupport"]),
         .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "CANBus", "CANKit", "CarplayJSON", "TestSupport"]),

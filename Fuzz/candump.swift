@@ -42,8 +42,9 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             require(parsed == reused, "line \(lineNumber): parseLine(reusing:) differs from parseLine")
             switch parsed {
             case let .failure(error):
-                require(error.column >= 1 && error.column <= line.count + 1,
-                        "line \(lineNumber): error column \(error.column) outside a \(line.count)-byte line")
+                require(
+                    error.column >= 1 && error.column <= line.count + 1,
+                    "line \(lineNumber): error column \(error.column) outside a \(line.count)-byte line")
                 if firstError == nil {
                     var located = error
                     located.line = lineNumber
@@ -57,9 +58,10 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                 guard case let .success(.record(record)) = parsed else {
                     fatalError("line \(lineNumber): the fast path accepts a line parseLine does not read as a frame")
                 }
-                require(record.frame.id == fast.id && record.frame.data == Array(payload[0..<fast.count])
+                require(
+                    record.frame.id == fast.id && record.frame.data == Array(payload[0..<fast.count])
                         && record.frame.kind == fast.kind && !record.frame.isRemote && !record.frame.isError,
-                        "line \(lineNumber): the fast path reads \(fast.id) \(payload[0..<fast.count]), parseLine \(record.frame)")
+                    "line \(lineNumber): the fast path reads \(fast.id) \(payload[0..<fast.count]), parseLine \(record.frame)")
             }
         }
     }

@@ -40,8 +40,9 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             _ = try? message.codec.encode(inputs)
         }
         for signal in message.signals.prefix(64) {
-            require(message.signal(named: signal.name) != nil || message.signals.filter({ $0.name == signal.name }).count > 1,
-                    "signal \(signal.name) of \(message.name) not found by its name")
+            require(
+                message.signal(named: signal.name) != nil || message.signals.filter({ $0.name == signal.name }).count > 1,
+                "signal \(signal.name) of \(message.name) not found by its name")
             _ = message.codec.input(forRaw: 0, signal: signal.name)
             _ = message.codec.input(forRaw: 1, signal: signal.name)
             if let maximum = signal.maximum?.integralValue {

@@ -82,7 +82,8 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
                 message = database.messages[Int(rawID % UInt32(database.messages.count))]
             } else {
                 guard let id = CANID(rawID & (extended ? CANID.maxExtended : CANID.maxStandard), extended: extended),
-                      let found = database.message(id: id) else { continue }
+                    let found = database.message(id: id)
+                else { continue }
                 message = found
             }
             for choices in [true, false] {
@@ -98,8 +99,9 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             }
             let status = rawCheckers[0].check(payload, frameID: rawID)
             if status == .ok {
-                require(payload.count >= protection.minimumLength && protection.checksumMatches(payload, frameID: rawID),
-                        "\(protection.scheme.name) accepted a payload with a wrong checksum")
+                require(
+                    payload.count >= protection.minimumLength && protection.checksumMatches(payload, frameID: rawID),
+                    "\(protection.scheme.name) accepted a payload with a wrong checksum")
             }
             var copy = payload
             let counter = UInt8(Int(selector & 0x0F) % protection.counterModulus)
@@ -127,8 +129,10 @@ func fuzzProtection(_ rawID: UInt32, _ selector: UInt8) -> FrameProtection? {
     let order: DBCByteOrder = selector & 0x20 != 0 ? .bigEndian : .littleEndian
     let checksumLength = [8, 4, 16, 8][Int(selector >> 6)]
     let counterLength = [4, 2, 8, 4][Int((selector >> 4) & 3)]
-    let checksumStart = Int(rawID & 0x3F), counterStart = Int((rawID >> 8) & 0x3F)
+    let checksumStart = Int(rawID & 0x3F)
+    let counterStart = Int((rawID >> 8) & 0x3F)
     let checksum: PayloadField? = if case .counter = scheme { nil } else { PayloadField(startBit: checksumStart, length: checksumLength, byteOrder: order) }
-    let counter: PayloadField? = if case .toyota = scheme, selector & 1 == 0 { nil } else { PayloadField(startBit: counterStart, length: counterLength, byteOrder: order) }
+    let counter: PayloadField? =
+        if case .toyota = scheme, selector & 1 == 0 { nil } else { PayloadField(startBit: counterStart, length: counterLength, byteOrder: order) }
     return try? FrameProtection(scheme: scheme, checksum: checksum, counter: counter)
 }

@@ -70,9 +70,10 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             let bytes = call.serialized()
             require(bytes.last == 0, "a serialized call without its NUL")
             let again = try VarlinkCall(parsing: Array(bytes.dropLast()))
-            require(again.method == call.method && again.oneway == call.oneway && again.more == call.more
+            require(
+                again.method == call.method && again.oneway == call.oneway && again.more == call.more
                     && again.upgrade == call.upgrade && close(.object(again.parameters), .object(call.parameters)),
-                    "a call does not survive serialization: \(call) vs \(again)")
+                "a call does not survive serialization: \(call) vs \(again)")
             _ = VarlinkReply(parameters: call.parameters).serialized()
         } catch {
             require(!error.name.isEmpty, "an error without a name")

@@ -17,12 +17,12 @@
 // (Benchmarks/frames/run.sh does).
 
 import CANKit
+import LinuxSupport
 import VehicleKit
 
 #if canImport(Glibc)
 import Glibc
 #endif
-import LinuxSupport
 
 func fail(_ message: String) -> Never {
     try? FileDescriptor.standardError.writeAll("frames-bench: \(message)\n")
@@ -77,7 +77,8 @@ func workload(_ profile: VehicleProfile) -> [[[PropertyKey: PropertyValue]]] {
     if let radio = profile.radio, let fm = radio.band(.FM), profile.bindings[.radioFrequency]?.command != nil {
         var tuning: [PropertyKey: PropertyValue] = [.radioBand: .enumeration("FM")]
         if profile.audioSources.contains(.sourceRadio) { tuning[.audioSource] = .enumeration(CarAudioSource.sourceRadio.rawValue) }
-        var a = tuning, b = tuning
+        var a = tuning
+        var b = tuning
         a[.radioFrequency] = .number(fm.range.snap(fm.range.min + 10 * fm.range.step))
         b[.radioFrequency] = .number(fm.range.snap(fm.range.min + 20 * fm.range.step))
         items.append([a, b])
@@ -152,7 +153,11 @@ let best = perIntent[0]
 let median = perIntent[perIntent.count / 2]
 func format(_ value: Double) -> String { String(Int(value.rounded())) }
 if json {
-    print("{\"profile\": \"\(profile.identifier)\", \"intents\": \(intentCount), \"runs\": \(perIntent.count), \"ns_per_intent_best\": \(format(best)), \"ns_per_intent_median\": \(format(median)), \"intents_per_s_best\": \(format(1e9 / best))}")
+    print(
+        "{\"profile\": \"\(profile.identifier)\", \"intents\": \(intentCount), \"runs\": \(perIntent.count), \"ns_per_intent_best\": \(format(best)), \"ns_per_intent_median\": \(format(median)), \"intents_per_s_best\": \(format(1e9 / best))}"
+    )
 } else {
-    print("frames-bench \(profile.identifier): \(intentCount) intents x \(perIntent.count) runs: best \(format(best)) ns/intent (\(format(1e9 / best)) intents/s on one core), median \(format(median)) ns/intent")
+    print(
+        "frames-bench \(profile.identifier): \(intentCount) intents x \(perIntent.count) runs: best \(format(best)) ns/intent (\(format(1e9 / best)) intents/s on one core), median \(format(median)) ns/intent"
+    )
 }

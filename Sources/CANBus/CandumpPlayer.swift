@@ -18,7 +18,9 @@ public struct CandumpPlayer: Sendable {
     /// port refuses a frame for good (closed). A frame the bus cannot take now (a full
     /// transmit queue) is lost, as with `canplayer`, and counted in `failed`.
     /// `step`, when given, is awaited before each frame; returning false stops.
-    public func play(clock: ContinuousClock = .init(), step: (@Sendable (Int, CANFrame) async -> Bool)? = nil, sent: @Sendable (CANFrame) -> Void = { _ in }) async -> (sent: Int, failed: Int) {
+    public func play(clock: ContinuousClock = .init(), step: (@Sendable (Int, CANFrame) async -> Bool)? = nil, sent: @Sendable (CANFrame) -> Void = { _ in })
+        async -> (sent: Int, failed: Int)
+    {
         var count = 0
         var failed = 0
         guard !replay.entries.isEmpty else { return (0, 0) }
@@ -29,7 +31,9 @@ public struct CandumpPlayer: Sendable {
                 if let step {
                     guard await step(index, entry.frame) else { return (count, failed) }
                 } else {
-                    do { try await clock.sleep(until: origin.advanced(by: replay.time(of: index, pass: pass)), tolerance: .microseconds(500)) } catch { return (count, failed) }
+                    do { try await clock.sleep(until: origin.advanced(by: replay.time(of: index, pass: pass)), tolerance: .microseconds(500)) } catch {
+                        return (count, failed)
+                    }
                 }
                 if Task.isCancelled { return (count, failed) }
                 switch port.send(entry.frame) {

@@ -1,9 +1,10 @@
+import CANKit
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CANKit
 
 extension CandumpTimestamp {
     /// The wall clock (CLOCK_REALTIME), as the kernel and candump stamp frames.

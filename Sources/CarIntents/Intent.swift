@@ -40,9 +40,11 @@ public enum Intent: Sendable, Hashable {
     public static func parameterNames(of name: IntentName) -> [String] {
         switch name {
         case .setClimateSettingsInCar:
-            ["enableFan", "enableAirConditioner", "enableClimateControl", "enableAutoMode", "airCirculationMode",
-             "fanSpeedIndex", "fanSpeedPercentage", "relativeFanSpeedSetting", "temperature", "relativeTemperatureSetting",
-             "climateZone", "carName"]
+            [
+                "enableFan", "enableAirConditioner", "enableClimateControl", "enableAutoMode", "airCirculationMode",
+                "fanSpeedIndex", "fanSpeedPercentage", "relativeFanSpeedSetting", "temperature", "relativeTemperatureSetting",
+                "climateZone", "carName",
+            ]
         case .setDefrosterSettingsInCar: ["enable", "defroster", "carName"]
         case .setSeatSettingsInCar: ["enableHeating", "enableCooling", "enableMassage", "seat", "level", "relativeLevelSetting", "carName"]
         case .setAudioSourceInCar: ["audioSource", "relativeAudioSourceReference"]
@@ -144,42 +146,49 @@ extension Intent {
         let r = ParameterReader(values: canonical)
         switch name {
         case .setClimateSettingsInCar:
-            self = .setClimateSettingsInCar(SetClimateSettingsInCarParameters(
-                enableFan: try r.bool("enableFan"), enableAirConditioner: try r.bool("enableAirConditioner"),
-                enableClimateControl: try r.bool("enableClimateControl"), enableAutoMode: try r.bool("enableAutoMode"),
-                airCirculationMode: try r.enumeration("airCirculationMode", AirCirculationMode.self),
-                fanSpeedIndex: try r.integer("fanSpeedIndex"),
-                fanSpeedPercentage: try r.number("fanSpeedPercentage", in: 0...100),
-                relativeFanSpeedSetting: try r.enumeration("relativeFanSpeedSetting", RelativeSetting.self),
-                temperature: try r.temperature("temperature"),
-                relativeTemperatureSetting: try r.enumeration("relativeTemperatureSetting", RelativeSetting.self),
-                climateZone: try r.enumeration("climateZone", CarSeat.self), carName: try r.string("carName")))
+            self = .setClimateSettingsInCar(
+                SetClimateSettingsInCarParameters(
+                    enableFan: try r.bool("enableFan"), enableAirConditioner: try r.bool("enableAirConditioner"),
+                    enableClimateControl: try r.bool("enableClimateControl"), enableAutoMode: try r.bool("enableAutoMode"),
+                    airCirculationMode: try r.enumeration("airCirculationMode", AirCirculationMode.self),
+                    fanSpeedIndex: try r.integer("fanSpeedIndex"),
+                    fanSpeedPercentage: try r.number("fanSpeedPercentage", in: 0...100),
+                    relativeFanSpeedSetting: try r.enumeration("relativeFanSpeedSetting", RelativeSetting.self),
+                    temperature: try r.temperature("temperature"),
+                    relativeTemperatureSetting: try r.enumeration("relativeTemperatureSetting", RelativeSetting.self),
+                    climateZone: try r.enumeration("climateZone", CarSeat.self), carName: try r.string("carName")))
         case .setDefrosterSettingsInCar:
-            self = .setDefrosterSettingsInCar(SetDefrosterSettingsInCarParameters(
-                enable: try r.bool("enable"), defroster: try r.enumeration("defroster", CarDefroster.self),
-                carName: try r.string("carName")))
+            self = .setDefrosterSettingsInCar(
+                SetDefrosterSettingsInCarParameters(
+                    enable: try r.bool("enable"), defroster: try r.enumeration("defroster", CarDefroster.self),
+                    carName: try r.string("carName")))
         case .setSeatSettingsInCar:
-            self = .setSeatSettingsInCar(SetSeatSettingsInCarParameters(
-                enableHeating: try r.bool("enableHeating"), enableCooling: try r.bool("enableCooling"),
-                enableMassage: try r.bool("enableMassage"), seat: try r.enumeration("seat", CarSeat.self),
-                level: try r.integer("level"), relativeLevelSetting: try r.enumeration("relativeLevelSetting", RelativeSetting.self),
-                carName: try r.string("carName")))
+            self = .setSeatSettingsInCar(
+                SetSeatSettingsInCarParameters(
+                    enableHeating: try r.bool("enableHeating"), enableCooling: try r.bool("enableCooling"),
+                    enableMassage: try r.bool("enableMassage"), seat: try r.enumeration("seat", CarSeat.self),
+                    level: try r.integer("level"), relativeLevelSetting: try r.enumeration("relativeLevelSetting", RelativeSetting.self),
+                    carName: try r.string("carName")))
         case .setAudioSourceInCar:
-            self = .setAudioSourceInCar(SetAudioSourceInCarParameters(
-                audioSource: try r.enumeration("audioSource", CarAudioSource.self),
-                relativeAudioSourceReference: try r.enumeration("relativeAudioSourceReference", RelativeReference.self)))
+            self = .setAudioSourceInCar(
+                SetAudioSourceInCarParameters(
+                    audioSource: try r.enumeration("audioSource", CarAudioSource.self),
+                    relativeAudioSourceReference: try r.enumeration("relativeAudioSourceReference", RelativeReference.self)))
         case .setRadioStation:
-            self = .setRadioStation(SetRadioStationParameters(
-                radioType: try r.enumeration("radioType", RadioType.self), frequency: try r.number("frequency"),
-                stationName: try r.string("stationName"), channel: try r.channel("channel"),
-                presetNumber: try r.integer("presetNumber")))
+            self = .setRadioStation(
+                SetRadioStationParameters(
+                    radioType: try r.enumeration("radioType", RadioType.self), frequency: try r.number("frequency"),
+                    stationName: try r.string("stationName"), channel: try r.channel("channel"),
+                    presetNumber: try r.integer("presetNumber")))
         case .saveProfileInCar:
-            self = .saveProfileInCar(SaveProfileInCarParameters(
-                profileNumber: try r.integer("profileNumber"), profileName: try r.string("profileName")))
+            self = .saveProfileInCar(
+                SaveProfileInCarParameters(
+                    profileNumber: try r.integer("profileNumber"), profileName: try r.string("profileName")))
         case .setProfileInCar:
-            self = .setProfileInCar(SetProfileInCarParameters(
-                profileNumber: try r.integer("profileNumber"), profileName: try r.string("profileName"),
-                isDefaultProfile: try r.bool("isDefaultProfile"), carName: try r.string("carName")))
+            self = .setProfileInCar(
+                SetProfileInCarParameters(
+                    profileNumber: try r.integer("profileNumber"), profileName: try r.string("profileName"),
+                    isDefaultProfile: try r.bool("isDefaultProfile"), carName: try r.string("carName")))
         case .setCarLockStatus:
             self = .setCarLockStatus(SetCarLockStatusParameters(locked: try r.bool("locked"), carName: try r.string("carName")))
         case .getCarLockStatus:

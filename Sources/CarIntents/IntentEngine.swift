@@ -82,8 +82,9 @@ public final class IntentEngine: Sendable {
         if resolution.action == nil {
             outcome.response = .failure(IntentResponse.notResolved)
             outcome.refusal = .notResolved(resolution)
-        } else if phase != .resolve, let refusal = IntentConfirmer.confirm(
-            resolution, profile: profile, state: state, vehicleReachable: reachable, restrictedWhileLocked: restrictedWhileLocked, device: device)
+        } else if phase != .resolve,
+            let refusal = IntentConfirmer.confirm(
+                resolution, profile: profile, state: state, vehicleReachable: reachable, restrictedWhileLocked: restrictedWhileLocked, device: device)
         {
             outcome.response = refusal
             outcome.refusal = IntentRefusal(confirmation: refusal)
@@ -172,7 +173,8 @@ public final class IntentEngine: Sendable {
                 return all
             }
             let failures = outcomes.compactMap(\.failure)
-            var response = failures.isEmpty
+            var response =
+                failures.isEmpty
                 ? IntentResponse(code: .success, reason: nil, fields: [:])
                 : IntentResponse(code: .failure, reason: failures[0].reason, fields: ["detail": .string(failures.map(\.description).joined(separator: "; "))])
             response.fields["profileNumber"] = .integer(slot)
@@ -279,7 +281,9 @@ public final class IntentEngine: Sendable {
             var index = 0
             while index < shared.queue.count {
                 let waiting = shared.queue[index]
-                if shared.running.values.contains(where: { $0.conflicts(with: waiting.claim) }) || blocked.contains(where: { $0.conflicts(with: waiting.claim) }) {
+                if shared.running.values.contains(where: { $0.conflicts(with: waiting.claim) })
+                    || blocked.contains(where: { $0.conflicts(with: waiting.claim) })
+                {
                     blocked.append(waiting.claim)
                     index += 1
                     continue

@@ -40,7 +40,8 @@ extension IntentResolver {
             return
         }
         if let type = p.radioType {
-            context.results["radioType"] = radio.band(type) == nil
+            context.results["radioType"] =
+                radio.band(type) == nil
                 ? .unsupported(reason: "\(context.car) has no \(type.rawValue) radio") : .success(.string(type.rawValue))
         }
 
@@ -89,7 +90,8 @@ extension IntentResolver {
             let wanted = name.trimmingSpaces.lowercased()
             let words = wanted.split(whereSeparator: \.isWhitespace)
             let exact = pool.filter { $0.name.lowercased() == wanted }
-            let matches = exact.isEmpty
+            let matches =
+                exact.isEmpty
                 ? pool.filter { station in
                     let nameWords = station.name.lowercased().split(whereSeparator: \.isWhitespace)
                     return !words.isEmpty && words.allSatisfy { word in nameWords.contains { $0.hasPrefix(word) } }
@@ -119,8 +121,10 @@ extension IntentResolver {
                 if band.tunesByChannel {
                     context.results["frequency"] = .unsupported(reason: "\(type.rawValue) radio tunes by channel, not frequency")
                 } else if !band.range.contains(frequency) {
-                    context.results["frequency"] = .unsupported(reason:
-                        "\(formatNumber(frequency)) \(band.unit) is outside the \(type.rawValue) band \(formatNumber(band.range.min))…\(formatNumber(band.range.max)) \(band.unit)")
+                    context.results["frequency"] = .unsupported(
+                        reason:
+                            "\(formatNumber(frequency)) \(band.unit) is outside the \(type.rawValue) band \(formatNumber(band.range.min))…\(formatNumber(band.range.max)) \(band.unit)"
+                    )
                 } else {
                     let snapped = band.range.snap(frequency)
                     pick(RadioStation(name: "", type: type, frequency: snapped), by: "frequency", success: .number(snapped))
@@ -142,8 +146,9 @@ extension IntentResolver {
                     if !band.tunesByChannel {
                         context.results["channel"] = .unsupported(reason: "\(type.rawValue) radio tunes by frequency, not channel")
                     } else if !band.range.contains(Double(channel)) {
-                        context.results["channel"] = .unsupported(reason:
-                            "channel \(channel) is outside \(type.rawValue) channels \(formatNumber(band.range.min))…\(formatNumber(band.range.max))")
+                        context.results["channel"] = .unsupported(
+                            reason:
+                                "channel \(channel) is outside \(type.rawValue) channels \(formatNumber(band.range.min))…\(formatNumber(band.range.max))")
                     } else {
                         pick(RadioStation(name: "", type: type, channel: channel), by: "channel", success: .string(String(channel)))
                     }

@@ -53,7 +53,8 @@ extension IntentResolver {
 
         for flag in flags {
             guard let value = flag.value else { continue }
-            context.results[flag.name] = fitted(flag.feature).isEmpty
+            context.results[flag.name] =
+                fitted(flag.feature).isEmpty
                 ? .unsupported(reason: "the \(seatWord) no \(flag.feature.rawValue)") : .success(.bool(value))
         }
         if p.enableHeating == true, p.enableCooling == true {
@@ -91,7 +92,8 @@ extension IntentResolver {
                 let highest = fitted(feature).map { $0.maximum(feature) }.max()!
                 let clamped = min(max(level, 0), highest)
                 if level > highest {
-                    context.results["level"] = .confirmationRequired(.integer(highest), reason: "level \(level) is above the highest \(feature.rawValue) level \(highest)")
+                    context.results["level"] = .confirmationRequired(
+                        .integer(highest), reason: "level \(level) is above the highest \(feature.rawValue) level \(highest)")
                 } else if level < 0 {
                     context.results["level"] = .confirmationRequired(.integer(0), reason: "level \(level) is below 0 (off)")
                 } else {
@@ -109,9 +111,10 @@ extension IntentResolver {
             } else if levelConflict {
                 context.results["relativeLevelSetting"] = .unsupported(reason: "a relative level was given while switching a feature off")
             } else if !ambiguous.isEmpty {
-                context.results["relativeLevelSetting"] = .disambiguation(ambiguous.map {
-                    .object(["feature": .string($0.rawValue), "relativeLevelSetting": .string(relative.rawValue)])
-                })
+                context.results["relativeLevelSetting"] = .disambiguation(
+                    ambiguous.map {
+                        .object(["feature": .string($0.rawValue), "relativeLevelSetting": .string(relative.rawValue)])
+                    })
             } else if let feature = levelFeature, !fitted(feature).isEmpty {
                 var values: [String: JSONValue] = [:]
                 var targets: [PropertyKey: PropertyValue] = [:]
@@ -275,7 +278,8 @@ extension IntentResolver {
                 let used = Set(context.savedProfiles.map(\.slot))
                 slot = (1...slots).first { !used.contains($0) }
             }
-            context.results["profileNumber"] = slot.map { .success(.integer($0)) }
+            context.results["profileNumber"] =
+                slot.map { .success(.integer($0)) }
                 ?? .needsValue(reason: "all \(slots) profiles are in use; say which one to overwrite")
         }
         if let slot {
@@ -314,7 +318,8 @@ extension IntentResolver {
             let wanted = name.trimmingSpaces.lowercased()
             let matches = context.savedProfiles.filter { $0.name?.lowercased() == wanted && (1...slots).contains($0.slot) }.sorted { $0.slot < $1.slot }
             if let number = p.profileNumber {
-                context.results["profileName"] = matches.contains { $0.slot == number }
+                context.results["profileName"] =
+                    matches.contains { $0.slot == number }
                     ? .success(.string(name)) : .unsupported(reason: "profile \(number) is not called \(name)")
             } else if matches.count == 1 {
                 slot = matches[0].slot
@@ -323,9 +328,10 @@ extension IntentResolver {
             } else if matches.isEmpty {
                 context.results["profileName"] = .unsupported(reason: "no profile is called \(name)")
             } else {
-                context.results["profileName"] = .disambiguation(matches.map {
-                    .object(["profileNumber": .integer($0.slot), "profileName": $0.name.map(JSONValue.string) ?? .null])
-                })
+                context.results["profileName"] = .disambiguation(
+                    matches.map {
+                        .object(["profileNumber": .integer($0.slot), "profileName": $0.name.map(JSONValue.string) ?? .null])
+                    })
             }
         }
         if let isDefault = p.isDefaultProfile {

@@ -52,11 +52,13 @@ public enum IntentResolver {
         func isSuccess(_ name: String) -> Bool { if case .success? = asked[name] { true } else { false } }
         // The properties a parameter of their own asked for (enableHeating for heating) name
         // the reason before those the intent implies (cooling off while heating).
-        let ordered = refused.filter { parameters(setting: $0).first.map(isSuccess) ?? false }
+        let ordered =
+            refused.filter { parameters(setting: $0).first.map(isSuccess) ?? false }
             + refused.filter { !(parameters(setting: $0).first.map(isSuccess) ?? false) }
         var named = Set<String>()
         for key in ordered {
-            let reason = context.profile.isReadOnly(key)
+            let reason =
+                context.profile.isReadOnly(key)
                 ? "\(context.car) reports \(key.rawValue) but takes no command for it on its bus"
                 : "\(context.car) takes no request to set \(key.rawValue) to \(context.targets[key]!)"
             for name in parameters(setting: key) where isSuccess(name) && named.insert(name).inserted {

@@ -26,7 +26,8 @@ extension VehicleController {
         // of sequence and resynchronises. One more try settles it; later timeouts stand.
         // Only setpoints are sent again: a press sent twice is two presses.
         if profile.acknowledgement != nil, core.withLock({ $0.unit.acknowledgements == 0 }), case .timeout? = first.failure,
-           targets.keys.allSatisfy({ frames.commandKind(of: $0) == .setpoint }) {
+            targets.keys.allSatisfy({ frames.commandKind(of: $0) == .setpoint })
+        {
             var second = await applyOnce(targets, timeout: timeout)
             second.frames = first.frames + second.frames
             return second

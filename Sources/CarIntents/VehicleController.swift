@@ -147,9 +147,10 @@ public final class VehicleController: Sendable {
             return true
         }
         guard first else { return }
-        port.startReceiving(CANReceiver(
-            frame: { [weak self] received in self?.handle(received) },
-            finished: { [weak self] in self?.readerEnded() }))
+        port.startReceiving(
+            CANReceiver(
+                frame: { [weak self] received in self?.handle(received) },
+                finished: { [weak self] in self?.readerEnded() }))
     }
 
     func readerEnded() { core.withLock { $0.readerFinished = true } }

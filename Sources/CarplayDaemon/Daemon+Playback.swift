@@ -19,10 +19,16 @@ extension Daemon {
         var playback = Playback.none
         if configuration.canInterface != nil {
             if configuration.scenario != nil {
-                return .failure(DaemonError("--scenario plays the embedded simulated vehicle; on a CAN interface (\(configuration.canInterface!)) the vehicle is whatever answers there (run the scenario there with carplay-ecu --scenario)"))
+                return .failure(
+                    DaemonError(
+                        "--scenario plays the embedded simulated vehicle; on a CAN interface (\(configuration.canInterface!)) the vehicle is whatever answers there (run the scenario there with carplay-ecu --scenario)"
+                    ))
             }
             if configuration.replay != nil {
-                return .failure(DaemonError("--replay plays a log onto the embedded in-process bus; on a CAN interface (\(configuration.canInterface!)) use carplay-ecu --replay or canplayer"))
+                return .failure(
+                    DaemonError(
+                        "--replay plays a log onto the embedded in-process bus; on a CAN interface (\(configuration.canInterface!)) use carplay-ecu --replay or canplayer"
+                    ))
             }
             return .success(playback)
         }

@@ -51,7 +51,8 @@ public final class Daemon: Sendable {
         }
         let session = await Self.startSession(configuration, profile: profile, vehicle: vehicle, store: store, scenario: playback.scenario, log: log)
         let state = DaemonState(
-            session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(configuration), simulatorAccess: simulatorAccess(configuration))
+            session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(configuration), simulatorAccess: simulatorAccess(configuration)
+        )
 
         let socketPath = configuration.socket
         let activated = Self.activatedListener()
@@ -62,16 +63,21 @@ public final class Daemon: Sendable {
         }
         let passed = (try? activated.get()) ?? nil
         if configuration.servesSimulator {
-            log.info("io.carplayd.Simulator is served: the embedded vehicle's panel, faults and drive state (root, uid \(Accounts.currentUserID), simulator-control-users/-groups)")
+            log.info(
+                "io.carplayd.Simulator is served: the embedded vehicle's panel, faults and drive state (root, uid \(Accounts.currentUserID), simulator-control-users/-groups)"
+            )
         }
-        let served = Self.serve(socketPath: socketPath, listener: passed, service: VehicleService(state: state, log: log), simulatorControl: configuration.servesSimulator)
+        let served = Self.serve(
+            socketPath: socketPath, listener: passed, service: VehicleService(state: state, log: log), simulatorControl: configuration.servesSimulator)
         guard case let .success((server, loops)) = served else {
             if case let .failure(error) = served { log.error(error.description) }
             await session.stop()
             return 1
         }
         let reachable = await session.controller.waitUntilReachable(timeout: .seconds(2))
-        let bus = session.isSimulated ? "embedded simulated vehicle on an in-process \(session.interface)\(playback.scenario == nil ? "" : ", playing \(configuration.scenario!)")"
+        let bus =
+            session.isSimulated
+            ? "embedded simulated vehicle on an in-process \(session.interface)\(playback.scenario == nil ? "" : ", playing \(configuration.scenario!)")"
             : session.isReplay ? "replaying \(configuration.replay!) on an in-process \(session.interface)" : "CAN interface \(session.interface)"
         let listening = passed == nil ? socketPath : "\(socketPath) (socket-activated, fd \(passed!.rawValue))"
         log.info("listening on \(listening) (\(profile.displayName), profile \(directory); \(bus)\(reachable ? "" : ", vehicle not reachable yet"))")
@@ -109,7 +115,9 @@ public final class Daemon: Sendable {
     /// profile's status and acknowledgement frames pass the kernel's filters, or the
     /// embedded simulated vehicle. (Synchronous: the throwing step stays out of `run`'s
     /// coroutine, see there.)
-    static func openVehicle(_ configuration: DaemonConfiguration, profile: VehicleProfile, faults: FaultPlan, playback: Playback = .none) -> Result<VehicleSession.Vehicle, DaemonError> {
+    static func openVehicle(_ configuration: DaemonConfiguration, profile: VehicleProfile, faults: FaultPlan, playback: Playback = .none) -> Result<
+        VehicleSession.Vehicle, DaemonError
+    > {
         if let replay = playback.replay { return .success(.replayed(replay, loop: playback.replayLoop)) }
         guard let interface = configuration.canInterface else {
             var simulation = VehicleSimulation(profile: profile, faults: faults)
@@ -128,7 +136,8 @@ public final class Daemon: Sendable {
 
     /// The session on `vehicle`, with the configured confirmation timeout and the saved car profiles.
     static func startSession(
-        _ configuration: DaemonConfiguration, profile: VehicleProfile, vehicle: VehicleSession.Vehicle, store: CarProfileStore, scenario: Scenario? = nil, log: Logger? = nil
+        _ configuration: DaemonConfiguration, profile: VehicleProfile, vehicle: VehicleSession.Vehicle, store: CarProfileStore, scenario: Scenario? = nil,
+        log: Logger? = nil
     ) async -> VehicleSession {
         var profile = profile
         if let milliseconds = configuration.confirmationTimeoutMilliseconds {
@@ -152,7 +161,9 @@ public final class Daemon: Sendable {
 
     /// Listens on the socket and starts the Varlink server on new event loops: one per
     /// CPU (at most 4), each serving its share of the connections; the first also accepts.
-    static func serve(socketPath: String, listener passed: FileDescriptor? = nil, service: VehicleService, simulatorControl: Bool = false) -> Result<(VarlinkServer, [EventLoop]), DaemonError> {
+    static func serve(socketPath: String, listener passed: FileDescriptor? = nil, service: VehicleService, simulatorControl: Bool = false) -> Result<
+        (VarlinkServer, [EventLoop]), DaemonError
+    > {
         let listener: FileDescriptor
         if let passed {
             listener = passed
@@ -304,9 +315,11 @@ public final class Daemon: Sendable {
             if case let .failure(error) = opened { log.error("reload: \(error); keeping the running vehicle") }
             return
         }
-        let session = await Self.startSession(next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory),
+        let session = await Self.startSession(
+            next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory),
             scenario: playback.scenario, log: log)
-        let old = state.replace(session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(next), simulatorAccess: simulatorAccess(next))
+        let old = state.replace(
+            session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(next), simulatorAccess: simulatorAccess(next))
         await old.stop()
         log.info("reloaded: \(profile.displayName) (profile \(directory))")
     }

@@ -120,7 +120,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
         """
 
     /// Parses the command line (reading the config file it names, or the default one).
-    public static func parse(arguments: [String], environment: [String: String] = CarplaydPaths.environment(), readFile: (String) -> [UInt8]?) throws(ConfigurationError) -> DaemonConfiguration {
+    public static func parse(arguments: [String], environment: [String: String] = CarplaydPaths.environment(), readFile: (String) -> [UInt8]?)
+        throws(ConfigurationError) -> DaemonConfiguration
+    {
         var configFile: String?
         var index = 0
         while index < arguments.count {
@@ -130,7 +132,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
             }
             index += 1
         }
-        var configuration = DaemonConfiguration(socket: CarplaydPaths.defaultSocket(environment: environment), stateDirectory: CarplaydPaths.defaultStateDirectory(environment: environment))
+        var configuration = DaemonConfiguration(
+            socket: CarplaydPaths.defaultSocket(environment: environment), stateDirectory: CarplaydPaths.defaultStateDirectory(environment: environment))
         let file = configFile ?? (readFile(CarplaydPaths.defaultConfigFile) != nil ? CarplaydPaths.defaultConfigFile : nil)
         if let file {
             guard let bytes = readFile(file) else { throw .file(file, 0, "cannot read the config file") }
@@ -231,10 +234,12 @@ struct Setting: Sendable {
 
     /// on/off, true/false or yes/no, the same for every boolean.
     static func boolean(_ key: String, _ options: [(String, Form)], _ path: WritableKeyPath<DaemonConfiguration, Bool> & Sendable) -> Setting {
-        Setting(key: key, options: options, set: { configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
-            guard let flag = Setting.booleans[value] else { throw .init(reason: "\(name) must be on or off (or true/false, yes/no), not \(value)") }
-            configuration[keyPath: path] = flag
-        })
+        Setting(
+            key: key, options: options,
+            set: { configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
+                guard let flag = Setting.booleans[value] else { throw .init(reason: "\(name) must be on or off (or true/false, yes/no), not \(value)") }
+                configuration[keyPath: path] = flag
+            })
     }
 
     static let booleans = ["on": true, "off": false, "true": true, "false": false, "yes": true, "no": false]
@@ -252,14 +257,18 @@ struct Setting: Sendable {
         list("allow-users", [("--allow-user", .adding)], \.allowedUsers),
         list("allow-groups", [("--allow-group", .adding)], \.allowedGroups),
         Setting(key: "log-level", options: [("--log-level", .value)]) { configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
-            guard let level = DaemonConfiguration.LogLevel(rawValue: value) else { throw .init(reason: "\(name) must be debug, info, warning or error, not \(value)") }
+            guard let level = DaemonConfiguration.LogLevel(rawValue: value) else {
+                throw .init(reason: "\(name) must be debug, info, warning or error, not \(value)")
+            }
             configuration.logLevel = level
         },
-        Setting(key: "confirmation-timeout-ms", options: [("--confirmation-timeout", .value)]) { configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
+        Setting(key: "confirmation-timeout-ms", options: [("--confirmation-timeout", .value)]) {
+            configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
             guard let milliseconds = Int(value), milliseconds > 0 else { throw .init(reason: "\(name) needs milliseconds > 0, not \(value)") }
             configuration.confirmationTimeoutMilliseconds = milliseconds
         },
-        Setting(key: "restricted-while-locked", options: [("--restricted-while-locked", .value)]) { configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
+        Setting(key: "restricted-while-locked", options: [("--restricted-while-locked", .value)]) {
+            configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
             var names = Set<IntentName>()
             for word in Setting.items(value) where value != "none" {
                 guard let intent = IntentName(rawValue: word) else {
@@ -269,8 +278,11 @@ struct Setting: Sendable {
             }
             configuration.restrictedWhileLocked = names
         },
-        Setting(key: "sessionless-callers", options: [("--sessionless-callers", .value)]) { configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
-            guard let callers = DaemonConfiguration.SessionlessCallers(value) else { throw .init(reason: "\(name) must be refuse or a seat (seat0), not \(value)") }
+        Setting(key: "sessionless-callers", options: [("--sessionless-callers", .value)]) {
+            configuration, value, name throws(DaemonConfiguration.InvalidSetting) in
+            guard let callers = DaemonConfiguration.SessionlessCallers(value) else {
+                throw .init(reason: "\(name) must be refuse or a seat (seat0), not \(value)")
+            }
             configuration.sessionlessCallers = callers
         },
         list("sessionless-trusted-users", [], \.sessionlessTrustedUsers),

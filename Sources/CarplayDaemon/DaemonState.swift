@@ -23,8 +23,11 @@ public final class DaemonState: Sendable {
     private let shared: Mutex<Shared>
     private let ownUser = Accounts.currentUserID
 
-    init(session: VehicleSession, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>, deviceLock: DeviceLock = .none, simulatorAccess: SimulatorAccess? = nil) {
-        shared = Mutex(Shared(session: session, allowedUsers: allowedUsers, allowedGroups: allowedGroups, deviceLock: deviceLock, simulatorAccess: simulatorAccess))
+    init(
+        session: VehicleSession, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>, deviceLock: DeviceLock = .none, simulatorAccess: SimulatorAccess? = nil
+    ) {
+        shared = Mutex(
+            Shared(session: session, allowedUsers: allowedUsers, allowedGroups: allowedGroups, deviceLock: deviceLock, simulatorAccess: simulatorAccess))
     }
 
     /// Who may call io.carplayd.Simulator now (nil: nobody).
@@ -49,7 +52,9 @@ public final class DaemonState: Sendable {
     }
 
     /// A reload: the new session and accounts; returns the old session, to stop.
-    func replace(session: VehicleSession, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>, deviceLock: DeviceLock, simulatorAccess: SimulatorAccess? = nil) -> VehicleSession {
+    func replace(
+        session: VehicleSession, allowedUsers: Set<UInt32>, allowedGroups: Set<UInt32>, deviceLock: DeviceLock, simulatorAccess: SimulatorAccess? = nil
+    ) -> VehicleSession {
         shared.withLock { shared in
             shared.simulatorAccess = simulatorAccess
             let old = shared.session

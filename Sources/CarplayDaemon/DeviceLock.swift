@@ -41,7 +41,10 @@ struct DeviceLock: Sendable {
         if peer.uid == 0 || trustedUsers.contains(peer.uid) || trusts(groupsOf: peer) { return .unlocked }
         switch sessionless {
         case .refuse:
-            return .locked(reason: "the caller (uid \(peer.uid)) is in no logind session, so its device lock is unknown: call from a user's session, or trust that user in sessionless-trusted-users")
+            return .locked(
+                reason:
+                    "the caller (uid \(peer.uid)) is in no logind session, so its device lock is unknown: call from a user's session, or trust that user in sessionless-trusted-users"
+            )
         case let .seat(seat):
             guard let active = logind.activeSession(seat) else {
                 return .locked(reason: "the caller is in no logind session and no session is active on \(seat): log in on \(seat) first")

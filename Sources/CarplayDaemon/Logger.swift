@@ -116,12 +116,13 @@ public struct Logger: Sendable {
     private func write(_ severity: DaemonConfiguration.LogLevel, _ text: String, fields: [(name: String, value: String)] = []) {
         guard severity >= level else { return }
         if sink == .journal {
-            let priority = switch severity {
-            case .debug: "7"
-            case .info: "6"
-            case .warning: "4"
-            case .error: "3"
-            }
+            let priority =
+                switch severity {
+                case .debug: "7"
+                case .info: "6"
+                case .warning: "4"
+                case .error: "3"
+                }
             let entry: [(name: String, value: String)] = [("MESSAGE", text), ("PRIORITY", priority), ("SYSLOG_IDENTIFIER", "carplayd")] + fields
             do {
                 try SystemdJournal.send(entry)

@@ -10,9 +10,13 @@ enum VehicleDescription {
             "carNames": .array(profile.carNames.map { .string($0) }),
             "driverSide": .string(profile.driverSide.rawValue),
             "defrosters": .array(profile.defrosters.map { .string($0.rawValue) }),
-            "seats": .array(profile.seats.map { seat in
-                .object(["seat": .string(seat.seat.rawValue), "heating": .integer(seat.heating), "cooling": .integer(seat.cooling), "massage": .integer(seat.massage)])
-            }),
+            "seats": .array(
+                profile.seats.map { seat in
+                    .object([
+                        "seat": .string(seat.seat.rawValue), "heating": .integer(seat.heating), "cooling": .integer(seat.cooling),
+                        "massage": .integer(seat.massage),
+                    ])
+                }),
             "audioSources": .array(profile.audioSources.map { .string($0.rawValue) }),
             "profileSlots": .integer(profile.profileSlots),
             "lock": .bool(profile.hasLock),
@@ -21,7 +25,10 @@ enum VehicleDescription {
             "properties": .array(profile.bindings.keys.sorted().map { .string($0.rawValue) }),
             "policies": .object([
                 "refusedWhileCarLocked": .array(profile.policies.refusedWhileCarLocked.sorted().map { .string($0) }),
-                "confirmationTimeoutMs": .integer(Int(profile.policies.confirmationTimeout.components.seconds * 1000 + profile.policies.confirmationTimeout.components.attoseconds / 1_000_000_000_000_000)),
+                "confirmationTimeoutMs": .integer(
+                    Int(
+                        profile.policies.confirmationTimeout.components.seconds * 1000 + profile.policies.confirmationTimeout.components.attoseconds
+                            / 1_000_000_000_000_000)),
             ]),
         ]
         if let climate = profile.climate {
@@ -35,9 +42,13 @@ enum VehicleDescription {
         }
         if let radio = profile.radio {
             object["radio"] = .object([
-                "bands": .array(radio.bands.map { band in
-                    .object(["type": .string(band.type.rawValue), "min": .number(band.range.min), "max": .number(band.range.max), "step": .number(band.range.step), "unit": .string(band.unit)])
-                }),
+                "bands": .array(
+                    radio.bands.map { band in
+                        .object([
+                            "type": .string(band.type.rawValue), "min": .number(band.range.min), "max": .number(band.range.max),
+                            "step": .number(band.range.step), "unit": .string(band.unit),
+                        ])
+                    }),
                 "presets": .array(radio.presets.map { .object(["number": .integer($0.number), "station": station($0.station)]) }),
                 "stations": .array(radio.stations.map(station)),
                 "satelliteSubscribed": .bool(radio.satelliteSubscribed),

@@ -39,7 +39,11 @@ public enum JSONBytes {
     /// A number as Python's json module writes it (`repr`), with its non-standard
     /// `NaN` / `Infinity` / `-Infinity`, which Python's json.loads reads back.
     public static func appendDouble(_ value: Double, to buffer: inout [UInt8]) {
-        withNumberSpace { writeDouble(value, to: $0) } append: { buffer.append(contentsOf: $0) }
+        withNumberSpace {
+            writeDouble(value, to: $0)
+        } append: {
+            buffer.append(contentsOf: $0)
+        }
     }
 
     /// `appendDouble` into memory with room for `maxNumberLength` bytes; returns the count.
@@ -128,11 +132,19 @@ public enum JSONBytes {
     }
 
     public static func appendInteger(_ value: Int64, to buffer: inout [UInt8]) {
-        withNumberSpace { writeInteger(value, to: $0) } append: { buffer.append(contentsOf: $0) }
+        withNumberSpace {
+            writeInteger(value, to: $0)
+        } append: {
+            buffer.append(contentsOf: $0)
+        }
     }
 
     public static func appendInteger(_ value: Int128, to buffer: inout [UInt8]) {
-        withNumberSpace { writeInteger(value, to: $0) } append: { buffer.append(contentsOf: $0) }
+        withNumberSpace {
+            writeInteger(value, to: $0)
+        } append: {
+            buffer.append(contentsOf: $0)
+        }
     }
 
     /// A decimal integer into memory with room for 20 bytes; returns the count.

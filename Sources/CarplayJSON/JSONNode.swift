@@ -38,7 +38,8 @@ public struct JSONNode: Sendable {
         do {
             self.init(value: try JSONValue(parsing: bytes), file: file)
         } catch {
-            throw JSONContentError(file: file, path: "", reason: "not valid JSON: \(error.reason)" + (error.line.map { " at line \($0), column \(error.column ?? 0)" } ?? ""))
+            throw JSONContentError(
+                file: file, path: "", reason: "not valid JSON: \(error.reason)" + (error.line.map { " at line \($0), column \(error.column ?? 0)" } ?? ""))
         }
     }
 
@@ -112,7 +113,8 @@ public struct JSONNode: Sendable {
 
     /// One edit apart (a typo): same length with one different character, or one character more or less.
     private static func closeEnough(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.lowercased()), y = Array(b.lowercased())
+        let x = Array(a.lowercased())
+        let y = Array(b.lowercased())
         if x.count == y.count { return zip(x, y).filter { $0 != $1 }.count == 1 }
         let (short, long) = x.count < y.count ? (x, y) : (y, x)
         guard long.count == short.count + 1 else { return false }

@@ -51,7 +51,8 @@ private struct JSONParser {
     /// The error at the current position; line and column are counted only now, so
     /// parsing pays nothing for them.
     func error(_ what: String) -> JSONError {
-        var line = 1, lineStart = 0
+        var line = 1
+        var lineStart = 0
         for position in 0..<min(index, bytes.count) where bytes[position] == 0x0A {
             line += 1
             lineStart = position + 1
@@ -270,4 +271,3 @@ private struct JSONParser {
 
     func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
 }
-

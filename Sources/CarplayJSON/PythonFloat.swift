@@ -8,7 +8,8 @@ public enum PythonFloat {
     public static func repr(_ value: Double) -> String {
         let text = value.description
         guard value.magnitude >= 9_007_199_254_740_992, value.magnitude < 1e16,
-              let e = text.firstIndex(of: "e"), text[text.index(after: e)...] == "+15" else { return text }
+            let e = text.firstIndex(of: "e"), text[text.index(after: e)...] == "+15"
+        else { return text }
         // d.ddd…e+15: the digits without the point, padded with zeros to 16, then ".0".
         var digits = text[..<e].filter { $0 != "." }
         let negative = digits.hasPrefix("-")

@@ -1,9 +1,10 @@
+import CCarplayLinux
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CCarplayLinux
 
 /// A detached POSIX thread running `body` once: the event loop and the CAN readers,
 /// which block in epoll/read and so must not sit on the cooperative pool. (Foundation's
@@ -14,12 +15,14 @@ public enum DetachedThread {
     public static func start(name: String, _ body: @escaping @Sendable () -> Void) throws(Errno) {
         let box = Unmanaged.passRetained(Body(name: name, body))
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { context in
-            let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
-            _ = carplay_name_thread(body.name)
-            body.run()
-            return nil
-        }, box.toOpaque())
+        let result = pthread_create(
+            &thread, nil,
+            { context in
+                let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
+                _ = carplay_name_thread(body.name)
+                body.run()
+                return nil
+            }, box.toOpaque())
         guard result == 0 else {
             box.release()
             throw Errno(result)

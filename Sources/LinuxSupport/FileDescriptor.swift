@@ -78,7 +78,7 @@ public struct LineReader {
     }
 
     /// Calls `body` with each line (without its newline) until end of file.
-    public mutating func forEachLine<E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> Void) throws -> Void {
+    public mutating func forEachLine<E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> Void) throws {
         while true {
             // Hand out every complete line in the buffer.
             let consumed: Int = try buffer.withUnsafeBufferPointer { pointer in

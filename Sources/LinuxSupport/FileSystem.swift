@@ -1,7 +1,8 @@
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 
 /// Files and directories the daemon keeps: created with explicit modes, replaced atomically.
 public enum FileSystem {

@@ -27,13 +27,16 @@ public enum Logind {
         bus.withLock { bus -> Result<LogindSession?, LogindError> in
             guard let connection = bus.open() else { return .failure(LogindError("cannot connect to the system bus")) }
             var message: OpaquePointer?
-            guard sd_bus_message_new_method_call(
-                connection, &message, "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "GetSessionByPID") >= 0,
+            guard
+                sd_bus_message_new_method_call(
+                    connection, &message, "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "GetSessionByPID") >= 0,
                 let message
             else { return .failure(LogindError("cannot build a GetSessionByPID call")) }
             defer { _ = sd_bus_message_unref(message) }
             var value = UInt32(bitPattern: pid)
-            guard sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &value) >= 0 else { return .failure(LogindError("cannot build a GetSessionByPID call")) }
+            guard sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &value) >= 0 else {
+                return .failure(LogindError("cannot build a GetSessionByPID call"))
+            }
             var error = sd_bus_error()
             defer { sd_bus_error_free(&error) }
             var reply: OpaquePointer?

@@ -42,7 +42,8 @@ public enum SystemdActivation {
     /// names `pid`, else 0 (the variables were meant for another process, e.g. our parent).
     public static func passedCount(environment: [String: String], pid: Int32) -> Int {
         guard let owner = environment["LISTEN_PID"], let ownerPID = Int32(owner), ownerPID == pid,
-              let text = environment["LISTEN_FDS"], let count = Int(text), count > 0 else { return 0 }
+            let text = environment["LISTEN_FDS"], let count = Int(text), count > 0
+        else { return 0 }
         return count
     }
 
@@ -56,7 +57,8 @@ public enum SystemdActivation {
 
     /// True when `fd` is a listening AF_UNIX stream socket (`sd_is_socket_unix`).
     public static func isUnixStreamListener(_ fd: FileDescriptor) -> Bool {
-        sd_is_socket_unix(fd.rawValue, 1 /* SOCK_STREAM */, 1, nil, 0) > 0
+        let streamType: Int32 = 1  // SOCK_STREAM
+        return sd_is_socket_unix(fd.rawValue, streamType, 1, nil, 0) > 0
     }
 
     /// Makes a passed listener non-blocking, as the event loop expects (systemd passes it blocking).

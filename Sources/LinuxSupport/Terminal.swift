@@ -1,9 +1,10 @@
+import CCarplayLinux
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import CCarplayLinux
 
 /// A terminal's size in character cells.
 public struct TerminalSize: Sendable, Hashable {

@@ -42,7 +42,9 @@ public struct SimulatorService: Sendable {
     static let methods = VarlinkMethodTable<Method>(
         [
             "io.carplayd.Simulator.SetFaults": { service, call, replies in service.setFaults(call, replies) },
-            "io.carplayd.Simulator.GetVehicle": { service, _, replies in service.getVehicle(replies); return nil },
+            "io.carplayd.Simulator.GetVehicle": { service, _, replies in
+                service.getVehicle(replies); return nil
+            },
             "io.carplayd.Simulator.SetDriveState": { service, call, replies in service.setDriveState(call, replies) },
             "io.carplayd.Simulator.SetVehicleState": { service, call, replies in service.setVehicleState(call, replies) },
         ], declaredBy: [interface])
@@ -76,10 +78,11 @@ public struct SimulatorService: Sendable {
     }
 
     func getVehicle(_ replies: VarlinkReplies) {
-        replies.send(VarlinkReply(parameters: [
-            "state": vehicle.state().jsonValue, "faults": vehicle.faults().jsonValue, "statistics": vehicle.statistics().jsonValue,
-            "drive": Self.json(vehicle.driveState()),
-        ]))
+        replies.send(
+            VarlinkReply(parameters: [
+                "state": vehicle.state().jsonValue, "faults": vehicle.faults().jsonValue, "statistics": vehicle.statistics().jsonValue,
+                "drive": Self.json(vehicle.driveState()),
+            ]))
     }
 
     func setDriveState(_ call: VarlinkCall, _ replies: VarlinkReplies) -> String? {

@@ -192,8 +192,12 @@ public final class SocketCANPort: CANPort, Sendable {
         guard let id = CANID(value, extended: isExtended) else { return }
         let kind: CANFrame.Kind = raw.isFD ? .fd(bitRateSwitch: raw.fdFlags & 0x01 != 0, errorStateIndicator: raw.fdFlags & 0x02 != 0) : .classic
         var data = raw.data
-        if raw.isFD, CANFrame.fdLength(atLeast: data.count) != data.count { data += [UInt8](repeating: 0, count: (CANFrame.fdLength(atLeast: data.count) ?? 64) - data.count) }
-        guard let frame = try? CANFrame(id: id, data: data, kind: kind, isRemote: raw.canID & RawCANFrame.remoteFlag != 0 && !isError, isError: isError) else { return }
+        if raw.isFD, CANFrame.fdLength(atLeast: data.count) != data.count {
+            data += [UInt8](repeating: 0, count: (CANFrame.fdLength(atLeast: data.count) ?? 64) - data.count)
+        }
+        guard let frame = try? CANFrame(id: id, data: data, kind: kind, isRemote: raw.canID & RawCANFrame.remoteFlag != 0 && !isError, isError: isError) else {
+            return
+        }
         state.withLock { state in
             state.health.droppedFrames = reception.dropped
             if isError { state.health.apply(errorFrame: frame) }

@@ -213,7 +213,11 @@ final class VarlinkConnection: @unchecked Sendable {
 
     /// Queues bytes and writes what the socket takes now.
     func enqueue(_ bytes: [UInt8]) -> Bool {
-        enum Plan { case closed, queued(accepted: Bool, done: Bool), writeNow }
+        enum Plan {
+            case closed
+            case queued(accepted: Bool, done: Bool)
+            case writeNow
+        }
         let plan = state.withLock { state -> Plan in
             guard !state.closed else { return .closed }
             guard !state.writing, state.outbound.isEmpty else {

@@ -114,7 +114,8 @@ public final class VarlinkServer: Sendable {
                 continue
             }
             let worker = workers[nextWorker.add(1, ordering: .relaxed).oldValue % workers.count]
-            let connection = VarlinkConnection(socket: socket, peer: peer, loop: worker.loop, budget: budget, readScratch: worker.scratch, server: self) { [weak self] closed in
+            let connection = VarlinkConnection(socket: socket, peer: peer, loop: worker.loop, budget: budget, readScratch: worker.scratch, server: self) {
+                [weak self] closed in
                 _ = self?.connections.withLock { $0.removeValue(forKey: closed.socket.rawValue) }
                 self?.resumeAccepting()
             }
@@ -147,10 +148,11 @@ public final class VarlinkServer: Sendable {
         if call.interface == "org.varlink.service" {
             switch call.member {
             case "GetInfo":
-                replies.send(VarlinkReply(parameters: [
-                    "vendor": .string(info.vendor), "product": .string(info.product), "version": .string(info.version),
-                    "url": .string(info.url), "interfaces": .array((["org.varlink.service"] + interfaces.map(\.name)).map { .string($0) }),
-                ]))
+                replies.send(
+                    VarlinkReply(parameters: [
+                        "vendor": .string(info.vendor), "product": .string(info.product), "version": .string(info.version),
+                        "url": .string(info.url), "interfaces": .array((["org.varlink.service"] + interfaces.map(\.name)).map { .string($0) }),
+                    ]))
             case "GetInterfaceDescription":
                 guard case let .string(name)? = call.parameters["interface"] else {
                     replies.send(error: .invalidParameter("interface"))

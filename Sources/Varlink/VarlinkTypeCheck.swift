@@ -69,7 +69,8 @@ extension VarlinkInterfaceDefinition {
             return mismatch(of: members, against: fields, path: path)
         case let .enumeration(cases):
             guard let text = value.stringValue else { return wrong() }
-            return cases.contains(text) ? nil : VarlinkTypeMismatch(path: path, reason: "expected one of \(cases.joined(separator: ", ")), found \(value.shortDescription)")
+            return cases.contains(text)
+                ? nil : VarlinkTypeMismatch(path: path, reason: "expected one of \(cases.joined(separator: ", ")), found \(value.shortDescription)")
         }
     }
 

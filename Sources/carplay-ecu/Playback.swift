@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CANBus
 import CANKit
 import LinuxSupport
 import SocketCAN
 import VehicleKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // carplay-ecu's two playbacks: a scenario on the simulated vehicle, and a candump
 // replay in its place.
@@ -58,7 +59,9 @@ func runReplay(_ path: String, interface: String, loop: Bool, step: Bool, quiet:
         fail("cannot open \(interface): \(error)", code: 1)
     }
     let mode = step ? "step mode: one frame per line on standard input\(Terminal.isTerminal(.standardInput) ? " (Enter)" : "")" : "timing kept"
-    try? FileDescriptor.standardError.writeAll("carplay-ecu: replaying \(path) on \(interface): \(replay.entries.count) frames, \(replay.time(of: replay.entries.count - 1)), \(mode)\(loop ? ", looping" : "")\n")
+    try? FileDescriptor.standardError.writeAll(
+        "carplay-ecu: replaying \(path) on \(interface): \(replay.entries.count) frames, \(replay.time(of: replay.entries.count - 1)), \(mode)\(loop ? ", looping" : "")\n"
+    )
     let player = CandumpPlayer(replay: replay, port: port, loop: loop)
     var stepper: (@Sendable (Int, CANFrame) async -> Bool)?
     if step {

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CANBus
 import CarplayJSON
 import LinuxSupport
@@ -8,6 +5,10 @@ import SimulatorControl
 import SocketCAN
 import Varlink
 import VehicleKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // carplay-ecu: the simulated vehicle as its own process on a CAN interface.
 let usage = """
@@ -138,7 +139,9 @@ do {
     fail("cannot open \(interface): \(error)", code: 1)
 }
 let node = SimulatedVehicleNode(simulation: simulation, port: port)
-try? FileDescriptor.standardError.writeAll("carplay-ecu: \(profile.displayName) on \(interface) (\(commandIDs.count) command messages, \(frames.statusMessages.count) status messages)\(faults.isEmpty ? "" : ", faults \(faultsText ?? "")")\n")
+try? FileDescriptor.standardError.writeAll(
+    "carplay-ecu: \(profile.displayName) on \(interface) (\(commandIDs.count) command messages, \(frames.statusMessages.count) status messages)\(faults.isEmpty ? "" : ", faults \(faultsText ?? "")")\n"
+)
 
 /// `--control PATH`: the simulator methods carplayd serves for its embedded vehicle, on a
 /// socket of carplay-ecu's own, so a person or a test drives this car too.
@@ -159,7 +162,8 @@ func serveControl(path: String, users: [String], groups: [String]) -> (VarlinkSe
         }
         let server = VarlinkServer(
             listener: try UnixSocket.listen(path: path, mode: 0o660), loop: loop,
-            info: VarlinkServerInfo(vendor: "carplayd", product: "carplay-ecu", version: CarplaydVersion.current, url: "file:///usr/share/doc/carplayd/README.md"),
+            info: VarlinkServerInfo(
+                vendor: "carplayd", product: "carplay-ecu", version: CarplaydVersion.current, url: "file:///usr/share/doc/carplayd/README.md"),
             interfaces: SimulatorControlServer.interfaces, service: service)
         try server.start()
         try? FileDescriptor.standardError.writeAll("carplay-ecu: io.carplayd.Simulator on \(path)\n")
@@ -201,4 +205,3 @@ if let (server, loop) = control {
 await port.close()
 try? FileDescriptor.standardError.writeAll("carplay-ecu: stopped; \(node.statistics())\n")
 exit(0)
-

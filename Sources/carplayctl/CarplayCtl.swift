@@ -1,4 +1,5 @@
 import LinuxSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,21 +38,29 @@ enum CarplayCtl {
     /// The verb table. Each verb parses its own arguments.
     static let verbs: [Verb] = [
         // Intents on the daemon, one verb each.
-        Verb(name: "climate", summary: "set temperature, fan, A/C, auto, air circulation (SetClimateSettingsInCar)", usage: IntentVerbs.climateUsage, run: IntentVerbs.climate),
+        Verb(
+            name: "climate", summary: "set temperature, fan, A/C, auto, air circulation (SetClimateSettingsInCar)", usage: IntentVerbs.climateUsage,
+            run: IntentVerbs.climate),
         Verb(name: "defrost", summary: "switch a defroster on or off (SetDefrosterSettingsInCar)", usage: IntentVerbs.defrostUsage, run: IntentVerbs.defrost),
         Verb(name: "seat", summary: "seat heating, cooling, massage (SetSeatSettingsInCar)", usage: IntentVerbs.seatUsage, run: IntentVerbs.seat),
-        Verb(name: "radio", summary: "tune by band and frequency/channel, station or preset (SetRadioStation)", usage: IntentVerbs.radioUsage, run: IntentVerbs.radio),
+        Verb(
+            name: "radio", summary: "tune by band and frequency/channel, station or preset (SetRadioStation)", usage: IntentVerbs.radioUsage,
+            run: IntentVerbs.radio),
         Verb(name: "audio", summary: "choose the audio source (SetAudioSourceInCar)", usage: IntentVerbs.audioUsage, run: IntentVerbs.audio),
         Verb(name: "lock", summary: "lock the car, or --status (SetCarLockStatus, GetCarLockStatus)", usage: IntentVerbs.lockUsage, run: IntentVerbs.lock),
         Verb(name: "unlock", summary: "unlock the car (SetCarLockStatus)", usage: IntentVerbs.lockUsage, run: IntentVerbs.unlock),
         Verb(name: "signal", summary: "flash the lights and/or sound the horn (ActivateCarSignal)", usage: IntentVerbs.signalUsage, run: IntentVerbs.signal),
         Verb(name: "power", summary: "fuel/charge level and range (GetCarPowerLevelStatus)", usage: IntentVerbs.powerUsage, run: IntentVerbs.power),
         Verb(name: "cars", summary: "the car the daemon drives (ListCars)", usage: IntentVerbs.carsUsage, run: IntentVerbs.cars),
-        Verb(name: "profile", summary: "save/set car profiles (SaveProfileInCar, SetProfileInCar); check a profile folder (offline)", usage: ProfileCommand.usage, run: ProfileCommand.run),
+        Verb(
+            name: "profile", summary: "save/set car profiles (SaveProfileInCar, SetProfileInCar); check a profile folder (offline)",
+            usage: ProfileCommand.usage, run: ProfileCommand.run),
         // The daemon's state.
         Verb(name: "status", summary: "the live vehicle state, grouped, and whether it is reachable", usage: StateVerbs.statusUsage, run: StateVerbs.status),
         Verb(name: "monitor", summary: "one line per change of the vehicle state, until interrupted", usage: StateVerbs.monitorUsage, run: StateVerbs.monitor),
-        Verb(name: "traffic", summary: "every CAN ID on the bus: frames received, untrusted, sent, last data", usage: StateVerbs.trafficUsage, run: StateVerbs.traffic),
+        Verb(
+            name: "traffic", summary: "every CAN ID on the bus: frames received, untrusted, sent, last data", usage: StateVerbs.trafficUsage,
+            run: StateVerbs.traffic),
         Verb(name: "dash", summary: "the live car full screen: cabin, wanted vs actual, frames; keys send intents", usage: DashVerb.usage, run: DashVerb.run),
         Verb(name: "car", summary: "play the driver of a simulated car: set values, plug in, drive, show", usage: CarVerb.usage, run: CarVerb.run),
         Verb(name: "describe", summary: "the vehicle's capabilities as the daemon sees them", usage: StateVerbs.describeUsage, run: StateVerbs.describe),
@@ -59,7 +68,9 @@ enum CarplayCtl {
         // Offline tools.
         Verb(name: "can", summary: "CAN interface facts from libsocketcan (state, restart-ms, error counters)", usage: CANCommand.usage, run: CANCommand.run),
         Verb(name: "dbc", summary: "decode, encode and show frames with a DBC file (offline)", usage: DBCCommand.usage, run: DBCCommand.run),
-        Verb(name: "perform", summary: "run one intent (JSON form) against a simulated vehicle, without a daemon", usage: PerformCommand.usage, run: PerformCommand.run),
+        Verb(
+            name: "perform", summary: "run one intent (JSON form) against a simulated vehicle, without a daemon", usage: PerformCommand.usage,
+            run: PerformCommand.run),
     ]
 
     static let usage = """

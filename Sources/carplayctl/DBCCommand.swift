@@ -103,14 +103,16 @@ enum DBCCommand {
             let first = lineNumber
             DispatchQueue.concurrentPerform(iterations: halves[1].isEmpty ? 1 : 2) { half in
                 results.buffer[half].removeAll()
-                summaries.buffer[half] = decoder.decodeLines(UnsafeBufferPointer(rebasing: input.buffer[halves[half]]), firstLineNumber: first, into: &results.buffer[half])
+                summaries.buffer[half] = decoder.decodeLines(
+                    UnsafeBufferPointer(rebasing: input.buffer[halves[half]]), firstLineNumber: first, into: &results.buffer[half])
             }
             if halves[1].isEmpty {
                 summaries.buffer[1] = CandumpToJSON.Summary(lines: 0, numberedErrors: false)
                 results.buffer[1].removeAll()
             } else if summaries.buffer[1].numberedErrors {
                 results.buffer[1].removeAll()
-                decoder.decodeLines(UnsafeBufferPointer(rebasing: input.buffer[halves[1]]), firstLineNumber: first + summaries.buffer[0].lines, into: &results.buffer[1])
+                decoder.decodeLines(
+                    UnsafeBufferPointer(rebasing: input.buffer[halves[1]]), firstLineNumber: first + summaries.buffer[0].lines, into: &results.buffer[1])
             }
             for half in 0..<2 {
                 try standardOutput.writeAll(results.buffer[half].bytes)
@@ -146,7 +148,9 @@ enum DBCCommand {
         let frame: CANFrame
         if message.isFD {
             let length = CANFrame.fdLength(atLeast: payload.count) ?? 64
-            frame = try CANFrame(id: message.canID, data: payload + [UInt8](repeating: 0, count: length - payload.count), kind: .fd(bitRateSwitch: true, errorStateIndicator: false))
+            frame = try CANFrame(
+                id: message.canID, data: payload + [UInt8](repeating: 0, count: length - payload.count),
+                kind: .fd(bitRateSwitch: true, errorStateIndicator: false))
         } else {
             guard payload.count <= 8 else {
                 throw OperationFailure("message \(message.name) is \(payload.count) bytes but not CAN FD (VFrameFormat); a classic frame holds 8")

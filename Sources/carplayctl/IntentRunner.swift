@@ -35,7 +35,9 @@ enum IntentRunner {
     /// Steps 1 to 3 without printing, for callers that show the outcome themselves (the
     /// dash, which never asks: `interactive` false): the parameters performed with and
     /// Perform's reply.
-    static func perform(_ intent: IntentName, _ parameters: [String: JSONValue], daemon: DaemonConnection, options: DaemonOptions, interactive: Bool) throws -> (parameters: [String: JSONValue], reply: [String: JSONValue]) {
+    static func perform(_ intent: IntentName, _ parameters: [String: JSONValue], daemon: DaemonConnection, options: DaemonOptions, interactive: Bool) throws
+        -> (parameters: [String: JSONValue], reply: [String: JSONValue])
+    {
         let final = try resolve(daemon: daemon, intent: intent, parameters: parameters, options: options, interactive: interactive)
         return (final, try daemon.call("Perform", request(intent, final)))
     }
@@ -57,7 +59,9 @@ enum IntentRunner {
     static func kind(_ resolution: JSONValue?) -> String { resolution?.objectValue?["kind"]?.stringValue ?? "" }
 
     /// Steps 1 and 2: the parameters to perform with.
-    static func resolve(daemon: DaemonConnection, intent: IntentName, parameters: [String: JSONValue], options: DaemonOptions, interactive: Bool) throws -> [String: JSONValue] {
+    static func resolve(daemon: DaemonConnection, intent: IntentName, parameters: [String: JSONValue], options: DaemonOptions, interactive: Bool) throws
+        -> [String: JSONValue]
+    {
         var parameters = parameters
         for _ in 0..<maxRounds {
             let reply = try daemon.call("Resolve", request(intent, parameters))

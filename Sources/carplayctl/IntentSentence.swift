@@ -69,11 +69,15 @@ enum IntentSentence {
                 }
             }
             if clauses.isEmpty, let level = resolved("level") { clauses.append("level \(readable(level))") }
-            if clauses.isEmpty, let relative = p["relativeLevelSetting"]?.stringValue { clauses.append("level \(relativeWord(relative, up: "higher", down: "lower"))") }
+            if clauses.isEmpty, let relative = p["relativeLevelSetting"]?.stringValue {
+                clauses.append("level \(relativeWord(relative, up: "higher", down: "lower"))")
+            }
             return "\(seat) \(clauses.isEmpty ? "set" : clauses.joined(separator: ", "))" + confirmed
 
         case .setRadioStation:
-            let tuned = radioText(state) ?? radioText(["radio.band": p["radioType"] ?? .null, "radio.frequency": p["frequency"] ?? .null, "radio.channel": p["channel"] ?? .null])
+            let tuned =
+                radioText(state)
+                ?? radioText(["radio.band": p["radioType"] ?? .null, "radio.frequency": p["frequency"] ?? .null, "radio.channel": p["channel"] ?? .null])
             var what = tuned ?? "the radio station"
             if let station = p["stationName"]?.stringValue {
                 what = resolvedStation(resolutions["stationName"], station) + (tuned.map { " on \($0)" } ?? "")
@@ -96,7 +100,8 @@ enum IntentSentence {
         case .setProfileInCar:
             let number = response["profileNumber"] ?? p["profileNumber"]
             let name = (response["profileName"] ?? p["profileName"])?.stringValue
-            let which = number.map { "Profile \(readable($0))" + (name.map { " \"\($0)\"" } ?? "") } ?? name.map { "Profile \"\($0)\"" } ?? "The default profile"
+            let which =
+                number.map { "Profile \(readable($0))" + (name.map { " \"\($0)\"" } ?? "") } ?? name.map { "Profile \"\($0)\"" } ?? "The default profile"
             return "\(which) applied" + confirmed
 
         case .setCarLockStatus:
@@ -148,7 +153,9 @@ enum IntentSentence {
                     let kind = resolution["kind"]?.stringValue ?? ""
                     guard kind != "success", kind != "notRequired" else { return nil }
                     if let why = resolution["reason"]?.stringValue { return "\(name): \(why)" }
-                    if let options = resolution["options"]?.arrayValue { return "\(name): one of \(options.map(IntentRunner.readableOption).joined(separator: ", "))" }
+                    if let options = resolution["options"]?.arrayValue {
+                        return "\(name): one of \(options.map(IntentRunner.readableOption).joined(separator: ", "))"
+                    }
                     return "\(name): \(kind)"
                 }
                 text = problems.isEmpty ? "the request did not resolve" : problems.joined(separator: "; ")

@@ -97,7 +97,8 @@ enum IntentVerbs {
                     try setOnce(&p, "enableFan", .bool(try ParameterInput.onOff(value, what: argument)), option: argument)
                 }
             case "--fan-percent":
-                try setOnce(&p, "fanSpeedPercentage", .number(try ParameterInput.number(try list.value(for: argument), what: argument, in: 0...100)), option: argument)
+                try setOnce(
+                    &p, "fanSpeedPercentage", .number(try ParameterInput.number(try list.value(for: argument), what: argument, in: 0...100)), option: argument)
             case "--ac": p["enableAirConditioner"] = .bool(try ParameterInput.onOff(try list.value(for: argument), what: argument))
             case "--auto": p["enableAutoMode"] = .bool(try ParameterInput.onOff(try list.value(for: argument), what: argument))
             case "--climate": p["enableClimateControl"] = .bool(try ParameterInput.onOff(try list.value(for: argument), what: argument))

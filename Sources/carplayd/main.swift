@@ -1,8 +1,9 @@
+import CarplayDaemon
+import LinuxSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CarplayDaemon
-import LinuxSupport
 
 // carplayd: parse the arguments (and config file), then run the service.
 let arguments = Array(CommandLine.arguments.dropFirst())

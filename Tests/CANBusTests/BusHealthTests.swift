@@ -1,5 +1,6 @@
 import CANKit
 import Testing
+
 @testable import CANBus
 
 /// Error frames as the kernel reports them (linux/can/error.h): class bits in the ID,
@@ -16,10 +17,10 @@ import Testing
         #expect(health.state == .errorWarning)
         health.apply(errorFrame: try errorFrame(0x004, controller: 0x20))  // TX passive
         #expect(health.state == .errorPassive)
-        health.apply(errorFrame: try errorFrame(0x040))                    // bus-off
+        health.apply(errorFrame: try errorFrame(0x040))  // bus-off
         #expect(health.state == .busOff)
         #expect(health.lastError == "bus-off")
-        health.apply(errorFrame: try errorFrame(0x100))                    // restarted
+        health.apply(errorFrame: try errorFrame(0x100))  // restarted
         #expect(health.state == .errorActive)
         #expect(health.restarts == 1)
         #expect(health.errorFrames == 4)

@@ -1,6 +1,7 @@
 import CANKit
 import Synchronization
 import Testing
+
 @testable import CANBus
 
 /// A candump log played back (CANKit's CandumpReplay: offsets; CandumpPlayer: sending).

@@ -1,6 +1,7 @@
 import CANKit
 import Synchronization
 import Testing
+
 @testable import CANBus
 
 @Suite struct VirtualCANBusTests {
@@ -68,11 +69,12 @@ import Testing
         let answer = try CANFrame(id: CANID(standard: 0x200), data: [3])
         head.send(early)  // before `car` receives: not delivered to it
         let got = Mutex<[CANFrame]>([])
-        car.startReceiving(CANReceiver(frame: { received in
-            got.withLock { $0.append(received.frame) }
-            // Answer at once, as the simulated vehicle does.
-            if received.frame.id == command.id { car.send(answer) }
-        }))
+        car.startReceiving(
+            CANReceiver(frame: { received in
+                got.withLock { $0.append(received.frame) }
+                // Answer at once, as the simulated vehicle does.
+                if received.frame.id == command.id { car.send(answer) }
+            }))
         head.send(command)
         #expect(got.withLock { $0 } == [command], "received before the send returned, not the early frame")
         #expect(atHead.received == [answer], "the receiver's answer reached the sending port")

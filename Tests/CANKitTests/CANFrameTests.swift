@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CANKit
 
 @Suite struct CANFrameTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CANKit
 
 /// The decoder tool's fast path must agree with the full reader on every line it
@@ -18,7 +19,8 @@ import Testing
         for line in [
             "(1700000000.123456) vcan0 123#DEADBEEF", "123#DEADBEEF", "vcan0 1F334455#11", "(1.5) can0 7FF#", "(1700000000.000100) vcan0 123#deadbeef\r\n",
             // CAN FD: every flags digit that exists, the valid lengths around the gaps.
-            "123##1DEADBEEF", "(1700000000.000296) vcan0 18A02020##0465862FD73484F7CB9191D526C9FDA53", "vcan0 1F334455##7", "7FF##2" + String(repeating: "00", count: 12),
+            "123##1DEADBEEF", "(1700000000.000296) vcan0 18A02020##0465862FD73484F7CB9191D526C9FDA53", "vcan0 1F334455##7",
+            "7FF##2" + String(repeating: "00", count: 12),
             "123##3" + String(repeating: "11", count: 20), "123##4" + String(repeating: "ff", count: 24), "123##5" + String(repeating: "01", count: 32),
             "123##6" + String(repeating: "10", count: 48), "(1.5) can0 123##1" + fd64,
         ] {

@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import CANKit
 
 private func std(_ id: UInt16) -> CANID { CANID(standard: id) }
@@ -189,7 +190,9 @@ private func format2(_ value: Int) -> String {
         #expect(try record(" (1422613575.299446)  can0  TX B E  080   [0] ").frame.data.isEmpty)
 
         // https://github.com/collin80/SavvyCAN/pull/871 (candump -ta, CAN FD)
-        let fd = try record(" (1727438342.368435)  can0       0C0  [32]  03 F5 FE E7 FF 10 27 00 E0 FF FF F3 3F FF F3 3F FC EF FF FD FF FF FE 07 00 00 00 00 00 00 00 00").frame
+        let fd = try record(
+            " (1727438342.368435)  can0       0C0  [32]  03 F5 FE E7 FF 10 27 00 E0 FF FF F3 3F FF F3 3F FC EF FF FD FF FF FE 07 00 00 00 00 00 00 00 00"
+        ).frame
         #expect(fd.isFD && fd.data.count == 32 && fd.data[31] == 0)
         #expect(try record(" (1727438342.372671)  can0       583  [08]  00 00 80 00 10 40 40 40").frame.isFD)
 
@@ -214,13 +217,13 @@ private func format2(_ value: Int) -> String {
 
     @Test func multiLineReader() throws {
         let text = """
-        # header
-        (1.000000) vcan0 123#11
+            # header
+            (1.000000) vcan0 123#11
 
-          vcan0  124   [1]  22
-        \tbus-error
-        125#33
-        """
+              vcan0  124   [1]  22
+            \tbus-error
+            125#33
+            """
         let records = try CandumpReader.records(in: text)
         #expect(records.map(\.frame.id) == [std(0x123), std(0x124), std(0x125)])
         do {
@@ -307,8 +310,9 @@ private func format2(_ value: Int) -> String {
             frame: try CANFrame(id: std(0x123), data: [0xDE, 0xAD, 0xBE, 0xEF]))
         #expect(CandumpWriter.logLine(classic) == "(1700000000.000100) vcan0 123#DEADBEEF")
 
-        let small = CandumpRecord(timestamp: CandumpTimestamp(seconds: 1, microseconds: 0), interface: "can0",
-                                  frame: try CANFrame(id: std(0x7), data: []))
+        let small = CandumpRecord(
+            timestamp: CandumpTimestamp(seconds: 1, microseconds: 0), interface: "can0",
+            frame: try CANFrame(id: std(0x7), data: []))
         #expect(CandumpWriter.logLine(small) == "(0000000001.000000) can0 007#")
 
         #expect(CandumpWriter.compactFrame(try CANFrame(id: ext(0x1F33_4455), data: [0x11])) == "1F334455#11")
@@ -331,7 +335,8 @@ private func format2(_ value: Int) -> String {
         for index in 0..<2000 {
             let choice = generator.next() % 4
             let extended = generator.next() & 1 == 1
-            let id = extended
+            let id =
+                extended
                 ? ext(UInt32(truncatingIfNeeded: generator.next()) & CANID.maxExtended)
                 : std(UInt16(truncatingIfNeeded: generator.next()) & 0x7FF)
             let frame: CANFrame
@@ -342,14 +347,17 @@ private func format2(_ value: Int) -> String {
             case 1:
                 let count = CANFrame.fdLengths[Int(generator.next() % 16)]
                 let flags = generator.next()
-                frame = try CANFrame(id: id, data: (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) },
-                                     kind: .fd(bitRateSwitch: flags & 1 != 0, errorStateIndicator: flags & 2 != 0))
+                frame = try CANFrame(
+                    id: id, data: (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) },
+                    kind: .fd(bitRateSwitch: flags & 1 != 0, errorStateIndicator: flags & 2 != 0))
             case 2:
                 frame = try CANFrame(id: id, data: Array(repeating: 0, count: Int(generator.next() % 9)), isRemote: true)
             default:
                 frame = try CANFrame(id: ext(UInt32(generator.next() % 0x200)), data: Array(repeating: 0, count: 8), isError: true)
             }
-            let timestamp: CandumpTimestamp? = index % 5 == 0 ? nil
+            let timestamp: CandumpTimestamp? =
+                index % 5 == 0
+                ? nil
                 : CandumpTimestamp(seconds: Int64(generator.next() % 4_000_000_000), microseconds: UInt32(generator.next() % 1_000_000))
             let interface: String? = index % 7 == 0 ? nil : "vcan\(index % 3)"
             let original = CandumpRecord(timestamp: timestamp, interface: interface, frame: frame)

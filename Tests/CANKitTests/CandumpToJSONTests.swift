@@ -1,6 +1,6 @@
 import CANKit
-import Testing
 import TestSupport
+import Testing
 
 /// `CandumpToJSON`, the decoder of `carplayctl dbc decode` (compared with cantools on
 /// generated logs by the test command's decode stage), on lines a test can read.

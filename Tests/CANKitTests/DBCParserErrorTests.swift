@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CANKit
 
 /// Malformed DBC text must fail with the file, the exact line and column of the
@@ -215,11 +216,12 @@ import Testing
 
     @Test func intFrameFormatWithDefaultLoads() throws {
         // The same definition with a default is fine: 14 is StandardCAN_FD.
-        let database = try DBCDatabase(parsing: """
-            BO_ 100 M: 64 Vector__XXX
-            BA_DEF_ BO_ "VFrameFormat" INT 0 15;
-            BA_DEF_DEF_ "VFrameFormat" 14;
-            """)
+        let database = try DBCDatabase(
+            parsing: """
+                BO_ 100 M: 64 Vector__XXX
+                BA_DEF_ BO_ "VFrameFormat" INT 0 15;
+                BA_DEF_DEF_ "VFrameFormat" 14;
+                """)
         #expect(database.messages[0].isFD)
     }
 
@@ -244,16 +246,17 @@ import Testing
         // FOO_ ends at its ';'; BAR_ has none and stops at the next keyword (BO_ on line 3); EV_ and
         // BA_DEF_REL_ are known-but-unused and skipped to their ';' even though they
         // contain keywords (BU_SG_REL_, BO_ would otherwise end the skip early).
-        let database = try DBCDatabase(parsing: """
-            FOO_ bar;
-            BAR_ baz qux
-            BO_ 100 First: 8 Vector__XXX
-             SG_ A : 0|8@1+ (1,0) [0|0] "" Vector__XXX
-            EV_ EnvVar: 0 [0|0] "" 0 1 DUMMY_NODE_VECTOR0 Vector__XXX;
-            BA_DEF_REL_ BU_SG_REL_ "GenSigTimeoutTime" INT 0 65535 BO_;
-            BO_ 200 Second: 8 Vector__XXX
-             SG_ B : 0|8@1+ (1,0) [0|0] "" Vector__XXX
-            """, source: "skip.dbc")
+        let database = try DBCDatabase(
+            parsing: """
+                FOO_ bar;
+                BAR_ baz qux
+                BO_ 100 First: 8 Vector__XXX
+                 SG_ A : 0|8@1+ (1,0) [0|0] "" Vector__XXX
+                EV_ EnvVar: 0 [0|0] "" 0 1 DUMMY_NODE_VECTOR0 Vector__XXX;
+                BA_DEF_REL_ BU_SG_REL_ "GenSigTimeoutTime" INT 0 65535 BO_;
+                BO_ 200 Second: 8 Vector__XXX
+                 SG_ B : 0|8@1+ (1,0) [0|0] "" Vector__XXX
+                """, source: "skip.dbc")
         #expect(database.messages.map(\.name) == ["First", "Second"])
         #expect(database.messages.map { $0.signals.map(\.name) } == [["A"], ["B"]])
         let warnings = database.warnings.map { ($0.line, $0.column) }
@@ -276,7 +279,8 @@ import Testing
     /// The five bytes cp1252 leaves undefined read as U+FFFD, as cantools reads them
     /// (found in real cars' choice names).
     @Test func cp1252UndefinedBytesAreReplacementCharacters() throws {
-        let bytes = Array("BO_ 1 M: 1 A\n SG_ S : 0|8@1+ (1,0) [0|0] \"\" A\nVAL_ 1 S 1 \"x".utf8)
+        let bytes =
+            Array("BO_ 1 M: 1 A\n SG_ S : 0|8@1+ (1,0) [0|0] \"\" A\nVAL_ 1 S 1 \"x".utf8)
             + [0x81, 0x8D, 0x8F, 0x90, 0x9D] + Array("y\" 2 \"a\u{7F}".utf8) + [0x80] + Array("\" ;\n".utf8)
         let database = try DBCDatabase(parsing: bytes)
         let choices = database.messages[0].signals[0].choices.map(\.name)
@@ -292,13 +296,14 @@ import Testing
     }
 
     @Test func simpleMultiplexing() throws {
-        let database = try DBCDatabase(parsing: """
-            BO_ 100 Mux: 8 Vector__XXX
-             SG_ Sel M : 0|8@1+ (1,0) [0|0] "" Vector__XXX
-             SG_ A m0 : 8|8@1+ (1,0) [0|0] "" Vector__XXX
-             SG_ B m1 : 8|16@1+ (1,0) [0|0] "" Vector__XXX
-             SG_ Always : 24|8@1+ (1,0) [0|0] "" Vector__XXX
-            """)
+        let database = try DBCDatabase(
+            parsing: """
+                BO_ 100 Mux: 8 Vector__XXX
+                 SG_ Sel M : 0|8@1+ (1,0) [0|0] "" Vector__XXX
+                 SG_ A m0 : 8|8@1+ (1,0) [0|0] "" Vector__XXX
+                 SG_ B m1 : 8|16@1+ (1,0) [0|0] "" Vector__XXX
+                 SG_ Always : 24|8@1+ (1,0) [0|0] "" Vector__XXX
+                """)
         let message = try #require(database.message(named: "Mux"))
         #expect(message.isMultiplexed)
         let sel = try #require(message.signal(named: "Sel"))
@@ -319,17 +324,18 @@ import Testing
         // Two multiplexers (S0 and the cascaded S1, "m0M": selected by S0 = 0 and itself a
         // multiplexer), so SG_MUL_VAL_ says who selects whom. "0-0, 3-5" lexes as the
         // numbers 0, -0, 3, -5, as in cantools.
-        let database = try DBCDatabase(parsing: """
-            BO_ 200 Ext: 8 Vector__XXX
-             SG_ S0 M : 0|4@1+ (1,0) [0|0] "" Vector__XXX
-             SG_ S1 m0M : 4|4@1+ (1,0) [0|0] "" Vector__XXX
-             SG_ S2 m1 : 8|8@1+ (1,0) [0|0] "" Vector__XXX
-             SG_ S3 m0 : 16|8@1+ (1,0) [0|0] "" Vector__XXX
+        let database = try DBCDatabase(
+            parsing: """
+                BO_ 200 Ext: 8 Vector__XXX
+                 SG_ S0 M : 0|4@1+ (1,0) [0|0] "" Vector__XXX
+                 SG_ S1 m0M : 4|4@1+ (1,0) [0|0] "" Vector__XXX
+                 SG_ S2 m1 : 8|8@1+ (1,0) [0|0] "" Vector__XXX
+                 SG_ S3 m0 : 16|8@1+ (1,0) [0|0] "" Vector__XXX
 
-            SG_MUL_VAL_ 200 S1 S0 0-0;
-            SG_MUL_VAL_ 200 S2 S1 1-1;
-            SG_MUL_VAL_ 200 S3 S0 0-0, 3-5;
-            """)
+                SG_MUL_VAL_ 200 S1 S0 0-0;
+                SG_MUL_VAL_ 200 S2 S1 1-1;
+                SG_MUL_VAL_ 200 S3 S0 0-0, 3-5;
+                """)
         let message = try #require(database.message(frameID: 200))
         let s0 = try #require(message.signal(named: "S0"))
         #expect(s0.isMultiplexer && s0.multiplexerIDs == nil && s0.multiplexerSignal == nil)
@@ -354,33 +360,35 @@ import Testing
     }
 
     @Test func frameFormatEnumMarksFD() throws {
-        let database = try DBCDatabase(parsing: """
-            BO_ 100 Classic: 8 Vector__XXX
-            BO_ 101 Fast: 64 Vector__XXX
-            BA_DEF_ BO_ "VFrameFormat" ENUM "StandardCAN","ExtendedCAN","reserved","J1939PG","reserved","reserved","reserved","reserved","reserved","reserved","reserved","reserved","reserved","reserved","StandardCAN_FD","ExtendedCAN_FD";
-            BA_DEF_DEF_ "VFrameFormat" "StandardCAN";
-            BA_ "VFrameFormat" BO_ 101 14;
-            """)
+        let database = try DBCDatabase(
+            parsing: """
+                BO_ 100 Classic: 8 Vector__XXX
+                BO_ 101 Fast: 64 Vector__XXX
+                BA_DEF_ BO_ "VFrameFormat" ENUM "StandardCAN","ExtendedCAN","reserved","J1939PG","reserved","reserved","reserved","reserved","reserved","reserved","reserved","reserved","reserved","reserved","StandardCAN_FD","ExtendedCAN_FD";
+                BA_DEF_DEF_ "VFrameFormat" "StandardCAN";
+                BA_ "VFrameFormat" BO_ 101 14;
+                """)
         #expect(database.message(named: "Classic")?.isFD == false)
         #expect(database.message(named: "Fast")?.isFD == true)
     }
 
     @Test func cycleTimeAndInitialValue() throws {
-        let database = try DBCDatabase(parsing: """
-            BO_ 100 Timed: 8 Vector__XXX
-             SG_ S : 0|8@1+ (1,0) [0|0] "" Vector__XXX
-             SG_ R : 8|8@1+ (0.5,0) [0|0] "" Vector__XXX
-            BO_ 101 Zero: 8 Vector__XXX
-            BO_ 102 Default: 8 Vector__XXX
-            BA_DEF_ BO_ "GenMsgCycleTime" INT 0 65535;
-            BA_DEF_ SG_ "GenSigStartValue" FLOAT 0 1000;
-            BA_DEF_DEF_ "GenMsgCycleTime" 0;
-            BA_DEF_DEF_ "GenSigStartValue" 0;
-            BA_ "GenMsgCycleTime" BO_ 100 100;
-            BA_ "GenMsgCycleTime" BO_ 101 0;
-            BA_ "GenSigStartValue" SG_ 100 S 42;
-            BA_ "GenSigStartValue" SG_ 100 R 2.5;
-            """)
+        let database = try DBCDatabase(
+            parsing: """
+                BO_ 100 Timed: 8 Vector__XXX
+                 SG_ S : 0|8@1+ (1,0) [0|0] "" Vector__XXX
+                 SG_ R : 8|8@1+ (0.5,0) [0|0] "" Vector__XXX
+                BO_ 101 Zero: 8 Vector__XXX
+                BO_ 102 Default: 8 Vector__XXX
+                BA_DEF_ BO_ "GenMsgCycleTime" INT 0 65535;
+                BA_DEF_ SG_ "GenSigStartValue" FLOAT 0 1000;
+                BA_DEF_DEF_ "GenMsgCycleTime" 0;
+                BA_DEF_DEF_ "GenSigStartValue" 0;
+                BA_ "GenMsgCycleTime" BO_ 100 100;
+                BA_ "GenMsgCycleTime" BO_ 101 0;
+                BA_ "GenSigStartValue" SG_ 100 S 42;
+                BA_ "GenSigStartValue" SG_ 100 R 2.5;
+                """)
         #expect(database.message(named: "Timed")?.cycleTime == 100)
         // 0 means "not cyclic": nil, both when set and when it is only the default.
         #expect(database.message(named: "Zero")?.cycleTime == nil)
@@ -392,46 +400,50 @@ import Testing
     }
 
     @Test func intInitialValueIsInteger() throws {
-        let database = try DBCDatabase(parsing: """
-            BO_ 100 M: 8 Vector__XXX
-             SG_ S : 0|8@1+ (1,0) [0|0] "" Vector__XXX
-             SG_ T : 8|8@1+ (1,0) [0|0] "" Vector__XXX
-            BA_DEF_ SG_ "GenSigStartValue" INT 0 255;
-            BA_ "GenSigStartValue" SG_ 100 S 7;
-            """)
+        let database = try DBCDatabase(
+            parsing: """
+                BO_ 100 M: 8 Vector__XXX
+                 SG_ S : 0|8@1+ (1,0) [0|0] "" Vector__XXX
+                 SG_ T : 8|8@1+ (1,0) [0|0] "" Vector__XXX
+                BA_DEF_ SG_ "GenSigStartValue" INT 0 255;
+                BA_ "GenSigStartValue" SG_ 100 S 7;
+                """)
         #expect(database.messages[0].signal(named: "S")?.initialRawValue == .integer(7))
         #expect(database.messages[0].signal(named: "T")?.initialRawValue == nil)
     }
 
     @Test func sendersValueTablesSignalGroups() throws {
-        let database = try DBCDatabase(parsing: """
-            BU_: ECU GW ECU2
-            VAL_TABLE_ Gears 0 "P" 1 "R" 2 "N" 3 "D" ;
-            BO_ 100 M: 8 ECU
-             SG_ A : 0|8@1+ (1,0) [0|0] "" GW
-             SG_ B : 8|8@1+ (1,0) [0|0] "" GW,ECU2
-            BO_TX_BU_ 100 : GW,ECU2,ECU;
-            SIG_GROUP_ 100 Grp 1 : A B;
-            """)
+        let database = try DBCDatabase(
+            parsing: """
+                BU_: ECU GW ECU2
+                VAL_TABLE_ Gears 0 "P" 1 "R" 2 "N" 3 "D" ;
+                BO_ 100 M: 8 ECU
+                 SG_ A : 0|8@1+ (1,0) [0|0] "" GW
+                 SG_ B : 8|8@1+ (1,0) [0|0] "" GW,ECU2
+                BO_TX_BU_ 100 : GW,ECU2,ECU;
+                SIG_GROUP_ 100 Grp 1 : A B;
+                """)
         let message = try #require(database.message(frameID: 100))
         // The BO_ sender first, then BO_TX_BU_'s, without repeating ECU.
         #expect(message.senders == ["ECU", "GW", "ECU2"])
         #expect(message.signal(named: "B")?.receivers == ["GW", "ECU2"])
         #expect(message.signalGroups == [DBCSignalGroup(name: "Grp", repetitions: 1, signalNames: ["A", "B"])])
-        #expect(database.valueTables["Gears"] == [
-            DBCChoice(value: 0, name: "P"), DBCChoice(value: 1, name: "R"), DBCChoice(value: 2, name: "N"), DBCChoice(value: 3, name: "D"),
-        ])
+        #expect(
+            database.valueTables["Gears"] == [
+                DBCChoice(value: 0, name: "P"), DBCChoice(value: 1, name: "R"), DBCChoice(value: 2, name: "N"), DBCChoice(value: 3, name: "D"),
+            ])
         #expect(database.nodes.map(\.name) == ["ECU", "GW", "ECU2"])
     }
 
     @Test func extendedIDWithBit31() throws {
         // 2147484672 = 0x80000000 + 0x400: an extended frame with ID 0x400 (which as a
         // standard ID would be a different frame).
-        let database = try DBCDatabase(parsing: """
-            BO_ 2147484672 Ext: 8 Vector__XXX
-             SG_ S : 0|8@1+ (1,0) [0|0] "" Vector__XXX
-            CM_ BO_ 2147484672 "by the DBC ID";
-            """)
+        let database = try DBCDatabase(
+            parsing: """
+                BO_ 2147484672 Ext: 8 Vector__XXX
+                 SG_ S : 0|8@1+ (1,0) [0|0] "" Vector__XXX
+                CM_ BO_ 2147484672 "by the DBC ID";
+                """)
         let message = try #require(database.message(frameID: 0x400))
         #expect(message.isExtended)
         #expect(message.frameID == 0x400)
@@ -441,12 +453,13 @@ import Testing
 
     @Test func zeroRangeMeansNoRange() throws {
         // cantools compares the text: only "[0|0]" means "no range"; "[0.0|0]" is a range.
-        let database = try DBCDatabase(parsing: """
-            BO_ 100 M: 8 Vector__XXX
-             SG_ None : 0|8@1+ (1,0) [0|0] "" Vector__XXX
-             SG_ Range : 8|8@1- (1,0) [-5|100] "" Vector__XXX
-             SG_ RealZero : 16|8@1+ (1,0) [0.0|0] "" Vector__XXX
-            """)
+        let database = try DBCDatabase(
+            parsing: """
+                BO_ 100 M: 8 Vector__XXX
+                 SG_ None : 0|8@1+ (1,0) [0|0] "" Vector__XXX
+                 SG_ Range : 8|8@1- (1,0) [-5|100] "" Vector__XXX
+                 SG_ RealZero : 16|8@1+ (1,0) [0.0|0] "" Vector__XXX
+                """)
         let message = database.messages[0]
         #expect(message.signal(named: "None")?.minimum == nil)
         #expect(message.signal(named: "None")?.maximum == nil)

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import CANKit
 
 /// Inputs the fuzz targets (Fuzz/dbc.swift, Fuzz/candump.swift) found crashing or
@@ -17,8 +18,10 @@ import TestSupport
         let db = try database(#" SG_ Sig : 0|8@1- (0,0) [0|0] "" Node"#)
         let codec = try #require(db.message(named: "Frame")).codec
         for input: SignalInput in [.integer(1), .integer(0), .float(2.5)] {
-            #expect(throws: DBCEncodeError.unusableMessage(
-                message: "Frame", reason: "signal Sig has a factor of 0, so no raw value gives a physical value")) {
+            #expect(
+                throws: DBCEncodeError.unusableMessage(
+                    message: "Frame", reason: "signal Sig has a factor of 0, so no raw value gives a physical value")
+            ) {
                 try codec.encode(["Sig": input])
             }
             #expect(codec.roundTrip(input, signal: "Sig") == nil)
@@ -62,9 +65,10 @@ import TestSupport
         #expect(failure("BO_ 3 M: 64 Node\n") == nil)
         let start = try #require(failure("BO_ 1 M: 8 N\n SG_ S : 9223372036854775800|8@1+ (1,0) [0|0] \"\" N\n"))
         #expect(start.line == 2 && start.description.contains("start bit of at most 65535"))
-        let range = try #require(failure(
-            "BO_ 1 M: 8 N\n SG_ A M : 0|8@1+ (1,0) [0|0] \"\" N\n SG_ B m1 : 8|8@1+ (1,0) [0|0] \"\" N\n"
-                + "SG_MUL_VAL_ 1 B A -9223372036854775807-9223372036854775807;\n"))
+        let range = try #require(
+            failure(
+                "BO_ 1 M: 8 N\n SG_ A M : 0|8@1+ (1,0) [0|0] \"\" N\n SG_ B m1 : 8|8@1+ (1,0) [0|0] \"\" N\n"
+                    + "SG_MUL_VAL_ 1 B A -9223372036854775807-9223372036854775807;\n"))
         #expect(range.line == 4 && range.description.contains("1048576"))
     }
 

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import CANKit
 
 /// Compares the codec with cantools on vectors that cantools produced
@@ -61,7 +62,8 @@ import TestSupport
             }
             await Task.yield()
         }
-        print("""
+        print(
+            """
             golden vectors vs cantools: \(tally.files) DBC files, \(tally.messages) messages, \(tally.signals) signals; \
             \(tally.decodes) decodes and \(tally.encodes) encodes identical (\(tally.errorsMatched) of them errors on both sides); \
             messages with Intel signals \(tally.littleEndian), Motorola \(tally.bigEndian), signed \(tally.signed), \

@@ -1,5 +1,6 @@
 import CarplayJSON
 import Testing
+
 @testable import CANKit
 
 /// The decoder writes floats as Python's `repr` does (cantools' numbers, bit for bit,

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CANKit
 
 /// Hand-computed bit layouts and cantools' strict encoding rules. Every expected payload

@@ -2,6 +2,7 @@ import CANBus
 import CANKit
 import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 /// The controller's count of what the bus carried (GetBusTraffic): every CAN ID

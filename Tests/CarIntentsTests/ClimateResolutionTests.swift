@@ -1,5 +1,6 @@
 import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 @Suite struct ClimateResolutionTests {
@@ -69,7 +70,9 @@ import VehicleKit
         #expect(r.action == .set([.temperature(zone: "left"): .number(21.5), .temperature(zone: "right"): .number(28)]))
         let lowest = try resolve(request(climate, #""relativeTemperatureSetting":"lowest","climateZone":"driver""#))
         #expect(lowest.action == .set([.temperature(zone: "left"): .number(16)]))
-        let unknown = try resolve(request(climate, #""relativeTemperatureSetting":"lower","climateZone":"passenger""#), state: VehicleState([.temperature(zone: "left"): .number(20)]))
+        let unknown = try resolve(
+            request(climate, #""relativeTemperatureSetting":"lower","climateZone":"passenger""#), state: VehicleState([.temperature(zone: "left"): .number(20)])
+        )
         #expect(unknown["relativeTemperatureSetting"] == .needsValue(reason: "current temperature unknown"))
         #expect(unknown.action == nil)
     }
@@ -109,8 +112,11 @@ import VehicleKit
         #expect(higher["relativeFanSpeedSetting"] == .success(7))
         let lower = try resolve(request(climate, #""relativeFanSpeedSetting":"lower""#), state: state)
         #expect(lower.action == .set([.fan: .bool(true), .fanSpeed: .integer(6)]))
-        #expect(try resolve(request(climate, #""relativeFanSpeedSetting":"highest""#), TestProfiles.suv).action == .set([.fan: .bool(true), .fanSpeed: .integer(5)]))
-        #expect(try resolve(request(climate, #""relativeFanSpeedSetting":"lower""#))["relativeFanSpeedSetting"] == .needsValue(reason: "current fan speed unknown"))
+        #expect(
+            try resolve(request(climate, #""relativeFanSpeedSetting":"highest""#), TestProfiles.suv).action
+                == .set([.fan: .bool(true), .fanSpeed: .integer(5)]))
+        #expect(
+            try resolve(request(climate, #""relativeFanSpeedSetting":"lower""#))["relativeFanSpeedSetting"] == .needsValue(reason: "current fan speed unknown"))
         let both = try resolve(request(climate, #""relativeFanSpeedSetting":"lower","fanSpeedIndex":2"#), state: state)
         #expect(both["relativeFanSpeedSetting"] == .unsupported(reason: "give either a fan speed or a relative setting"))
         #expect(both.action == nil)
@@ -123,9 +129,12 @@ import VehicleKit
     }
 
     @Test func switchesAndCapabilities() throws {
-        let r = try resolve(request(climate, #""enableAirConditioner":true,"enableAutoMode":false,"enableClimateControl":true,"airCirculationMode":"recirculateAir""#))
+        let r = try resolve(
+            request(climate, #""enableAirConditioner":true,"enableAutoMode":false,"enableClimateControl":true,"airCirculationMode":"recirculateAir""#))
         #expect(r["enableAirConditioner"] == .success(true))
-        #expect(r.action == .set([.airConditioner: .bool(true), .autoMode: .bool(false), .climateControl: .bool(true), .airCirculation: .enumeration("recirculateAir")]))
+        #expect(
+            r.action
+                == .set([.airConditioner: .bool(true), .autoMode: .bool(false), .climateControl: .bool(true), .airCirculation: .enumeration("recirculateAir")]))
         let suv = try resolve(request(climate, #""enableAutoMode":true,"airCirculationMode":"freshAir""#), TestProfiles.suv)
         #expect(suv["enableAutoMode"] == .unsupported(reason: "the Example SUV has no automatic climate mode"))
         #expect(suv["airCirculationMode"] == .unsupported(reason: "the Example SUV cannot switch between fresh and recirculated air"))

@@ -2,6 +2,7 @@ import CANBus
 import CANKit
 import Foundation
 import Testing
+
 @testable import CarIntents
 @testable import VehicleKit
 
@@ -181,11 +182,13 @@ extension Rig {
     @Test func stepsUntilTheStatusShowsTheTarget() async throws {
         let rig = try await KindsRig.start(state: [.temperature(zone: "left"): .number(21)])
         try await stopping(rig) { rig in
-            let up = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
+            let up = try await rig.perform(
+                #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
             #expect(up.response.code == .success, "\(up.response)")
             #expect(try rig.commands(up, "ClimateRequest").map { $0["Temp_UpDn"] } == [1, 0, 1, 0, 1, 0, 1, 0], "four presses of 0.5 °C")
             #expect(rig.vehicle.state()[.temperature(zone: "left")] == .number(23))
-            let down = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":22,"unit":"celsius"},"climateZone":"driver"}}"#)
+            let down = try await rig.perform(
+                #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":22,"unit":"celsius"},"climateZone":"driver"}}"#)
             #expect(down.response.code == .success, "\(down.response)")
             #expect(try rig.commands(down, "ClimateRequest").map { $0["Temp_UpDn"] } == [2, 0, 2, 0])
             let fan = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"fanSpeedIndex":5}}"#)
@@ -198,7 +201,8 @@ extension Rig {
         let rig = try await KindsRig.start(
             state: [.temperature(zone: "left"): .number(21)], faults: FaultPlan([FaultRule(.drop, message: "ClimateRequest")]))
         try await stopping(rig) { rig in
-            let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
+            let result = try await rig.perform(
+                #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
             #expect(result.response.code == .failure)
             #expect(result.response.reason == "timeout", "\(result.response)")
             #expect("\(result.response.fields["detail"] ?? .null)".contains("climate.temperature.left = 21"), "\(result.response)")
@@ -216,7 +220,8 @@ extension Rig {
             #expect(on.response.code == .success, "\(on.response)")
             #expect(try rig.commands(on, "ClimateRequest").allSatisfy { $0["Setpoint"] == 0 })
             #expect(rig.vehicle.state()[.temperature(zone: "right")] == .number(21), "raw 0 is no request for 0 °C")
-            let right = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":19.5,"unit":"celsius"},"climateZone":"passenger"}}"#)
+            let right = try await rig.perform(
+                #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":19.5,"unit":"celsius"},"climateZone":"passenger"}}"#)
             #expect(right.response.code == .success, "\(right.response)")
             #expect(try rig.commands(right, "ClimateRequest").map { $0["Setpoint"] } == [39])
         }
@@ -247,7 +252,9 @@ extension Rig {
 
 /// Schema 2's rules: each error names the file, the JSON path and the reason.
 @Suite struct Schema2LoaderTests {
-    func error(bindings: String = KindsCar.defaultBindings, messages: String = KindsCar.defaultMessages, replacing old: String = "", with new: String = "") -> ProfileError? {
+    func error(bindings: String = KindsCar.defaultBindings, messages: String = KindsCar.defaultMessages, replacing old: String = "", with new: String = "")
+        -> ProfileError?
+    {
         let json = KindsCar.json(bindings: bindings, messages: messages).replacingOccurrences(of: old, with: new)
         #expect(old.isEmpty || KindsCar.json(bindings: bindings, messages: messages).contains(old), "the fixture contains \(old)")
         do {
@@ -288,13 +295,31 @@ extension Rig {
 
     @Test(arguments: [
         (#""stepTimeoutMs": 400},"#, #""stepTimeoutMs": 400, "holdFrames": 0},"#, #"bindings["climate.fanSpeed"].command.holdFrames"#, "1...100 frames"),
-        (#""value": 1, "holdFrames": 3}"#, #""value": 0, "holdFrames": 3}"#, #"bindings["climate.autoMode"].command.value"#, "is the idle value of signal \"Auto_Button\""),
+        (
+            #""value": 1, "holdFrames": 3}"#, #""value": 0, "holdFrames": 3}"#, #"bindings["climate.autoMode"].command.value"#,
+            "is the idle value of signal \"Auto_Button\""
+        ),
         (#""kind": "toggle""#, #""kind": "press""#, #"bindings["climate.autoMode"].command.kind"#, "unknown command kind \"press\""),
-        (#""freshAir": {"signal": "Intake", "value": 2}"#, #""freshAir": {"signal": "Intake", "value": 1}"#, #"bindings["climate.airCirculation"].command"#, "already the request of"),
-        (#""down": {"signal": "Temp_UpDn", "value": 2}"#, #""down": {"signal": "Temp_UpDn", "value": 1}"#, #"bindings["climate.temperature.left"].command.down"#, "the same request"),
-        (#""values": {"false": 0}, "otherwise": true"#, #""values": {"false": 0}, "otherwise": "maybe""#, #"bindings["climate.fan"].status.otherwise"#, "not a value of climate.fan"),
-        (#""signal": "TempRight"}"#, #""signal": "TempRight", "unit": "kelvin"}"#, #"bindings["climate.temperature.right"].status.unit"#, "celsius or fahrenheit"),
-        (#""signal": "HeatLeft"},"#, #""signal": "HeatLeft", "linear": {"factor": 0}},"#, #"bindings["seat.frontLeft.heating"].command.linear.factor"#, "non-zero"),
+        (
+            #""freshAir": {"signal": "Intake", "value": 2}"#, #""freshAir": {"signal": "Intake", "value": 1}"#, #"bindings["climate.airCirculation"].command"#,
+            "already the request of"
+        ),
+        (
+            #""down": {"signal": "Temp_UpDn", "value": 2}"#, #""down": {"signal": "Temp_UpDn", "value": 1}"#,
+            #"bindings["climate.temperature.left"].command.down"#, "the same request"
+        ),
+        (
+            #""values": {"false": 0}, "otherwise": true"#, #""values": {"false": 0}, "otherwise": "maybe""#, #"bindings["climate.fan"].status.otherwise"#,
+            "not a value of climate.fan"
+        ),
+        (
+            #""signal": "TempRight"}"#, #""signal": "TempRight", "unit": "kelvin"}"#, #"bindings["climate.temperature.right"].status.unit"#,
+            "celsius or fahrenheit"
+        ),
+        (
+            #""signal": "HeatLeft"},"#, #""signal": "HeatLeft", "linear": {"factor": 0}},"#, #"bindings["seat.frontLeft.heating"].command.linear.factor"#,
+            "non-zero"
+        ),
     ])
     func bindingErrors(_ old: String, _ new: String, _ path: String, _ reason: String) throws {
         let problem = try #require(error(replacing: old, with: new))
@@ -304,11 +329,26 @@ extension Rig {
     }
 
     @Test(arguments: [
-        (#""SeatStatus": {"cycleTimeMs": 100},"#, "", #"messages["SeatStatus"].cycleTimeMs"#, "has no GenMsgCycleTime in kinds.dbc, so the profile gives its period"),
-        (#""SeatStatus": {"cycleTimeMs": 100}"#, #""SeatStatus": {"cycleTimeMs": 100, "choices": {"Nope": {"0": "Off"}}}"#, #"messages["SeatStatus"].choices["Nope"]"#, "no signal \"Nope\""),
-        (#""ClimateRequest": {"defaults": {"Spare": 255}}"#, #""ClimateRequest": {"defaults": {"Spare": 256}}"#, #"messages["ClimateRequest"].defaults["Spare"]"#, "does not fit the 8 bits"),
-        (#""ClimateRequest": {"defaults": {"Spare": 255}}"#, #""ClimateRequest": {"send": "cyclic"}"#, #"messages["ClimateRequest"].send"#, "a cyclic message needs its period"),
-        (#""ClimateRequest": {"defaults": {"Spare": 255}}"#, #""ClimateRequest": {"protection": {"scheme": "rot13"}}"#, #"messages["ClimateRequest"].protection.scheme"#, "unknown protection scheme \"rot13\""),
+        (
+            #""SeatStatus": {"cycleTimeMs": 100},"#, "", #"messages["SeatStatus"].cycleTimeMs"#,
+            "has no GenMsgCycleTime in kinds.dbc, so the profile gives its period"
+        ),
+        (
+            #""SeatStatus": {"cycleTimeMs": 100}"#, #""SeatStatus": {"cycleTimeMs": 100, "choices": {"Nope": {"0": "Off"}}}"#,
+            #"messages["SeatStatus"].choices["Nope"]"#, "no signal \"Nope\""
+        ),
+        (
+            #""ClimateRequest": {"defaults": {"Spare": 255}}"#, #""ClimateRequest": {"defaults": {"Spare": 256}}"#,
+            #"messages["ClimateRequest"].defaults["Spare"]"#, "does not fit the 8 bits"
+        ),
+        (
+            #""ClimateRequest": {"defaults": {"Spare": 255}}"#, #""ClimateRequest": {"send": "cyclic"}"#, #"messages["ClimateRequest"].send"#,
+            "a cyclic message needs its period"
+        ),
+        (
+            #""ClimateRequest": {"defaults": {"Spare": 255}}"#, #""ClimateRequest": {"protection": {"scheme": "rot13"}}"#,
+            #"messages["ClimateRequest"].protection.scheme"#, "unknown protection scheme \"rot13\""
+        ),
         (#""ClimateRequest": {"defaults""#, #""Nowhere": {"defaults""#, #"messages["Nowhere"]"#, "no message \"Nowhere\" in kinds.dbc"),
     ])
     func messageErrors(_ old: String, _ new: String, _ path: String, _ reason: String) throws {

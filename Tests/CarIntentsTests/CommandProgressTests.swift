@@ -1,6 +1,7 @@
 import CANBus
 import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 /// Commands in flight as the controller's observers hear them (Monitor with commands):
@@ -77,11 +78,12 @@ extension VehicleEvent {
         case let .changed(change):
             return "changed " + change.keys.map(\.rawValue).joined(separator: ",")
         case let .command(progress):
-            let stage = switch progress.stage {
-            case .pending: "pending"
-            case .confirmed: "confirmed"
-            case .failed: "failed"
-            }
+            let stage =
+                switch progress.stage {
+                case .pending: "pending"
+                case .confirmed: "confirmed"
+                case .failed: "failed"
+                }
             return stage + " " + progress.targets.keys.sorted().map { "\($0.rawValue)=\(progress.targets[$0]!.jsonValue.serialized())" }.joined(separator: ",")
         }
     }

@@ -1,5 +1,6 @@
 import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 @Suite struct ConfirmTests {
@@ -23,13 +24,17 @@ import VehicleKit
         let unlock = request("SetCarLockStatus", #""locked":false"#)
         let locked = CallerDevice.locked(reason: "the caller's session 3 is locked: unlock it first")
         let response = try confirm(unlock, restricted: [.setCarLockStatus], device: locked)
-        #expect(response == IntentResponse(code: .failure, reason: "restrictedWhileLocked", fields: ["detail": "the caller's session 3 is locked: unlock it first"]))
+        #expect(
+            response == IntentResponse(code: .failure, reason: "restrictedWhileLocked", fields: ["detail": "the caller's session 3 is locked: unlock it first"])
+        )
         #expect(try confirm(unlock, restricted: [.setCarLockStatus], device: .unlocked) == nil)
         #expect(try confirm(unlock, restricted: [], device: locked) == nil, "not restricted")
         // The device is asked only for a restricted intent; before reachability (Siri asks first).
         var asked = 0
         let resolution = try resolve(request("SetClimateSettingsInCar", #""enableFan":true"#), TestProfiles.sedan, state: VehicleState())
-        _ = IntentConfirmer.confirm(resolution, profile: TestProfiles.sedan, state: VehicleState(), vehicleReachable: true, restrictedWhileLocked: [.setCarLockStatus]) {
+        _ = IntentConfirmer.confirm(
+            resolution, profile: TestProfiles.sedan, state: VehicleState(), vehicleReachable: true, restrictedWhileLocked: [.setCarLockStatus]
+        ) {
             asked += 1
             return .unlocked
         }
@@ -69,12 +74,17 @@ import VehicleKit
 
     @Test func responseFields() {
         #expect(IntentResponse.lockStatusFields(from: locked) == ["locked": .bool(true)])
-        #expect(IntentResponse(code: .success, fields: IntentResponse.signalFields([.visible])).jsonValue.serialized() == #"{"code":"success","signals":["visible"]}"#)
+        #expect(
+            IntentResponse(code: .success, fields: IntentResponse.signalFields([.visible])).jsonValue.serialized()
+                == #"{"code":"success","signals":["visible"]}"#)
     }
 
     @Test func resolutionJSON() throws {
         let r = try resolve(request("SetDefrosterSettingsInCar", #""enable":true"#))
-        #expect(r.jsonValue.serialized() == #"{"action":null,"intent":"SetDefrosterSettingsInCar","parameters":[{"name":"enable","result":{"kind":"success","value":true}},{"name":"defroster","result":{"kind":"disambiguation","options":["front","rear","all"]}},{"name":"carName","result":{"kind":"notRequired"}}]}"#)
+        #expect(
+            r.jsonValue.serialized()
+                == #"{"action":null,"intent":"SetDefrosterSettingsInCar","parameters":[{"name":"enable","result":{"kind":"success","value":true}},{"name":"defroster","result":{"kind":"disambiguation","options":["front","rear","all"]}},{"name":"carName","result":{"kind":"notRequired"}}]}"#
+        )
         #expect(ResolutionResult.confirmationRequired(7, reason: "r").jsonValue.serialized() == #"{"kind":"confirmationRequired","reason":"r","value":7}"#)
         #expect(ResolutionResult.needsValue(reason: "n").jsonValue.serialized() == #"{"kind":"needsValue","reason":"n"}"#)
         #expect(ResolutionResult.unsupported(reason: "u").jsonValue.serialized() == #"{"kind":"unsupported","reason":"u"}"#)

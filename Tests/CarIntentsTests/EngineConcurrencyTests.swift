@@ -2,6 +2,7 @@ import CANBus
 import Synchronization
 import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 /// Which handles wait for which: one at a time per command message (conflicting intents

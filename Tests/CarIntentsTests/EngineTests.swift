@@ -2,9 +2,10 @@ import CANBus
 import CANKit
 import CarplayJSON
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 /// The whole in-process pipeline on the shipped profiles: intent -> resolve -> confirm ->
@@ -71,7 +72,8 @@ struct Rig: Stoppable {
     func successConfirmedByStatusFrames(_ profileName: String) async throws {
         let rig = try await Rig.start(profileName, confirmationTimeout: .seconds(5))
         try await stopping(rig) { rig in
-            let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
+            let result = try await rig.perform(
+                #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
             #expect(result.response.code == .success, "\(result.response)")
             let zone = try #require(rig.engine.profile.climate?.zones.first { $0.seats.contains(.frontLeft) })
             #expect(result.state[.temperature(zone: zone.id)] == .number(23))
@@ -87,7 +89,8 @@ struct Rig: Stoppable {
         let rig = try await Rig.start(profileName, confirmationTimeout: .seconds(5))
         try await stopping(rig) { rig in
             let before = rig.controller.versionedState()
-            let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
+            let result = try await rig.perform(
+                #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
             #expect(result.response.code == .success, "\(result.response)")
             let after = rig.controller.versionedState()
             #expect(after.state != before.state)

@@ -5,6 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 // Every fault of the simulated vehicle's fault plan, alone and mixed at random, through
@@ -171,7 +172,10 @@ enum FaultIntent: CaseIterable {
         case .temperature:
             var value: Double
             repeat { value = 16 + Double(Int.random(in: 0...24, using: &generator)) * 0.5 } while current.map { HeadUnit.matches($0, .number(value)) } ?? false
-            return (.number(value), #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":\#(value),"unit":"celsius"},"climateZone":"driver"}}"#)
+            return (
+                .number(value),
+                #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":\#(value),"unit":"celsius"},"climateZone":"driver"}}"#
+            )
         case .seatHeating:
             var level: Int
             repeat { level = Int.random(in: 1...3, using: &generator) } while current == .integer(level)
@@ -315,7 +319,8 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
                     #expect(await history.eventuallyShowed(intent.key, target), "\(context): success, but no trusted status frame showed \(target)")
                     let held = rig.vehicle.state()[intent.key]
                     #expect(held.map { HeadUnit.matches($0, target) } == true, "\(context): success, but the vehicle holds \(String(describing: held))")
-                    let certainFailure = rule.count == nil && rule.matches(message: intent.commandMessage, keys: [intent.key])
+                    let certainFailure =
+                        rule.count == nil && rule.matches(message: intent.commandMessage, keys: [intent.key])
                         && ["drop", "reject", "wrongValue"].contains(rule.kind.name)
                     #expect(!certainFailure, "\(context): success despite a fault that refuses the command")
                 } else {

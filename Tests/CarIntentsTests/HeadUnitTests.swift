@@ -2,6 +2,7 @@ import CANBus
 import CANKit
 import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 /// The pure head unit against the pure simulated vehicle, frame by frame, in virtual
@@ -22,7 +23,8 @@ struct PureBench {
 
     func received(_ frame: CANFrame) -> ReceivedFrame {
         let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-        return ReceivedFrame(frame: frame, timestamp: CandumpTimestamp(seconds: micros / 1_000_000, microseconds: UInt32(micros % 1_000_000)), interface: "vcan0")
+        return ReceivedFrame(
+            frame: frame, timestamp: CandumpTimestamp(seconds: micros / 1_000_000, microseconds: UInt32(micros % 1_000_000)), interface: "vcan0")
     }
 
     /// The car's frames reach the head unit.

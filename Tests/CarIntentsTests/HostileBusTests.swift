@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 /// Another party on the bus: records every frame in bus order and injects its own.
@@ -242,18 +243,21 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
             let current = rig.controller.currentState[.radioFrequency]
             let values = (0..<clients).map { Double(900 + 3 * $0) / 10 }.filter { value in current.map { !HeadUnit.matches($0, .number(value)) } ?? true }
             let engine = rig.engine
-            let results = try #require(try await rig.time.run { await withTaskGroup(of: (Double, IntentOutcome?).self) { group in
-                for value in values {
-                    group.addTask {
-                        let intent = try? Intent(parsing: #"{"intent":"SetRadioStation","parameters":{"radioType":"FM","frequency":\#(value)}}"#)
-                        guard let intent else { return (value, nil) }
-                        return (value, await engine.perform(intent))
+            let results = try #require(
+                try await rig.time.run {
+                    await withTaskGroup(of: (Double, IntentOutcome?).self) { group in
+                        for value in values {
+                            group.addTask {
+                                let intent = try? Intent(parsing: #"{"intent":"SetRadioStation","parameters":{"radioType":"FM","frequency":\#(value)}}"#)
+                                guard let intent else { return (value, nil) }
+                                return (value, await engine.perform(intent))
+                            }
+                        }
+                        var all: [(Double, IntentOutcome?)] = []
+                        for await result in group { all.append(result) }
+                        return all
                     }
-                }
-                var all: [(Double, IntentOutcome?)] = []
-                for await result in group { all.append(result) }
-                return all
-            } })
+                })
             #expect(results.count == values.count)
             #expect(rig.controller.pendingCommands == 0)
             #expect(rig.engine.handlesInFlight == 0)
@@ -265,7 +269,9 @@ func corrupted(_ frame: CANFrame, _ protection: FrameProtection) throws -> CANFr
             let commanded: [Double] = observer.frames(id: profile.canID("AudioCommand")).compactMap { frame in
                 var checkers: [String: FrameChecker] = [:]
                 var latches: [String: [Int128]] = [:]
-                guard case let .command(command) = vehicleFrames.decodeFromHeadUnit(frame, context: context, checkers: &checkers, latches: &latches) else { return nil }
+                guard case let .command(command) = vehicleFrames.decodeFromHeadUnit(frame, context: context, checkers: &checkers, latches: &latches) else {
+                    return nil
+                }
                 return command.changes[.radioFrequency]?.doubleValue
             }
             #expect(commanded.count == values.count, "one command frame per client")

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CarIntents
 
 @Suite struct IntentNameTests {

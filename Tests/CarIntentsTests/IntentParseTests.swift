@@ -1,11 +1,14 @@
 import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 @Suite struct IntentParseTests {
     @Test func parsesClimate() throws {
-        let intent = try Intent(parsing: request("SetClimateSettingsInCar",
-            #""temperature":{"value":21.5,"unit":"celsius"},"climateZone":"driver","enableFan":true,"fanSpeedIndex":3,"fanSpeedPercentage":40"#))
+        let intent = try Intent(
+            parsing: request(
+                "SetClimateSettingsInCar",
+                #""temperature":{"value":21.5,"unit":"celsius"},"climateZone":"driver","enableFan":true,"fanSpeedIndex":3,"fanSpeedPercentage":40"#))
         guard case let .setClimateSettingsInCar(p) = intent else { Issue.record("wrong intent \(intent)"); return }
         #expect(p.temperature == .celsius(21.5))
         #expect(p.climateZone == .driver)
@@ -21,8 +24,9 @@ import VehicleKit
     }
 
     @Test func relativeLevelAlias() throws {
-        #expect(try Intent(parsing: request("SetSeatSettingsInCar", #""relativeLevel":"higher""#))
-            == .setSeatSettingsInCar(SetSeatSettingsInCarParameters(relativeLevelSetting: .higher)))
+        #expect(
+            try Intent(parsing: request("SetSeatSettingsInCar", #""relativeLevel":"higher""#))
+                == .setSeatSettingsInCar(SetSeatSettingsInCarParameters(relativeLevelSetting: .higher)))
     }
 
     @Test func nullIsAbsentAndParametersOptional() throws {
@@ -31,12 +35,15 @@ import VehicleKit
     }
 
     static let everyIntent: [Intent] = [
-        .setClimateSettingsInCar(SetClimateSettingsInCarParameters(
-            enableFan: true, enableAirConditioner: false, enableClimateControl: true, enableAutoMode: false,
-            airCirculationMode: .recirculateAir, fanSpeedIndex: 3, fanSpeedPercentage: 42.5, relativeFanSpeedSetting: .higher,
-            temperature: .fahrenheit(70), relativeTemperatureSetting: .lowest, climateZone: .rearLeft, carName: "Sedan")),
+        .setClimateSettingsInCar(
+            SetClimateSettingsInCarParameters(
+                enableFan: true, enableAirConditioner: false, enableClimateControl: true, enableAutoMode: false,
+                airCirculationMode: .recirculateAir, fanSpeedIndex: 3, fanSpeedPercentage: 42.5, relativeFanSpeedSetting: .higher,
+                temperature: .fahrenheit(70), relativeTemperatureSetting: .lowest, climateZone: .rearLeft, carName: "Sedan")),
         .setDefrosterSettingsInCar(SetDefrosterSettingsInCarParameters(enable: true, defroster: .rear, carName: "x")),
-        .setSeatSettingsInCar(SetSeatSettingsInCarParameters(enableHeating: true, enableCooling: false, enableMassage: true, seat: .thirdRow, level: 2, relativeLevelSetting: .lowest, carName: "c")),
+        .setSeatSettingsInCar(
+            SetSeatSettingsInCarParameters(
+                enableHeating: true, enableCooling: false, enableMassage: true, seat: .thirdRow, level: 2, relativeLevelSetting: .lowest, carName: "c")),
         .setAudioSourceInCar(SetAudioSourceInCarParameters(audioSource: .sourceUSB, relativeAudioSourceReference: .previous)),
         .setRadioStation(SetRadioStationParameters(radioType: .DAB, frequency: 101.1, stationName: "Jazz", channel: "12A", presetNumber: 2)),
         .saveProfileInCar(SaveProfileInCarParameters(profileNumber: 2, profileName: "Anna")),
@@ -56,10 +63,12 @@ import VehicleKit
 
     @Test func serializedForm() {
         let intent = Intent.setClimateSettingsInCar(SetClimateSettingsInCarParameters(temperature: .celsius(21.5), climateZone: .driver))
-        #expect(intent.jsonValue.serialized()
-            == #"{"intent":"SetClimateSettingsInCar","parameters":{"climateZone":"driver","temperature":{"unit":"celsius","value":21.5}}}"#)
-        #expect(Intent.activateCarSignal(ActivateCarSignalParameters(signals: [.audible])).jsonValue.serialized()
-            == #"{"intent":"ActivateCarSignal","parameters":{"signals":["audible"]}}"#)
+        #expect(
+            intent.jsonValue.serialized()
+                == #"{"intent":"SetClimateSettingsInCar","parameters":{"climateZone":"driver","temperature":{"unit":"celsius","value":21.5}}}"#)
+        #expect(
+            Intent.activateCarSignal(ActivateCarSignalParameters(signals: [.audible])).jsonValue.serialized()
+                == #"{"intent":"ActivateCarSignal","parameters":{"signals":["audible"]}}"#)
     }
 
     @Test func everyIntentNameParses() throws {
@@ -75,27 +84,85 @@ import VehicleKit
         (#"{"intent":"Honk"}"#, .unknownIntent("Honk"), #"unknown intent "Honk""#),
         (#"{"intent":7}"#, .invalidParameter(name: "intent", expected: "an intent name", found: "7"), "intent: expected an intent name, found 7"),
         (#"{"intent":"GetCarLockStatus","paramters":{}}"#, .unknownField("paramters"), #"unknown field "paramters""#),
-        (#"{"intent":"GetCarLockStatus","parameters":[]}"#, .invalidParameter(name: "parameters", expected: "an object", found: "an array"), "parameters: expected an object, found an array"),
-        (request("SetCarLockStatus", #""lock":true"#), .unknownParameter(intent: "SetCarLockStatus", name: "lock"), #"SetCarLockStatus has no parameter "lock"; its parameters are locked, carName"#),
-        (request("SetClimateSettingsInCar", #""climateZone":"trunk""#),
-            .invalidParameter(name: "climateZone", expected: "one of driver, passenger, frontLeft, frontRight, front, rearLeft, rearRight, rear, thirdRowLeft, thirdRowRight, thirdRow, all", found: #""trunk""#),
-            #"climateZone: expected one of driver, passenger, frontLeft"#),
-        (request("SetClimateSettingsInCar", #""enableFan":1"#), .invalidParameter(name: "enableFan", expected: "true or false", found: "1"), "enableFan: expected true or false, found 1"),
-        (request("SetClimateSettingsInCar", #""fanSpeedIndex":true"#), .invalidParameter(name: "fanSpeedIndex", expected: "an integer", found: "true"), "fanSpeedIndex: expected an integer, found true"),
-        (request("SetClimateSettingsInCar", #""fanSpeedIndex":2.5"#), .invalidParameter(name: "fanSpeedIndex", expected: "an integer", found: "2.5"), "fanSpeedIndex"),
-        (request("SetClimateSettingsInCar", #""fanSpeedPercentage":120"#), .invalidParameter(name: "fanSpeedPercentage", expected: "a number 0…100", found: "120"), "fanSpeedPercentage: expected a number 0…100, found 120"),
-        (request("SetClimateSettingsInCar", #""temperature":21"#), .invalidParameter(name: "temperature", expected: #"{"value": number, "unit": "celsius" or "fahrenheit"}"#, found: "21"), "temperature: expected"),
-        (request("SetClimateSettingsInCar", #""temperature":{"value":21,"unit":"kelvin"}"#), .invalidParameter(name: "temperature.unit", expected: "one of celsius, fahrenheit", found: #""kelvin""#), "temperature.unit"),
-        (request("SetClimateSettingsInCar", #""temperature":{"value":"warm","unit":"celsius"}"#), .invalidParameter(name: "temperature.value", expected: "a number", found: #""warm""#), "temperature.value"),
-        (request("SetDefrosterSettingsInCar", #""defroster":"side""#), .invalidParameter(name: "defroster", expected: "one of front, rear, all", found: #""side""#), "defroster: expected one of front, rear, all"),
+        (
+            #"{"intent":"GetCarLockStatus","parameters":[]}"#, .invalidParameter(name: "parameters", expected: "an object", found: "an array"),
+            "parameters: expected an object, found an array"
+        ),
+        (
+            request("SetCarLockStatus", #""lock":true"#), .unknownParameter(intent: "SetCarLockStatus", name: "lock"),
+            #"SetCarLockStatus has no parameter "lock"; its parameters are locked, carName"#
+        ),
+        (
+            request("SetClimateSettingsInCar", #""climateZone":"trunk""#),
+            .invalidParameter(
+                name: "climateZone",
+                expected: "one of driver, passenger, frontLeft, frontRight, front, rearLeft, rearRight, rear, thirdRowLeft, thirdRowRight, thirdRow, all",
+                found: #""trunk""#),
+            #"climateZone: expected one of driver, passenger, frontLeft"#
+        ),
+        (
+            request("SetClimateSettingsInCar", #""enableFan":1"#), .invalidParameter(name: "enableFan", expected: "true or false", found: "1"),
+            "enableFan: expected true or false, found 1"
+        ),
+        (
+            request("SetClimateSettingsInCar", #""fanSpeedIndex":true"#), .invalidParameter(name: "fanSpeedIndex", expected: "an integer", found: "true"),
+            "fanSpeedIndex: expected an integer, found true"
+        ),
+        (
+            request("SetClimateSettingsInCar", #""fanSpeedIndex":2.5"#), .invalidParameter(name: "fanSpeedIndex", expected: "an integer", found: "2.5"),
+            "fanSpeedIndex"
+        ),
+        (
+            request("SetClimateSettingsInCar", #""fanSpeedPercentage":120"#),
+            .invalidParameter(name: "fanSpeedPercentage", expected: "a number 0…100", found: "120"), "fanSpeedPercentage: expected a number 0…100, found 120"
+        ),
+        (
+            request("SetClimateSettingsInCar", #""temperature":21"#),
+            .invalidParameter(name: "temperature", expected: #"{"value": number, "unit": "celsius" or "fahrenheit"}"#, found: "21"), "temperature: expected"
+        ),
+        (
+            request("SetClimateSettingsInCar", #""temperature":{"value":21,"unit":"kelvin"}"#),
+            .invalidParameter(name: "temperature.unit", expected: "one of celsius, fahrenheit", found: #""kelvin""#), "temperature.unit"
+        ),
+        (
+            request("SetClimateSettingsInCar", #""temperature":{"value":"warm","unit":"celsius"}"#),
+            .invalidParameter(name: "temperature.value", expected: "a number", found: #""warm""#), "temperature.value"
+        ),
+        (
+            request("SetDefrosterSettingsInCar", #""defroster":"side""#),
+            .invalidParameter(name: "defroster", expected: "one of front, rear, all", found: #""side""#), "defroster: expected one of front, rear, all"
+        ),
         (request("SetRadioStation", #""channel":true"#), .invalidParameter(name: "channel", expected: "a string or an integer", found: "true"), "channel:"),
         (request("SetRadioStation", #""frequency":"high""#), .invalidParameter(name: "frequency", expected: "a number", found: #""high""#), "frequency:"),
-        (request("SetRadioStation", #""radioType":"LW""#), .invalidParameter(name: "radioType", expected: "one of AM, FM, HD, satellite, DAB", found: #""LW""#), "radioType:"),
-        (request("SetAudioSourceInCar", #""audioSource":"tape""#), .invalidParameter(name: "audioSource", expected: "one of sourceCarPlay, sourceiPod, sourceRadio, sourceBluetooth, sourceAUX, sourceUSB, sourceMemoryCard, sourceOpticalDrive, sourceHardDrive", found: #""tape""#), "audioSource:"),
-        (request("ActivateCarSignal", #""signals":"audible""#), .invalidParameter(name: "signals", expected: "an array of audible, visible", found: #""audible""#), "signals:"),
-        (request("ActivateCarSignal", #""signals":["horn"]"#), .invalidParameter(name: "signals", expected: "an array of audible, visible", found: #""horn""#), #"signals: expected an array of audible, visible, found "horn""#),
-        (request("SaveProfileInCar", #""profileName":3"#), .invalidParameter(name: "profileName", expected: "a string", found: "3"), "profileName: expected a string"),
-        (request("SetSeatSettingsInCar", #""relativeLevel":"up""#), .invalidParameter(name: "relativeLevelSetting", expected: "one of lowest, lower, higher, highest", found: #""up""#), "relativeLevelSetting:"),
+        (
+            request("SetRadioStation", #""radioType":"LW""#),
+            .invalidParameter(name: "radioType", expected: "one of AM, FM, HD, satellite, DAB", found: #""LW""#), "radioType:"
+        ),
+        (
+            request("SetAudioSourceInCar", #""audioSource":"tape""#),
+            .invalidParameter(
+                name: "audioSource",
+                expected:
+                    "one of sourceCarPlay, sourceiPod, sourceRadio, sourceBluetooth, sourceAUX, sourceUSB, sourceMemoryCard, sourceOpticalDrive, sourceHardDrive",
+                found: #""tape""#), "audioSource:"
+        ),
+        (
+            request("ActivateCarSignal", #""signals":"audible""#),
+            .invalidParameter(name: "signals", expected: "an array of audible, visible", found: #""audible""#), "signals:"
+        ),
+        (
+            request("ActivateCarSignal", #""signals":["horn"]"#),
+            .invalidParameter(name: "signals", expected: "an array of audible, visible", found: #""horn""#),
+            #"signals: expected an array of audible, visible, found "horn""#
+        ),
+        (
+            request("SaveProfileInCar", #""profileName":3"#), .invalidParameter(name: "profileName", expected: "a string", found: "3"),
+            "profileName: expected a string"
+        ),
+        (
+            request("SetSeatSettingsInCar", #""relativeLevel":"up""#),
+            .invalidParameter(name: "relativeLevelSetting", expected: "one of lowest, lower, higher, highest", found: #""up""#), "relativeLevelSetting:"
+        ),
     ]
 
     @Test func errorsNameWhatIsWrong() {

@@ -1,5 +1,6 @@
 import CarplayJSON
 import Testing
+
 @testable import CarIntents
 @testable import VehicleKit
 
@@ -18,7 +19,9 @@ import Testing
             if let zone = climate.zones.first(where: { commanded(.temperature(zone: $0.id)) }), let seat = zone.seats.first {
                 let range = climate.celsius
                 let target = range.snap((range.min + range.max) / 2 + range.step)
-                intents.append(#"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":\#(target),"unit":"celsius"},"climateZone":"\#(seat.rawValue)"}}"#)
+                intents.append(
+                    #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":\#(target),"unit":"celsius"},"climateZone":"\#(seat.rawValue)"}}"#
+                )
             } else if commanded(.fan) {
                 intents.append(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableFan":true}}"#)
             }

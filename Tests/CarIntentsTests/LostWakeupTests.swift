@@ -1,8 +1,9 @@
 import CANBus
 import CANKit
-import Testing
 import TestSupport
+import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 /// A command whose confirmation never comes must end in a timeout even when its task

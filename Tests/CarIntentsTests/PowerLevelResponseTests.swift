@@ -1,6 +1,7 @@
 import CANKit
 import CarplayJSON
 import Testing
+
 @testable import CarIntents
 @testable import VehicleKit
 
@@ -27,19 +28,20 @@ import Testing
     @Test func everyFieldOfAnElectricCar() throws {
         let fields = try #require(PowerLevelResponse.fields(state: Self.full, power: Self.electric, carIdentifier: "car-1", lastUpdate: Self.stamp))
         let response = IntentResponse(code: .success, fields: fields)
-        #expect(response.jsonValue.serialized() == """
-            {"activeConnector":"ccs2","carIdentifier":"car-1","chargePercentRemaining":0.8,"charging":true,\
-            "chargingFormulaArguments":{"taperStartPercent":80},"code":"success",\
-            "consumptionFormulaArguments":{"vehicleMassKg":2150},\
-            "currentBatteryCapacity":{"unit":"kilowattHours","value":72.0},\
-            "dateOfLastStateUpdate":"2023-11-14T22:13:20.250Z",\
-            "distanceRemaining":{"unit":"kilometers","value":312.5},\
-            "distanceRemainingElectric":{"unit":"kilometers","value":312.5},\
-            "maximumBatteryCapacity":{"unit":"kilowattHours","value":88.5},\
-            "maximumDistance":{"unit":"kilometers","value":600.0},\
-            "maximumDistanceElectric":{"unit":"kilometers","value":600.0},\
-            "minimumBatteryCapacity":{"unit":"kilowattHours","value":2.5},"minutesToFull":45}
-            """)
+        #expect(
+            response.jsonValue.serialized() == """
+                {"activeConnector":"ccs2","carIdentifier":"car-1","chargePercentRemaining":0.8,"charging":true,\
+                "chargingFormulaArguments":{"taperStartPercent":80},"code":"success",\
+                "consumptionFormulaArguments":{"vehicleMassKg":2150},\
+                "currentBatteryCapacity":{"unit":"kilowattHours","value":72.0},\
+                "dateOfLastStateUpdate":"2023-11-14T22:13:20.250Z",\
+                "distanceRemaining":{"unit":"kilometers","value":312.5},\
+                "distanceRemainingElectric":{"unit":"kilometers","value":312.5},\
+                "maximumBatteryCapacity":{"unit":"kilowattHours","value":88.5},\
+                "maximumDistance":{"unit":"kilometers","value":600.0},\
+                "maximumDistanceElectric":{"unit":"kilometers","value":600.0},\
+                "minimumBatteryCapacity":{"unit":"kilowattHours","value":2.5},"minutesToFull":45}
+                """)
     }
 
     @Test func theProfileGivesWhatTheCarDoesNotSend() throws {
@@ -68,8 +70,12 @@ import Testing
     }
 
     @Test func aFuelCarHasNoElectricFields() throws {
-        let fields = try #require(PowerLevelResponse.fields(state: Self.full, power: PowerCapabilities(fuel: true, battery: false), carIdentifier: "s", lastUpdate: nil))
-        #expect(Set(fields.keys) == ["carIdentifier", "fuelPercentRemaining", "distanceRemaining", "maximumDistance", "distanceRemainingFuel", "maximumDistanceFuel"])
+        let fields = try #require(
+            PowerLevelResponse.fields(state: Self.full, power: PowerCapabilities(fuel: true, battery: false), carIdentifier: "s", lastUpdate: nil))
+        #expect(
+            Set(fields.keys) == [
+                "carIdentifier", "fuelPercentRemaining", "distanceRemaining", "maximumDistance", "distanceRemainingFuel", "maximumDistanceFuel",
+            ])
     }
 
     @Test func noReadingIsNoResponse() {

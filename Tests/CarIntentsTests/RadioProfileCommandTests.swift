@@ -2,6 +2,7 @@ import CarplayJSON
 import Foundation
 import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 @Suite struct RadioResolutionTests {
@@ -13,7 +14,9 @@ import VehicleKit
         #expect(r["radioType"] == .success("FM"))
         #expect(r["frequency"] == .success(101.1))
         #expect(r.action == .set([.radioBand: .enumeration("FM"), .radioFrequency: .number(101.1), .audioSource: .enumeration("sourceRadio")]))
-        #expect(try resolve(request(radio, #""frequency":880"#)).action == .set([.radioBand: .enumeration("AM"), .radioFrequency: .number(880), .audioSource: .enumeration("sourceRadio")]))
+        #expect(
+            try resolve(request(radio, #""frequency":880"#)).action
+                == .set([.radioBand: .enumeration("AM"), .radioFrequency: .number(880), .audioSource: .enumeration("sourceRadio")]))
     }
 
     @Test func frequencyOutsideTheBand() throws {
@@ -78,8 +81,10 @@ import VehicleKit
 }
 
 @Suite struct ProfileResolutionTests {
-    let saved = [SavedCarProfile(slot: 1, name: "Anna", settings: [:]), SavedCarProfile(slot: 3, name: "Ben", settings: [:]),
-                 SavedCarProfile(slot: 4, name: "ben", settings: [:])]
+    let saved = [
+        SavedCarProfile(slot: 1, name: "Anna", settings: [:]), SavedCarProfile(slot: 3, name: "Ben", settings: [:]),
+        SavedCarProfile(slot: 4, name: "ben", settings: [:]),
+    ]
 
     @Test func save() throws {
         let r = try resolve(request("SaveProfileInCar", #""profileNumber":2,"profileName":"Cleo""#), saved: saved)
@@ -89,9 +94,12 @@ import VehicleKit
         #expect(try resolve(request("SaveProfileInCar", #""profileName":"ANNA""#), saved: saved).action == .saveProfile(slot: 1, name: "ANNA"))
         #expect(try resolve(request("SaveProfileInCar", #""profileName":"Dora""#), saved: saved).action == .saveProfile(slot: 2, name: "Dora"))
         #expect(try resolve(request("SaveProfileInCar", #""profileNumber":3"#), saved: saved).action == .saveProfile(slot: 3, name: "Ben"))
-        #expect(try resolve(request("SaveProfileInCar", #""profileNumber":5"#), saved: saved)["profileNumber"]
-            == .unsupported(reason: "the Example Sedan has profiles 1…4, not 5"))
-        let full = try resolve(request("SaveProfileInCar", #""profileName":"Eve""#), TestProfiles.suv, saved: [SavedCarProfile(slot: 1, name: nil, settings: [:]), SavedCarProfile(slot: 2, name: nil, settings: [:])])
+        #expect(
+            try resolve(request("SaveProfileInCar", #""profileNumber":5"#), saved: saved)["profileNumber"]
+                == .unsupported(reason: "the Example Sedan has profiles 1…4, not 5"))
+        let full = try resolve(
+            request("SaveProfileInCar", #""profileName":"Eve""#), TestProfiles.suv,
+            saved: [SavedCarProfile(slot: 1, name: nil, settings: [:]), SavedCarProfile(slot: 2, name: nil, settings: [:])])
         #expect(full["profileNumber"] == .needsValue(reason: "all 2 profiles are in use; say which one to overwrite"))
         #expect(full.action == nil)
         #expect(try resolve(request("SaveProfileInCar"), TestProfiles.bare)["profileNumber"] == .unsupported(reason: "the Bare Car has no profile memory"))
@@ -108,15 +116,20 @@ import VehicleKit
         #expect(ambiguous["profileName"] == .disambiguation([["profileNumber": 3, "profileName": "Ben"], ["profileNumber": 4, "profileName": "ben"]]))
         #expect(ambiguous.action == nil)
         #expect(try resolve(request("SetProfileInCar", #""profileNumber":2"#), saved: saved)["profileNumber"] == .unsupported(reason: "profile 2 is empty"))
-        #expect(try resolve(request("SetProfileInCar", #""profileName":"Zed""#), saved: saved)["profileName"] == .unsupported(reason: "no profile is called Zed"))
+        #expect(
+            try resolve(request("SetProfileInCar", #""profileName":"Zed""#), saved: saved)["profileName"] == .unsupported(reason: "no profile is called Zed"))
         #expect(try resolve(request("SetProfileInCar"), saved: saved)["profileNumber"] == .needsValue(reason: "which profile?"))
-        #expect(try resolve(request("SetProfileInCar", #""profileNumber":1,"carName":"Van""#), saved: saved)["carName"] == .unsupported(reason: "this is Example Sedan, not Van"))
+        #expect(
+            try resolve(request("SetProfileInCar", #""profileNumber":1,"carName":"Van""#), saved: saved)["carName"]
+                == .unsupported(reason: "this is Example Sedan, not Van"))
     }
 
     @Test func savedProfileJSON() throws {
-        let profile = SavedCarProfile(slot: 2, name: "Anna", settings: [
-            .temperature(zone: "left"): .number(21), .seat(.frontLeft, .heating): .integer(2), .fan: .bool(true), .audioSource: .enumeration("sourceUSB"),
-        ])
+        let profile = SavedCarProfile(
+            slot: 2, name: "Anna",
+            settings: [
+                .temperature(zone: "left"): .number(21), .seat(.frontLeft, .heating): .integer(2), .fan: .bool(true), .audioSource: .enumeration("sourceUSB"),
+            ])
         let data = JSONValue.array([profile.jsonValue]).serializedBytes()
         let value = try JSONValue(parsing: data)
         #expect(value.arrayValue?.first?.objectValue?["settings"]?.objectValue?["seat.frontLeft.heating"] == .integer(2))
@@ -131,8 +144,11 @@ import VehicleKit
         #expect(r["carName"] == .success("Sedan"))
         #expect(r.action == .set([.locked: .bool(true)]))
         #expect(try resolve(request("SetCarLockStatus"))["locked"] == .needsValue(reason: "lock or unlock?"))
-        #expect(try resolve(request("SetCarLockStatus", #""locked":false"#), TestProfiles.bare)["locked"] == .unsupported(reason: "the Bare Car has no remote lock"))
-        #expect(try resolve(request("SetCarLockStatus", #""locked":false,"carName":"SUV""#))["carName"] == .unsupported(reason: "this is Example Sedan, not SUV"))
+        #expect(
+            try resolve(request("SetCarLockStatus", #""locked":false"#), TestProfiles.bare)["locked"] == .unsupported(reason: "the Bare Car has no remote lock")
+        )
+        #expect(
+            try resolve(request("SetCarLockStatus", #""locked":false,"carName":"SUV""#))["carName"] == .unsupported(reason: "this is Example Sedan, not SUV"))
     }
 
     @Test func readLockAndPower() throws {
@@ -155,6 +171,8 @@ import VehicleKit
         #expect(suv["signals"] == .unsupported(reason: "the Example SUV cannot sound its horn (no audible signal)"))
         #expect(suv.action == nil)
         #expect(try resolve(request("ActivateCarSignal", #""signals":[]"#))["signals"] == .needsValue(reason: "flash the lights, sound the horn, or both?"))
-        #expect(try resolve(request("ActivateCarSignal", #""signals":["visible"],"carName":"Boat""#))["carName"] == .unsupported(reason: "this is Example Sedan, not Boat"))
+        #expect(
+            try resolve(request("ActivateCarSignal", #""signals":["visible"],"carName":"Boat""#))["carName"]
+                == .unsupported(reason: "this is Example Sedan, not Boat"))
     }
 }

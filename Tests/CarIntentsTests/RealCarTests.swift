@@ -2,6 +2,7 @@ import CANBus
 import CANKit
 import Foundation
 import Testing
+
 @testable import CarIntents
 @testable import VehicleKit
 
@@ -86,8 +87,10 @@ import Testing
     ]
 
     static let intents: [(name: String, json: String, key: PropertyKey, value: PropertyValue)] = [
-        ("stepped temperature", #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":22,"unit":"celsius"},"climateZone":"driver"}}"#,
-         .temperature(zone: "frontLeft"), .number(22)),
+        (
+            "stepped temperature", #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":22,"unit":"celsius"},"climateZone":"driver"}}"#,
+            .temperature(zone: "frontLeft"), .number(22)
+        ),
         ("momentary A/C", #"{"intent":"SetClimateSettingsInCar","parameters":{"enableAirConditioner":false}}"#, .airConditioner, .bool(false)),
     ]
 

@@ -1,5 +1,6 @@
 import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 /// Each intent answers only the codes of its own SiriKit response code enum
@@ -94,7 +95,8 @@ import VehicleKit
 
                 // The SUV's satellite radio is not subscribed.
                 let suv = try ShippedProfiles.load("suv")
-                let suvSession = await VehicleSession(profile: suv, vehicle: .simulated(VehicleSimulation(profile: suv, state: VehicleSimulation.defaultState(for: suv))))
+                let suvSession = await VehicleSession(
+                    profile: suv, vehicle: .simulated(VehicleSimulation(profile: suv, state: VehicleSimulation.defaultState(for: suv))))
                 try await stopping(suvSession) { suvSession in
                     #expect(await suvSession.controller.waitUntilComplete(timeout: .seconds(10)))
                     let satellite = await suvSession.engine.run(.perform, try Self.intent(.setRadioStation, #"{"stationName":"jazz cafe"}"#))

@@ -1,6 +1,7 @@
 import CarplayJSON
 import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 @Suite struct SeatResolutionTests {
@@ -45,9 +46,11 @@ import VehicleKit
 
     @Test func levelWithoutFeatureOnASeatWithSeveralIsDisambiguated() throws {
         let r = try resolve(request(seat, #""seat":"passenger","level":2"#))
-        #expect(r["level"] == .disambiguation([
-            ["feature": "heating", "level": 2], ["feature": "cooling", "level": 2], ["feature": "massage", "level": 2],
-        ]))
+        #expect(
+            r["level"]
+                == .disambiguation([
+                    ["feature": "heating", "level": 2], ["feature": "cooling", "level": 2], ["feature": "massage", "level": 2],
+                ]))
         #expect(r.action == nil)
         // The driver's seat has heating only: no question.
         #expect(try resolve(request(seat, #""seat":"driver","level":1"#)).action == .set([.seat(.frontLeft, .heating): .integer(1)]))
@@ -72,10 +75,12 @@ import VehicleKit
 
     @Test func coolingTurnsHeatingOff() throws {
         let r = try resolve(request(seat, #""seat":"front","enableCooling":true,"level":2"#), TestProfiles.suv)
-        #expect(r.action == .set([
-            .seat(.frontLeft, .cooling): .integer(2), .seat(.frontRight, .cooling): .integer(2),
-            .seat(.frontLeft, .heating): .integer(0), .seat(.frontRight, .heating): .integer(0),
-        ]))
+        #expect(
+            r.action
+                == .set([
+                    .seat(.frontLeft, .cooling): .integer(2), .seat(.frontRight, .cooling): .integer(2),
+                    .seat(.frontLeft, .heating): .integer(0), .seat(.frontRight, .heating): .integer(0),
+                ]))
         let both = try resolve(request(seat, #""seat":"driver","enableCooling":true,"enableHeating":true"#), TestProfiles.suv)
         #expect(both["enableCooling"] == .unsupported(reason: "heating and cooling cannot both be on"))
     }
@@ -83,7 +88,9 @@ import VehicleKit
     @Test func needsValueAndCarName() throws {
         #expect(try resolve(request(seat, #""enableHeating":true"#))["seat"] == .needsValue(reason: "which seat?"))
         #expect(try resolve(request(seat, #""seat":"driver""#))["level"] == .needsValue(reason: "give a level or a feature to switch on or off"))
-        #expect(try resolve(request(seat, #""seat":"driver","enableHeating":true,"carName":"SUV""#))["carName"] == .unsupported(reason: "this is Example Sedan, not SUV"))
+        #expect(
+            try resolve(request(seat, #""seat":"driver","enableHeating":true,"carName":"SUV""#))["carName"]
+                == .unsupported(reason: "this is Example Sedan, not SUV"))
     }
 }
 
@@ -99,7 +106,9 @@ import VehicleKit
     }
 
     @Test func allAndOnlyOne() throws {
-        #expect(try resolve(request(defroster, #""enable":false,"defroster":"all""#)).action == .set([.defroster(.front): .bool(false), .defroster(.rear): .bool(false)]))
+        #expect(
+            try resolve(request(defroster, #""enable":false,"defroster":"all""#)).action
+                == .set([.defroster(.front): .bool(false), .defroster(.rear): .bool(false)]))
         let suv = try resolve(request(defroster, #""enable":true"#), TestProfiles.suv)
         #expect(suv["defroster"] == .success("front"))
         #expect(suv.action == .set([.defroster(.front): .bool(true)]))
@@ -109,8 +118,9 @@ import VehicleKit
         let r = try resolve(request(defroster, #""enable":true"#))
         #expect(r["defroster"] == .disambiguation(["front", "rear", "all"]))
         #expect(r.action == nil)
-        #expect(try resolve(request(defroster, #""enable":true,"defroster":"rear""#), TestProfiles.suv)["defroster"]
-            == .unsupported(reason: "the Example SUV has no rear defroster"))
+        #expect(
+            try resolve(request(defroster, #""enable":true,"defroster":"rear""#), TestProfiles.suv)["defroster"]
+                == .unsupported(reason: "the Example SUV has no rear defroster"))
         #expect(try resolve(request(defroster, #""defroster":"rear""#))["enable"] == .needsValue(reason: "switch the defroster on or off?"))
         #expect(try resolve(request(defroster, #""enable":true,"carName":"Bus""#))["carName"] == .unsupported(reason: "this is Example Sedan, not Bus"))
     }
@@ -124,8 +134,9 @@ import VehicleKit
         #expect(r["audioSource"] == .success("sourceUSB"))
         #expect(r["relativeAudioSourceReference"] == .notRequired)
         #expect(r.action == .set([.audioSource: .enumeration("sourceUSB")]))
-        #expect(try resolve(request(audio, #""audioSource":"sourceRadio""#), TestProfiles.suv)["audioSource"]
-            == .unsupported(reason: "the Example SUV has no sourceRadio audio source"))
+        #expect(
+            try resolve(request(audio, #""audioSource":"sourceRadio""#), TestProfiles.suv)["audioSource"]
+                == .unsupported(reason: "the Example SUV has no sourceRadio audio source"))
     }
 
     /// The short names carplayd used before are aliases: read, never written.
@@ -141,10 +152,13 @@ import VehicleKit
 
     @Test func nextAndPreviousCycleFromState() throws {
         let state = VehicleState([.audioSource: .enumeration("sourceCarPlay")])
-        #expect(try resolve(request(audio, #""relativeAudioSourceReference":"next""#), state: state).action == .set([.audioSource: .enumeration("sourceRadio")]))
-        #expect(try resolve(request(audio, #""relativeAudioSourceReference":"previous""#), state: state).action == .set([.audioSource: .enumeration("sourceAUX")]))
-        #expect(try resolve(request(audio, #""relativeAudioSourceReference":"next""#))["relativeAudioSourceReference"]
-            == .needsValue(reason: "current audio source unknown"))
+        #expect(
+            try resolve(request(audio, #""relativeAudioSourceReference":"next""#), state: state).action == .set([.audioSource: .enumeration("sourceRadio")]))
+        #expect(
+            try resolve(request(audio, #""relativeAudioSourceReference":"previous""#), state: state).action == .set([.audioSource: .enumeration("sourceAUX")]))
+        #expect(
+            try resolve(request(audio, #""relativeAudioSourceReference":"next""#))["relativeAudioSourceReference"]
+                == .needsValue(reason: "current audio source unknown"))
     }
 
     @Test func sourceAndRelativeTogetherIsRejected() throws {

@@ -1,6 +1,7 @@
 import CANKit
-@testable import VehicleKit
+
 @testable import CarIntents
+@testable import VehicleKit
 
 /// Profiles built in code (no DBC needed by the resolver), mirroring VehicleProfiles/README.md.
 enum TestProfiles {
@@ -36,7 +37,8 @@ enum TestProfiles {
         audioSources: [.sourceRadio, .sourceBluetooth, .sourceUSB, .sourceAUX, .sourceCarPlay], profileSlots: 4, hasLock: true,
         carSignals: [.audible, .visible], power: PowerCapabilities(fuel: true, battery: false),
         bindings: [:], protection: [:], acknowledgement: nil,
-        policies: Policies(refusedWhileCarLocked: ["SetClimateSettingsInCar", "SetSeatSettingsInCar"], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
+        policies: Policies(
+            refusedWhileCarLocked: ["SetClimateSettingsInCar", "SetSeatSettingsInCar"], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
 
     /// Right-hand drive, three zones (no third-row zone), five fan levels and no
     /// recirculation or auto mode, front defroster only, six seats with features on four,

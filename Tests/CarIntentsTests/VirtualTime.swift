@@ -1,7 +1,8 @@
 import CANBus
-import Testing
 import TestSupport
+import Testing
 import VehicleKit
+
 @testable import CarIntents
 
 /// A session's time, moved by the test: the controller and the simulated vehicle run on

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import CarplayDaemon
 
 @Suite struct ConfigurationTests {
@@ -13,14 +14,19 @@ import TestSupport
     }
 
     @Test func commandLineOverridesTheConfigFile() throws {
-        let files = ["/etc/test.conf": Array("""
-            # comment
-            profile = /profiles/suv
-            socket = /run/x.sock   # trailing comment
-            allow-users = alice, bob
-            log-level = warning
-            """.utf8)]
-        let configuration = try DaemonConfiguration.parse(arguments: ["--config", "/etc/test.conf", "--socket", "/tmp/y.sock", "--allow-group", "carplay"], environment: [:]) { files[$0] }
+        let files = [
+            "/etc/test.conf": Array(
+                """
+                # comment
+                profile = /profiles/suv
+                socket = /run/x.sock   # trailing comment
+                allow-users = alice, bob
+                log-level = warning
+                """.utf8)
+        ]
+        let configuration = try DaemonConfiguration.parse(
+            arguments: ["--config", "/etc/test.conf", "--socket", "/tmp/y.sock", "--allow-group", "carplay"], environment: [:]
+        ) { files[$0] }
         #expect(configuration.profile == "/profiles/suv")
         #expect(configuration.socket == "/tmp/y.sock")
         #expect(configuration.allowedUsers == ["alice", "bob"])

@@ -1,7 +1,8 @@
 import CarIntents
-@testable import LinuxSupport
 import Testing
+
 @testable import CarplayDaemon
+@testable import LinuxSupport
 
 /// The caller's device lock from logind, decided without logind (an injected reader).
 @Suite struct DeviceLockTests {
@@ -57,7 +58,8 @@ import Testing
         let locked = DeviceLock(sessionless: .seat("seat0"), trustedUsers: [], trustedGroups: [], logind: Self.reader(locked: ["5": .success(true)]))
         #expect(locked.device(of: Self.service) == .locked(reason: "seat0's active session 5 is locked: unlock it first"))
         let nobody = DeviceLock(sessionless: .seat("seat0"), trustedUsers: [], trustedGroups: [], logind: Self.reader(locked: [:], activeOnSeat0: nil))
-        #expect(nobody.device(of: Self.service) == .locked(reason: "the caller is in no logind session and no session is active on seat0: log in on seat0 first"))
+        #expect(
+            nobody.device(of: Self.service) == .locked(reason: "the caller is in no logind session and no session is active on seat0: log in on seat0 first"))
     }
 
     @Test func theConfigurationNamesTheRestrictedIntents() throws {

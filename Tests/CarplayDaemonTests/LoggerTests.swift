@@ -1,4 +1,5 @@
 import Testing
+
 @testable import CarplayDaemon
 
 @Suite struct LoggerTests {

@@ -5,6 +5,7 @@ import CarplayJSON
 import Testing
 import Varlink
 import VehicleKit
+
 @testable import CarplayDaemon
 
 /// The Handle/Perform reply is written straight into bytes (frames as candump lines, the
@@ -22,8 +23,12 @@ import VehicleKit
 
     @Test(arguments: [IntentPhase.handle, .perform]) func equalsTheGenericSerialization(phase: IntentPhase) throws {
         let frames = [
-            ReceivedFrame(frame: try CANFrame(id: CANID(standard: 0x300), data: [0x7F, 0xF0, 0x1B]), timestamp: CandumpTimestamp(seconds: 1_700_000_000, microseconds: 80050), interface: "vcan0"),
-            ReceivedFrame(frame: try CANFrame(id: CANID(extended: 0x18A0_2020), data: Array(0..<12), kind: .fd(bitRateSwitch: true, errorStateIndicator: false)), timestamp: CandumpTimestamp(seconds: 1_700_000_000, microseconds: 80164), interface: "odd\"name"),
+            ReceivedFrame(
+                frame: try CANFrame(id: CANID(standard: 0x300), data: [0x7F, 0xF0, 0x1B]),
+                timestamp: CandumpTimestamp(seconds: 1_700_000_000, microseconds: 80050), interface: "vcan0"),
+            ReceivedFrame(
+                frame: try CANFrame(id: CANID(extended: 0x18A0_2020), data: Array(0..<12), kind: .fd(bitRateSwitch: true, errorStateIndicator: false)),
+                timestamp: CandumpTimestamp(seconds: 1_700_000_000, microseconds: 80164), interface: "odd\"name"),
         ]
         let response = IntentResponse(code: .failure, reason: "timeout", fields: ["detail": .string("no status frame")])
         let outcome = try Self.outcome(phase, frames: frames, response: response)
@@ -54,13 +59,19 @@ import VehicleKit
     @Test func refusalsAsErrors() throws {
         var outcome = try Self.outcome(.handle, frames: [], response: .failure(IntentResponse.notResolved))
         outcome.refusal = .notResolved(parameter: "temperature", reason: "which temperature?")
-        #expect(VehicleService.error(for: outcome) == VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": "temperature", "reason": "which temperature?"]))
+        #expect(
+            VehicleService.error(for: outcome)
+                == VarlinkError("io.carplayd.Vehicle.InvalidParameter", ["parameter": "temperature", "reason": "which temperature?"]))
         outcome.phase = .perform
         #expect(VehicleService.error(for: outcome) == nil, "Perform answers an unresolved intent with its resolutions")
         outcome.refusal = .restrictedWhileLocked(reason: "the caller's session 3 is locked: unlock it first")
-        #expect(VehicleService.error(for: outcome) == VarlinkError("io.carplayd.Vehicle.RestrictedWhileLocked", [
-            "intent": "SetClimateSettingsInCar", "reason": "the caller's session 3 is locked: unlock it first",
-        ]))
+        #expect(
+            VehicleService.error(for: outcome)
+                == VarlinkError(
+                    "io.carplayd.Vehicle.RestrictedWhileLocked",
+                    [
+                        "intent": "SetClimateSettingsInCar", "reason": "the caller's session 3 is locked: unlock it first",
+                    ]))
         outcome.refusal = .carLocked
         #expect(VehicleService.error(for: outcome) == VarlinkError("io.carplayd.Vehicle.CarLocked", ["intent": "SetClimateSettingsInCar"]))
         outcome.refusal = .vehicleUnreachable
@@ -84,7 +95,8 @@ import VehicleKit
 
     @Test func serializesOncePerVersionAndController() {
         let cache = StateJSONCache()
-        let one = Controller(), two = Controller()
+        let one = Controller()
+        let two = Controller()
         let (warm, cold, text) = (Self.warm, Self.cold, Self.text)
         #expect(text(cache.json(warm, version: 1, of: ObjectIdentifier(one))) == warm.jsonValue.serialized())
         // The same version is the same state: the cached text, whatever is passed.
@@ -120,7 +132,8 @@ extension StateJSONCacheTests {
     /// The typed methods' grouped form: once per version and controller, apart from the flat one.
     @Test func theGroupedStateIsCachedPerVersionToo() {
         let cache = StateJSONCache()
-        let one = Controller(), two = Controller()
+        let one = Controller()
+        let two = Controller()
         let (warm, cold, text) = (Self.warm, Self.cold, Self.text)
         #expect(text(cache.groupedJSON(warm, version: 1, of: ObjectIdentifier(one))) == warm.groupedJSON.serialized())
         #expect(text(cache.json(warm, version: 1, of: ObjectIdentifier(one))) == warm.jsonValue.serialized(), "the flat form beside it")

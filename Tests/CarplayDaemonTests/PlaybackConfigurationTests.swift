@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import VehicleKit
+
 @testable import CarplayDaemon
 
 /// `--scenario`, `--replay`, `--replay-loop` and their config keys; both refused on a CAN interface.
@@ -61,7 +62,10 @@ import VehicleKit
         let bad = try playback([], scenario: #"{"events": [{"at": 1, "set": {"seat.rearLeft.massage": 2}}]}"#)
         guard case let .failure(error) = bad else { Issue.record("accepted"); return }
         #expect(error.description.hasPrefix("--scenario: "))
-        #expect(error.description.hasSuffix(#": events[0].set["seat.rearLeft.massage"]: \#(try Daemon.loadProfile(TestPaths.repository("VehicleProfiles/sedan").path).1.displayName) has no seat.rearLeft.massage"#))
+        #expect(
+            error.description.hasSuffix(
+                #": events[0].set["seat.rearLeft.massage"]: \#(try Daemon.loadProfile(TestPaths.repository("VehicleProfiles/sedan").path).1.displayName) has no seat.rearLeft.massage"#
+            ))
     }
 
     @Test func refusedOnACANInterface() throws {

@@ -1,7 +1,6 @@
 import CANBus
 import CarplayJSON
 import Foundation
-@testable import LinuxSupport
 import SimulatorControl
 import TestSupport
 import Testing
@@ -9,6 +8,7 @@ import Varlink
 import VehicleKit
 
 @testable import CarplayDaemon
+@testable import LinuxSupport
 
 /// io.carplayd.Simulator's access rule, where it is offered, and the one implementation
 /// (SimulatorService) through carplay-ecu's server on a real socket.
@@ -24,7 +24,10 @@ import VehicleKit
         #expect(access.allows(Self.peer(0, 0)) { _, _ in [] })
         #expect(access.allows(Self.peer(Self.developer, 1000)) { _, _ in [] })
         #expect(!access.allows(Self.peer(1001, 1001)) { _, _ in [] })
-        #expect(!access.allows(Self.peer(65534, 65534)) { _, _ in Issue.record("no groups configured: none looked up"); return [] })
+        #expect(
+            !access.allows(Self.peer(65534, 65534)) { _, _ in
+                Issue.record("no groups configured: none looked up"); return []
+            })
     }
 
     @Test func configuredUsersAndGroupsMay() {
@@ -36,7 +39,9 @@ import VehicleKit
     }
 
     @Test func theRefusalIsTypedAndNamesTheCaller() {
-        #expect(SimulatorAccess.notAuthorized(Self.peer(65534, 65533)) == VarlinkError("io.carplayd.Simulator.NotAuthorized", ["uid": .integer(65534), "gid": .integer(65533)]))
+        #expect(
+            SimulatorAccess.notAuthorized(Self.peer(65534, 65533))
+                == VarlinkError("io.carplayd.Simulator.NotAuthorized", ["uid": .integer(65534), "gid": .integer(65533)]))
     }
 
     // MARK: - Where it is offered

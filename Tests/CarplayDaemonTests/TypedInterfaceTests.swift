@@ -2,10 +2,11 @@ import CANBus
 import CarIntents
 import CarplayJSON
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import Varlink
 import VehicleKit
+
 @testable import CarplayDaemon
 
 /// docs/io.carplayd.Vehicle.varlink is the declaration of the typed methods: it must
@@ -67,8 +68,9 @@ import VehicleKit
     @Test func callsAreCheckedAgainstTheDeclaration() throws {
         let input = try #require(interface.methods["SetClimateSettingsInCar"]).input
         #expect(interface.mismatch(of: ["temperature": ["value": 21.5, "unit": "celsius"], "climateZone": "driver"], against: input) == nil)
-        #expect(interface.mismatch(of: ["temperature": ["value": 21.5, "unit": "kelvin"]], against: input)
-            == VarlinkTypeMismatch(path: "temperature.unit", reason: "expected one of celsius, fahrenheit, found \"kelvin\""))
+        #expect(
+            interface.mismatch(of: ["temperature": ["value": 21.5, "unit": "kelvin"]], against: input)
+                == VarlinkTypeMismatch(path: "temperature.unit", reason: "expected one of celsius, fahrenheit, found \"kelvin\""))
         #expect(interface.mismatch(of: ["temperature": ["unit": "celsius"]], against: input)?.path == "temperature.value")
         #expect(interface.mismatch(of: ["fanSpeedIndex": 2.5], against: input)?.path == "fanSpeedIndex")
         #expect(interface.mismatch(of: ["climateZone": "trunk"], against: input)?.path == "climateZone")

@@ -1,5 +1,6 @@
-import Testing
 import Glibc
+import Testing
+
 @testable import LinuxSupport
 
 @Suite struct LinuxSupportTests {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 import Testing
+
 @testable import LinuxSupport
 
 @Suite struct UnixSocketTests {

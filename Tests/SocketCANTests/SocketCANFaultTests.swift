@@ -4,6 +4,7 @@ import Foundation
 import LinuxSupport
 import Synchronization
 import Testing
+
 @testable import SocketCAN
 
 #if canImport(Glibc)
@@ -184,9 +185,10 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
         let got = Mutex<[CANFrame]>([])
         let finished = Mutex(false)
-        port.startReceiving(CANReceiver(
-            frame: { received in got.withLock { $0.append(received.frame) } },
-            finished: { finished.withLock { $0 = true } }))
+        port.startReceiving(
+            CANReceiver(
+                frame: { received in got.withLock { $0.append(received.frame) } },
+                finished: { finished.withLock { $0 = true } }))
         link.inject(canID: 0x123, data: [7, 8])
         link.inject(canID: 0x124, data: [9])
         #expect(await eventually { got.withLock { $0.count } == 2 })

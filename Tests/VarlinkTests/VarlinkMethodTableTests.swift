@@ -1,5 +1,6 @@
 import CarplayJSON
 import Testing
+
 @testable import Varlink
 
 @Suite struct VarlinkMethodTableTests {
@@ -40,7 +41,9 @@ import Testing
         #expect(path(lookUp("io.example.Car.Read", ["now": true])) == "now", "a method without parameters")
         let refusal = lookUp("io.example.Car.Read", ["now": true])
         if case let .failure(error) = refusal {
-            #expect(error.error(in: "io.example.Car") == VarlinkError("io.example.Car.InvalidParameter", ["parameter": "now", "reason": "no such field (expected none)"]))
+            #expect(
+                error.error(in: "io.example.Car")
+                    == VarlinkError("io.example.Car.InvalidParameter", ["parameter": "now", "reason": "no such field (expected none)"]))
         }
     }
 

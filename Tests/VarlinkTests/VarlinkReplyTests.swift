@@ -1,5 +1,6 @@
 import CarplayJSON
 import Testing
+
 @testable import Varlink
 
 @Suite struct VarlinkReplyTests {

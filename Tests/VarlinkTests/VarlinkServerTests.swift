@@ -1,10 +1,11 @@
 import CarplayJSON
 import Foundation
 import Glibc
-import Synchronization
 import LinuxSupport
-import Testing
+import Synchronization
 import TestSupport
+import Testing
+
 @testable import Varlink
 
 /// A service with one interface: Echo returns its parameters, Count streams `more` replies.
@@ -63,7 +64,9 @@ final class TestServer: Sendable {
         let description = try client.call("org.varlink.service.GetInterfaceDescription", ["interface": "org.example.echo"])
         #expect(description["description"] == .string(TestServer.description), "served verbatim")
         var counted: [JSONValue] = []
-        try client.callMore("org.example.echo.Count") { counted.append($0["n"]!); return true }
+        try client.callMore("org.example.echo.Count") {
+            counted.append($0["n"]!); return true
+        }
         #expect(counted == [1, 2, 3])
     }
 

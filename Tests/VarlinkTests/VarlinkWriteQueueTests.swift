@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Varlink
 
 /// The connection's write queue: order kept across partial writes and put-back bytes.

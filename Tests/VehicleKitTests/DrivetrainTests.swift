@@ -1,5 +1,6 @@
 import CANKit
 import Testing
+
 @testable import VehicleKit
 
 /// The simulated car's drivetrain model (VehicleSimulation+Drivetrain.swift) on the shipped

@@ -23,7 +23,9 @@ import VehicleKit
             if case let .failure(error) = try Self.check(values) { return error }
             return nil
         }
-        #expect(try error(["climate.temprature.left": .number(19)]) == PanelValueError(key: "climate.temprature.left", reason: "unknown property (VehicleProfiles/README.md lists them)"))
+        #expect(
+            try error(["climate.temprature.left": .number(19)])
+                == PanelValueError(key: "climate.temprature.left", reason: "unknown property (VehicleProfiles/README.md lists them)"))
         #expect(try error(["lock.locked": .integer(3)]) == PanelValueError(key: "lock.locked", reason: "expected true or false, found 3"))
         #expect(try error(["climate.temperature.left": .string("warm")])?.reason == "expected a number, found \"warm\"")
         #expect(try error(["climate.temperature.left": .number(35)]) == PanelValueError(key: "climate.temperature.left", reason: "35.0 outside 16...28"))
@@ -40,8 +42,12 @@ import VehicleKit
     @Test func statusOnlyPropertiesHaveTheirOwnRanges() throws {
         // No command sets them; the rig does (the sun heats the cabin, the fuel falls).
         #expect(try Self.check(["climate.cabinTemperature": .number(30)]).get() == ["climate.cabinTemperature": .number(30)])
-        #expect(try Self.check(["climate.cabinTemperature": .number(90)]) == .failure(PanelValueError(key: "climate.cabinTemperature", reason: "outside -40...85 °C")))
+        #expect(
+            try Self.check(["climate.cabinTemperature": .number(90)])
+                == .failure(PanelValueError(key: "climate.cabinTemperature", reason: "outside -40...85 °C")))
         // Not bound by the test car.
-        #expect(try Self.check(["power.fuelPercent": .number(40)]) == .failure(PanelValueError(key: "power.fuelPercent", reason: "this car has no such property (the profile binds no signal to it)")))
+        #expect(
+            try Self.check(["power.fuelPercent": .number(40)])
+                == .failure(PanelValueError(key: "power.fuelPercent", reason: "this car has no such property (the profile binds no signal to it)")))
     }
 }

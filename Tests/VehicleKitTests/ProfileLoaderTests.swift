@@ -1,7 +1,8 @@
 import CANKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import VehicleKit
 
 /// The shipped profiles, read into memory; broken copies are loaded through a
@@ -87,9 +88,11 @@ struct ProfileFixture {
         let messages = profile.database.messages
         #expect(messages.allSatisfy { !$0.isExtended && !$0.isFD && $0.length == 8 })
         #expect(messages.flatMap(\.signals).allSatisfy { $0.byteOrder == .littleEndian })
-        #expect(profile.protection["ClimateCommand"]?.protection == (try FrameProtection(
-            scheme: .carplaydE2E(dataID: 4096), checksum: PayloadField(startBit: 0, length: 8, byteOrder: .littleEndian),
-            counter: PayloadField(startBit: 8, length: 4, byteOrder: .littleEndian))))
+        #expect(
+            profile.protection["ClimateCommand"]?.protection
+                == (try FrameProtection(
+                    scheme: .carplaydE2E(dataID: 4096), checksum: PayloadField(startBit: 0, length: 8, byteOrder: .littleEndian),
+                    counter: PayloadField(startBit: 8, length: 4, byteOrder: .littleEndian))))
         guard case let .setpoint(seatHeating)? = profile.bindings[.seat(.frontLeft, .heating)]?.command else {
             Issue.record("seat heating is not a setpoint")
             return
@@ -158,7 +161,8 @@ struct ProfileFixture {
     }
 
     @Test func profilesDiffer() throws {
-        let sedan = try ProfileFixture("sedan").load(), suv = try ProfileFixture("suv").load()
+        let sedan = try ProfileFixture("sedan").load()
+        let suv = try ProfileFixture("suv").load()
         #expect(sedan.policies.confirmationTimeout != suv.policies.confirmationTimeout)
         #expect(sedan.climate?.celsius != suv.climate?.celsius)
         #expect(sedan.climate?.fahrenheit != suv.climate?.fahrenheit)
@@ -169,12 +173,15 @@ struct ProfileFixture {
     @Test func sedanFrequencySignalInKilohertz() throws {
         let profile = try ProfileFixture("sedan").load()
         let binding = try #require(profile.bindings[.radioFrequency])
-        let fm = try #require(profile.radio?.band(.FM)), am = try #require(profile.radio?.band(.AM))
+        let fm = try #require(profile.radio?.band(.FM))
+        let am = try #require(profile.radio?.band(.AM))
         #expect(binding.signalUnit == "kHz")
         #expect(binding.signalValue(frequency: 101.1, band: fm) == 101_100)
         #expect(binding.signalValue(frequency: 1050, band: am) == 1050)
         let codec = try #require(profile.database.message(named: "AudioStatus")).codec
-        let payload = try codec.encode(["Crc": 0, "AliveCounter": 0, "Source": "Radio", "Band": "FM", "Frequency": .float(binding.signalValue(frequency: 101.1, band: fm))])
+        let payload = try codec.encode([
+            "Crc": 0, "AliveCounter": 0, "Source": "Radio", "Band": "FM", "Frequency": .float(binding.signalValue(frequency: 101.1, band: fm)),
+        ])
         let decoded = try #require(try codec.decode(payload).first { $0.name == "Frequency" }).value
         #expect(binding.frequency(signalValue: decoded.doubleValue, band: fm) == 101.1)
     }
@@ -195,9 +202,11 @@ struct ProfileFixture {
         var fixture = try ProfileFixture("sedan")
         try fixture.json(#""signal": "HeatFrontLeft", "idle""#, #""signal": "SeatHeatFL", "idle""#)
         fixture.expectError(path: #"bindings["seat.frontLeft.heating"].command.signal"#, #"no signal "SeatHeatFL" in message "SeatCommand" of sedan.dbc"#)
-        #expect(throws: ProfileError(
-            file: "sedan/profile.json", path: #"bindings["seat.frontLeft.heating"].command.signal"#,
-            reason: #"no signal "SeatHeatFL" in message "SeatCommand" of sedan.dbc"#)) { try fixture.load() }
+        #expect(
+            throws: ProfileError(
+                file: "sedan/profile.json", path: #"bindings["seat.frontLeft.heating"].command.signal"#,
+                reason: #"no signal "SeatHeatFL" in message "SeatCommand" of sedan.dbc"#)
+        ) { try fixture.load() }
         let error = ProfileError(file: "f.json", path: "p", reason: "r")
         #expect(error.description == "f.json: p: r")
     }
@@ -211,7 +220,8 @@ struct ProfileFixture {
     @Test func temperatureRangeBeyondSignal() throws {
         var fixture = try ProfileFixture("sedan")
         try fixture.json(#""celsius": {"min": 16, "max": 28"#, #""celsius": {"min": 16, "max": 45"#)
-        fixture.expectError(path: "climate.temperature.celsius", "45 °C", #"signal "TargetTempLeft" of message "ClimateCommand""#, "smaller than or equal to 42")
+        fixture.expectError(
+            path: "climate.temperature.celsius", "45 °C", #"signal "TargetTempLeft" of message "ClimateCommand""#, "smaller than or equal to 42")
     }
 
     @Test func temperatureStepFinerThanSignalScale() throws {
@@ -270,7 +280,8 @@ struct ProfileFixture {
 
     @Test func unknownKeyInsideABinding() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.json(#""status": {"message": "PowerStatus", "signal": "FuelLevel"}"#, #""status": {"message": "PowerStatus", "signal": "FuelLevel", "scale": 2}"#)
+        try fixture.json(
+            #""status": {"message": "PowerStatus", "signal": "FuelLevel"}"#, #""status": {"message": "PowerStatus", "signal": "FuelLevel", "scale": 2}"#)
         fixture.expectError(path: #"bindings["power.fuelPercent"].status.scale"#, #"unknown key "scale""#)
     }
 
@@ -320,7 +331,8 @@ struct ProfileFixture {
     /// on a signal beside a bound one, trapped building the range check's neutral inputs.
     @Test func aDBCRangeUpsideDownDoesNotTrap() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.dbc(#"SG_ CabinTemperature : 48|8@1+ (0.5,-40) [-40|87.5] "degC" HeadUnit"#, #"SG_ CabinTemperature : 48|8@1+ (0.5,-40) [87.5|-40] "degC" HeadUnit"#)
+        try fixture.dbc(
+            #"SG_ CabinTemperature : 48|8@1+ (0.5,-40) [-40|87.5] "degC" HeadUnit"#, #"SG_ CabinTemperature : 48|8@1+ (0.5,-40) [87.5|-40] "degC" HeadUnit"#)
         // No value fits such a range (cantools refuses every encoding too): a clear error, not a trap.
         fixture.expectError(path: "climate.temperature.celsius", #"Expected signal "CabinTemperature" value greater than or equal to 87.5"#)
     }
@@ -329,7 +341,8 @@ struct ProfileFixture {
         var fixture = try ProfileFixture("sedan")
         // The first message of sedan.dbc is ClimateCommand.
         try fixture.dbc("SG_ Crc : 0|8@1+", "SG_ Crc : 52|8@1+")
-        fixture.expectError(path: #"e2e["ClimateCommand"].crc"#, "`crc` must be one whole byte (8 bits starting at a byte boundary), not 8 bits from start bit 52")
+        fixture.expectError(
+            path: #"e2e["ClimateCommand"].crc"#, "`crc` must be one whole byte (8 bits starting at a byte boundary), not 8 bits from start bit 52")
     }
 
     @Test func crcOfWrongWidth() throws {
@@ -340,7 +353,9 @@ struct ProfileFixture {
 
     @Test func counterNotInANibble() throws {
         var fixture = try ProfileFixture("suv")
-        try fixture.json(#""BodyCommand": {"dataID": 8256, "crc": "Crc", "counter": "AliveCounter"}"#, #""BodyCommand": {"dataID": 8256, "crc": "Crc", "counter": "DoorLock"}"#)
+        try fixture.json(
+            #""BodyCommand": {"dataID": 8256, "crc": "Crc", "counter": "AliveCounter"}"#,
+            #""BodyCommand": {"dataID": 8256, "crc": "Crc", "counter": "DoorLock"}"#)
         fixture.expectError(path: #"e2e["BodyCommand"].counter"#, "`counter` must be one nibble (bits 0...3 or 4...7 of one byte), not 2 bits")
     }
 
@@ -358,7 +373,9 @@ struct ProfileFixture {
 
     @Test func statusOnlyKeyWithCommand() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.json(#""power.fuelPercent": {"status""#, #""power.fuelPercent": {"command": {"message": "BodyCommand", "signal": "Horn", "idle": "NoRequest"}, "status""#)
+        try fixture.json(
+            #""power.fuelPercent": {"status""#, #""power.fuelPercent": {"command": {"message": "BodyCommand", "signal": "Horn", "idle": "NoRequest"}, "status""#
+        )
         fixture.expectError(path: #"bindings["power.fuelPercent"].command"#, "power.fuelPercent is status only")
     }
 
@@ -370,7 +387,8 @@ struct ProfileFixture {
 
     @Test func missingBindingForZone() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.json(#"{"id": "right", "seats": ["frontRight", "rearRight"]}"#, #"{"id": "right", "seats": ["frontRight"]}, {"id": "rear", "seats": ["rearRight"]}"#)
+        try fixture.json(
+            #"{"id": "right", "seats": ["frontRight", "rearRight"]}"#, #"{"id": "right", "seats": ["frontRight"]}, {"id": "rear", "seats": ["rearRight"]}"#)
         fixture.expectError(path: #"bindings["climate.temperature.rear"]"#, "missing binding", #"a climate zone "rear""#)
     }
 
@@ -382,7 +400,10 @@ struct ProfileFixture {
 
     @Test func bindingForAFeatureTheSeatLacks() throws {
         var fixture = try ProfileFixture("suv")
-        try fixture.json(#""seat.rearLeft.heating": {"#, #""seat.rearLeft.massage": {"command": {"message": "SeatCommand", "signal": "MassageFrontLeft", "idle": "NoRequest"}, "status": {"message": "SeatStatus", "signal": "MassageFrontLeft"}}, "seat.rearLeft.heating": {"#)
+        try fixture.json(
+            #""seat.rearLeft.heating": {"#,
+            #""seat.rearLeft.massage": {"command": {"message": "SeatCommand", "signal": "MassageFrontLeft", "idle": "NoRequest"}, "status": {"message": "SeatStatus", "signal": "MassageFrontLeft"}}, "seat.rearLeft.heating": {"#
+        )
         fixture.expectError(path: #"bindings["seat.rearLeft.massage"]"#, "no such capability", "rearLeft with massage > 0")
     }
 
@@ -422,7 +443,8 @@ struct ProfileFixture {
 
     @Test func refusedWhileCarLockedUnknownIntent() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.json(#""confirmationTimeoutMs": 300"#, #""refusedWhileCarLocked": ["SetAudioSourceInCar", "SetRadioStations"], "confirmationTimeoutMs": 300"#)
+        try fixture.json(
+            #""confirmationTimeoutMs": 300"#, #""refusedWhileCarLocked": ["SetAudioSourceInCar", "SetRadioStations"], "confirmationTimeoutMs": 300"#)
         fixture.expectError(path: "policies.refusedWhileCarLocked[1]", #"unknown intent "SetRadioStations""#)
     }
 
@@ -508,7 +530,9 @@ struct ProfileFixture {
 
     @Test func commandSignalLeftUnbound() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.dbc(" SG_ DefrostRear : 44|2@1+ (1,0) [0|3] \"\" ClimateECU\n", " SG_ DefrostRear : 44|2@1+ (1,0) [0|3] \"\" ClimateECU\n SG_ Ionizer : 46|2@1+ (1,0) [0|3] \"\" ClimateECU\n")
+        try fixture.dbc(
+            " SG_ DefrostRear : 44|2@1+ (1,0) [0|3] \"\" ClimateECU\n",
+            " SG_ DefrostRear : 44|2@1+ (1,0) [0|3] \"\" ClimateECU\n SG_ Ionizer : 46|2@1+ (1,0) [0|3] \"\" ClimateECU\n")
         fixture.expectError(path: "bindings", #"signal "Ionizer" of command message "ClimateCommand" is not bound"#)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import VehicleKit
 
 @Suite struct PropertyKeyTests {

@@ -3,8 +3,9 @@ import CANKit
 import CarplayJSON
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
 @testable import VehicleKit
 
 /// Scenario files (Scenario.swift): what they say, how their errors name the JSON path,
@@ -54,28 +55,41 @@ import TestSupport
     }
 
     @Test func errorsNameTheJSONPath() {
-        #expect(error(#"{"events": [{"at": 1, "set": {"climate.temperature.left": "warm"}}]}"#)
-            == #"s.json: events[0].set["climate.temperature.left"]: "warm" is not a valid value of climate.temperature.left"#)
-        #expect(error(#"{"events": [{"at": 1, "set": {"lock.locked": 1}}]}"#)
-            == #"s.json: events[0].set["lock.locked"]: 1 is not a valid value of lock.locked"#)
-        #expect(error(#"{"events": [{"at": 1, "add": {"lock.locked": 1}}]}"#)
-            == #"s.json: events[0].add["lock.locked"]: lock.locked is not a number: add moves numbers only (use set)"#)
-        #expect(error(#"{"events": [{"at": 1}, {"every": 0, "set": {"lock.locked": true}}]}"#)
-            == "s.json: events[0]: an event needs one action: set, add, fault, clearFaults, plugIn, drive")
-        #expect(error(#"{"events": [{"at": 1, "set": {"lock.locked": true}}, {"every": 0, "set": {"lock.locked": true}}]}"#)
-            == "s.json: events[1].every: expected seconds > 0, found 0.0")
-        #expect(error(#"{"events": [{"at": 1, "set": {"lock.locked": true}, "drive": 30}]}"#)
-            == "s.json: events[0].drive: an event has one action; this one has set and drive: write two events")
+        #expect(
+            error(#"{"events": [{"at": 1, "set": {"climate.temperature.left": "warm"}}]}"#)
+                == #"s.json: events[0].set["climate.temperature.left"]: "warm" is not a valid value of climate.temperature.left"#)
+        #expect(
+            error(#"{"events": [{"at": 1, "set": {"lock.locked": 1}}]}"#)
+                == #"s.json: events[0].set["lock.locked"]: 1 is not a valid value of lock.locked"#)
+        #expect(
+            error(#"{"events": [{"at": 1, "add": {"lock.locked": 1}}]}"#)
+                == #"s.json: events[0].add["lock.locked"]: lock.locked is not a number: add moves numbers only (use set)"#)
+        #expect(
+            error(#"{"events": [{"at": 1}, {"every": 0, "set": {"lock.locked": true}}]}"#)
+                == "s.json: events[0]: an event needs one action: set, add, fault, clearFaults, plugIn, drive")
+        #expect(
+            error(#"{"events": [{"at": 1, "set": {"lock.locked": true}}, {"every": 0, "set": {"lock.locked": true}}]}"#)
+                == "s.json: events[1].every: expected seconds > 0, found 0.0")
+        #expect(
+            error(#"{"events": [{"at": 1, "set": {"lock.locked": true}, "drive": 30}]}"#)
+                == "s.json: events[0].drive: an event has one action; this one has set and drive: write two events")
         #expect(error(#"{"loop": true, "events": []}"#) == "s.json: duration: a looping scenario needs a duration (seconds): the length of one pass")
-        #expect(error(#"{"duration": 5, "events": [{"at": 6, "drive": 30}]}"#)
-            == "s.json: events[0].at: at 6 s is not before the scenario's duration (5 s)")
-        #expect(error(#"{"events": [{"at": 1, "fault": {"kind": "explode"}}]}"#)
-            == #"s.json: events[0].fault.kind: unknown fault kind "explode" (drop, delay, reject, wrongValue, badCRC, repeatCounter, silence, busOff)"#)
-        #expect(error(#"{"events": [{"at": 1, "fault": {"kind": "silence", "fromMs": 3}}]}"#)
-            == "s.json: events[0].fault.fromMs: the event's time opens a scenario fault: give forMs for how long it lasts")
-        #expect(error(#"{"events": [{"at": 1, "fault": {"kind": "drop", "message": "SeatStatus", "forMs": 1500}}]}"#)
-            == #"s.json: events[0].fault.message: drop acts on received commands and SeatStatus is not a command message; to keep the vehicle's SeatStatus frames off the bus use "silence""#)
-        #expect(error(#"{"events": [{"at": 1, "set": {"power.chargePercent": 50}}]}"#) == #"s.json: events[0].set["power.chargePercent"]: Sedan has no power.chargePercent"#.replacingSedan(sedan))
+        #expect(
+            error(#"{"duration": 5, "events": [{"at": 6, "drive": 30}]}"#)
+                == "s.json: events[0].at: at 6 s is not before the scenario's duration (5 s)")
+        #expect(
+            error(#"{"events": [{"at": 1, "fault": {"kind": "explode"}}]}"#)
+                == #"s.json: events[0].fault.kind: unknown fault kind "explode" (drop, delay, reject, wrongValue, badCRC, repeatCounter, silence, busOff)"#)
+        #expect(
+            error(#"{"events": [{"at": 1, "fault": {"kind": "silence", "fromMs": 3}}]}"#)
+                == "s.json: events[0].fault.fromMs: the event's time opens a scenario fault: give forMs for how long it lasts")
+        #expect(
+            error(#"{"events": [{"at": 1, "fault": {"kind": "drop", "message": "SeatStatus", "forMs": 1500}}]}"#)
+                == #"s.json: events[0].fault.message: drop acts on received commands and SeatStatus is not a command message; to keep the vehicle's SeatStatus frames off the bus use "silence""#
+        )
+        #expect(
+            error(#"{"events": [{"at": 1, "set": {"power.chargePercent": 50}}]}"#)
+                == #"s.json: events[0].set["power.chargePercent"]: Sedan has no power.chargePercent"#.replacingSedan(sedan))
         #expect(error(#"{"events": [{"at": 1, "plugIn": "ccs2"}]}"#).hasPrefix("s.json: events[0].plugIn: "))
         #expect(error(#"{"events": [{"at": 1, "plugIn": "ccs2"}]}"#, profile: suv) == "no error")
         #expect(error(#"{"events": [{"every": 1, "jitter": 1, "drive": 3}]}"#) == "s.json: events[0].jitter: jitter must be shorter than the period (1 s)")
@@ -102,7 +116,8 @@ import TestSupport
     }
 
     @Test func loopRepeatsEachPass() throws {
-        let scenario = try parse(#"{"loop": true, "duration": 10, "events": [{"at": 1, "drive": 30}, {"every": 4, "from": 0, "add": {"power.fuelPercent": -1}}]}"#)
+        let scenario = try parse(
+            #"{"loop": true, "duration": 10, "events": [{"at": 1, "drive": 30}, {"every": 4, "from": 0, "add": {"power.fuelPercent": -1}}]}"#)
         let all = ScenarioSchedule.occurrences(of: scenario, from: .zero, to: .seconds(25))
         #expect(times(all) == [0, 1, 4, 8, 10, 11, 14, 18, 20, 21, 24])
         #expect(all.map(\.pass) == [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2])
@@ -117,10 +132,11 @@ import TestSupport
         let second = ScenarioSchedule.occurrences(of: try parse(text), from: .zero, to: .seconds(30))
         #expect(first == second)
         #expect(first.count == 20)
-        #expect(first.allSatisfy { occurrence in
-            let base: Duration = occurrence.event == 0 ? .seconds(1 + occurrence.number) : .seconds(3)
-            return occurrence.time >= base && occurrence.time <= base + (occurrence.event == 0 ? .milliseconds(500) : .seconds(2))
-        })
+        #expect(
+            first.allSatisfy { occurrence in
+                let base: Duration = occurrence.event == 0 ? .seconds(1 + occurrence.number) : .seconds(3)
+                return occurrence.time >= base && occurrence.time <= base + (occurrence.event == 0 ? .milliseconds(500) : .seconds(2))
+            })
         #expect(Set(first.map(\.time)).count == 20, "jittered: no two the same")
         // However time is cut into calls, the same sequence.
         var schedule = ScenarioSchedule(try parse(text))
@@ -156,7 +172,8 @@ import TestSupport
     /// The runner on a node on the in-process bus: the events reach the vehicle's state,
     /// its status frames and its fault plan, in the simulation's time.
     @Test func runnerAppliesEventsOnTheNode() async throws {
-        let scenario = try parse(#"""
+        let scenario = try parse(
+            #"""
             {"events": [
               {"at": 0.05, "set": {"climate.temperature.left": 19}},
               {"at": 0.1, "fault": {"kind": "silence", "message": "SeatStatus", "forMs": 1500}},
@@ -187,17 +204,23 @@ import TestSupport
 
 extension ScenarioTests {
     @Test func afterCommandEventsParseAndStayOffTheClock() throws {
-        let scenario = try parse(#"{"events": [{"afterCommand": "ClimateCommand", "delay": 0.5, "set": {"climate.temperature.left": 19}}, {"at": 1, "set": {"lock.locked": true}}]}"#)
+        let scenario = try parse(
+            #"{"events": [{"afterCommand": "ClimateCommand", "delay": 0.5, "set": {"climate.temperature.left": 19}}, {"at": 1, "set": {"lock.locked": true}}]}"#
+        )
         #expect(scenario.events[0].timing == .afterCommand("ClimateCommand", delay: .milliseconds(500)))
         #expect(try parse(#"{"events": [{"afterCommand": "SeatCommand", "drive": 3}]}"#).events[0].timing == .afterCommand("SeatCommand", delay: .zero))
         #expect(times(ScenarioSchedule.occurrences(of: scenario, from: .zero, to: .seconds(100))) == [1], "only the timed event is scheduled")
-        #expect(error(#"{"events": [{"afterCommand": "ClimateStatus", "set": {"lock.locked": true}}]}"#)
-            == "s.json: events[0].afterCommand: ClimateStatus is not a command message of \(sedan.displayName) (its command messages: AudioCommand, BodyCommand, ClimateCommand, SeatCommand)")
-        #expect(error(#"{"events": [{"afterCommand": "ClimateCommand", "at": 2, "set": {"lock.locked": true}}]}"#)
-            == #"s.json: events[0].at: "at" does not go with "afterCommand" (its time is the command's, plus "delay" and "jitter")"#)
+        #expect(
+            error(#"{"events": [{"afterCommand": "ClimateStatus", "set": {"lock.locked": true}}]}"#)
+                == "s.json: events[0].afterCommand: ClimateStatus is not a command message of \(sedan.displayName) (its command messages: AudioCommand, BodyCommand, ClimateCommand, SeatCommand)"
+        )
+        #expect(
+            error(#"{"events": [{"afterCommand": "ClimateCommand", "at": 2, "set": {"lock.locked": true}}]}"#)
+                == #"s.json: events[0].at: "at" does not go with "afterCommand" (its time is the command's, plus "delay" and "jitter")"#)
         #expect(error(#"{"events": [{"at": 2, "delay": 1, "set": {"lock.locked": true}}]}"#) == #"s.json: events[0].delay: "delay" goes with "afterCommand""#)
-        #expect(error(#"{"events": [{"afterCommand": "ClimateCommand", "delay": -1, "set": {"lock.locked": true}}]}"#)
-            == "s.json: events[0].delay: expected seconds ≥ 0, found -1.0")
+        #expect(
+            error(#"{"events": [{"afterCommand": "ClimateCommand", "delay": -1, "set": {"lock.locked": true}}]}"#)
+                == "s.json: events[0].delay: expected seconds ≥ 0, found -1.0")
     }
 
     /// The driver turns the knob back after the head unit's command: the event waits for
@@ -205,7 +228,9 @@ extension ScenarioTests {
     @Test(arguments: [false, true])
     func afterCommandReactsToAppliedCommands(jittered: Bool) async throws {
         let jitter = jittered ? #", "jitter": 0.8"# : ""
-        let scenario = try parse(#"{"seed": 5, "duration": 30, "events": [{"afterCommand": "ClimateCommand", "delay": 0.1"# + jitter + #", "set": {"climate.temperature.left": 19}}]}"#)
+        let scenario = try parse(
+            #"{"seed": 5, "duration": 30, "events": [{"afterCommand": "ClimateCommand", "delay": 0.1"# + jitter
+                + #", "set": {"climate.temperature.left": 19}}]}"#)
         let lateness = (0..<2).map { Duration.milliseconds(100) + ScenarioSchedule.jitter(scenario, event: 0, pass: 0, number: $0) }
         if jittered { #expect(lateness[0] != lateness[1] && lateness.allSatisfy { $0 < .milliseconds(900) }, "\(lateness)") }
         let bus = VirtualCANBus(interface: "vcan0")
@@ -259,7 +284,9 @@ extension String {
 
 /// The examples of docs/examples are valid scenarios of the cars they are written for.
 @Suite struct ScenarioExampleTests {
-    @Test(arguments: [("scenario-commute.json", "sedan"), ("scenario-loop.json", "sedan"), ("scenario-charging.json", "suv"), ("scenario-driver.json", "sedan")])
+    @Test(arguments: [
+        ("scenario-commute.json", "sedan"), ("scenario-loop.json", "sedan"), ("scenario-charging.json", "suv"), ("scenario-driver.json", "sedan"),
+    ])
     func examplesParse(file: String, car: String) throws {
         let profile = try ProfileFixture(car).load()
         let path = TestPaths.repository("docs/examples/" + file).path

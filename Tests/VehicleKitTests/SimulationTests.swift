@@ -3,6 +3,7 @@ import CANKit
 import CarplayJSON
 import Foundation
 import Testing
+
 @testable import VehicleKit
 
 /// A small vehicle built in the test: one E2E-protected command message, one
@@ -13,58 +14,58 @@ enum TestVehicle {
 
     static func dbc(cycleTime: Int?) -> String {
         var text = """
-        VERSION ""
+            VERSION ""
 
-        NS_ :
-        \tBA_DEF_
-        \tBA_
-        \tVAL_
+            NS_ :
+            \tBA_DEF_
+            \tBA_
+            \tVAL_
 
-        BS_:
+            BS_:
 
-        BU_: HeadUnit Vehicle
+            BU_: HeadUnit Vehicle
 
-        BO_ 768 VehicleCommand: 8 HeadUnit
-         SG_ Crc : 0|8@1+ (1,0) [0|255] "" Vehicle
-         SG_ Counter : 8|4@1+ (1,0) [0|15] "" Vehicle
-         SG_ TargetTemp : 16|8@1+ (0.5,0) [0|127.5] "degC" Vehicle
-         SG_ FanSpeed : 24|4@1+ (1,0) [0|15] "" Vehicle
-         SG_ Lock : 28|2@1+ (1,0) [0|3] "" Vehicle
-         SG_ Horn : 30|2@1+ (1,0) [0|3] "" Vehicle
-         SG_ SeatHeat : 32|3@1+ (1,0) [0|7] "" Vehicle
+            BO_ 768 VehicleCommand: 8 HeadUnit
+             SG_ Crc : 0|8@1+ (1,0) [0|255] "" Vehicle
+             SG_ Counter : 8|4@1+ (1,0) [0|15] "" Vehicle
+             SG_ TargetTemp : 16|8@1+ (0.5,0) [0|127.5] "degC" Vehicle
+             SG_ FanSpeed : 24|4@1+ (1,0) [0|15] "" Vehicle
+             SG_ Lock : 28|2@1+ (1,0) [0|3] "" Vehicle
+             SG_ Horn : 30|2@1+ (1,0) [0|3] "" Vehicle
+             SG_ SeatHeat : 32|3@1+ (1,0) [0|7] "" Vehicle
 
-        BO_ 784 VehicleStatus: 8 Vehicle
-         SG_ Crc : 0|8@1+ (1,0) [0|255] "" HeadUnit
-         SG_ Counter : 8|4@1+ (1,0) [0|15] "" HeadUnit
-         SG_ TargetTemp : 16|8@1+ (0.5,0) [0|127.5] "degC" HeadUnit
-         SG_ FanSpeed : 24|4@1+ (1,0) [0|15] "" HeadUnit
-         SG_ Lock : 28|2@1+ (1,0) [0|3] "" HeadUnit
-         SG_ Horn : 30|2@1+ (1,0) [0|3] "" HeadUnit
-         SG_ SeatHeat : 32|3@1+ (1,0) [0|7] "" HeadUnit
-         SG_ CabinTemp : 40|8@1+ (0.5,-40) [-40|87.5] "degC" HeadUnit
+            BO_ 784 VehicleStatus: 8 Vehicle
+             SG_ Crc : 0|8@1+ (1,0) [0|255] "" HeadUnit
+             SG_ Counter : 8|4@1+ (1,0) [0|15] "" HeadUnit
+             SG_ TargetTemp : 16|8@1+ (0.5,0) [0|127.5] "degC" HeadUnit
+             SG_ FanSpeed : 24|4@1+ (1,0) [0|15] "" HeadUnit
+             SG_ Lock : 28|2@1+ (1,0) [0|3] "" HeadUnit
+             SG_ Horn : 30|2@1+ (1,0) [0|3] "" HeadUnit
+             SG_ SeatHeat : 32|3@1+ (1,0) [0|7] "" HeadUnit
+             SG_ CabinTemp : 40|8@1+ (0.5,-40) [-40|87.5] "degC" HeadUnit
 
-        BO_ 800 CommandAck: 4 Vehicle
-         SG_ AckCommandId : 0|11@1+ (1,0) [0|2047] "" HeadUnit
-         SG_ AckCounter : 16|4@1+ (1,0) [0|15] "" HeadUnit
-         SG_ AckResult : 24|4@1+ (1,0) [0|15] "" HeadUnit
+            BO_ 800 CommandAck: 4 Vehicle
+             SG_ AckCommandId : 0|11@1+ (1,0) [0|2047] "" HeadUnit
+             SG_ AckCounter : 16|4@1+ (1,0) [0|15] "" HeadUnit
+             SG_ AckResult : 24|4@1+ (1,0) [0|15] "" HeadUnit
 
-        BA_DEF_ BO_ "GenMsgCycleTime" INT 0 10000;
-        BA_DEF_DEF_ "GenMsgCycleTime" 0;
+            BA_DEF_ BO_ "GenMsgCycleTime" INT 0 10000;
+            BA_DEF_DEF_ "GenMsgCycleTime" 0;
 
-        """
+            """
         if let cycleTime { text += "BA_ \"GenMsgCycleTime\" BO_ 784 \(cycleTime);\n" }
         text += """
-        VAL_ 768 TargetTemp 255 "NoRequest" ;
-        VAL_ 768 FanSpeed 15 "NoRequest" ;
-        VAL_ 768 Lock 0 "Unlocked" 1 "Locked" 3 "NoRequest" ;
-        VAL_ 768 Horn 0 "Off" 1 "On" 3 "NoRequest" ;
-        VAL_ 768 SeatHeat 7 "NoRequest" ;
-        VAL_ 784 TargetTemp 255 "Invalid" ;
-        VAL_ 784 Lock 0 "Unlocked" 1 "Locked" 3 "Invalid" ;
-        VAL_ 784 Horn 0 "Off" 1 "On" ;
-        VAL_ 800 AckResult 0 "Accepted" 1 "RejectedOutOfRange" 2 "RejectedNotAvailable" 3 "Rejected" ;
+            VAL_ 768 TargetTemp 255 "NoRequest" ;
+            VAL_ 768 FanSpeed 15 "NoRequest" ;
+            VAL_ 768 Lock 0 "Unlocked" 1 "Locked" 3 "NoRequest" ;
+            VAL_ 768 Horn 0 "Off" 1 "On" 3 "NoRequest" ;
+            VAL_ 768 SeatHeat 7 "NoRequest" ;
+            VAL_ 784 TargetTemp 255 "Invalid" ;
+            VAL_ 784 Lock 0 "Unlocked" 1 "Locked" 3 "Invalid" ;
+            VAL_ 784 Horn 0 "Off" 1 "On" ;
+            VAL_ 800 AckResult 0 "Accepted" 1 "RejectedOutOfRange" 2 "RejectedNotAvailable" 3 "Rejected" ;
 
-        """
+            """
         return text
     }
 
@@ -98,10 +99,14 @@ enum TestVehicle {
             protection: [
                 "VehicleCommand": MessageProtection(
                     message: "VehicleCommand", checksumSignal: "Crc", counterSignal: "Counter",
-                    protection: try FrameProtection(scheme: .carplaydE2E(dataID: 0x1100), checksum: PayloadField(startBit: 0, length: 8, byteOrder: .littleEndian), counter: PayloadField(startBit: 8, length: 4, byteOrder: .littleEndian))),
+                    protection: try FrameProtection(
+                        scheme: .carplaydE2E(dataID: 0x1100), checksum: PayloadField(startBit: 0, length: 8, byteOrder: .littleEndian),
+                        counter: PayloadField(startBit: 8, length: 4, byteOrder: .littleEndian))),
                 "VehicleStatus": MessageProtection(
                     message: "VehicleStatus", checksumSignal: "Crc", counterSignal: "Counter",
-                    protection: try FrameProtection(scheme: .carplaydE2E(dataID: 0x1110), checksum: PayloadField(startBit: 0, length: 8, byteOrder: .littleEndian), counter: PayloadField(startBit: 8, length: 4, byteOrder: .littleEndian))),
+                    protection: try FrameProtection(
+                        scheme: .carplaydE2E(dataID: 0x1110), checksum: PayloadField(startBit: 0, length: 8, byteOrder: .littleEndian),
+                        counter: PayloadField(startBit: 8, length: 4, byteOrder: .littleEndian))),
             ],
             acknowledgement: AcknowledgementBinding(
                 message: "CommandAck", commandIDSignal: "AckCommandId", counterSignal: "AckCounter", resultSignal: "AckResult",
@@ -492,17 +497,21 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
 
     @Test func faultPlanJSON() throws {
         let json = #"""
-        {"rules":[{"kind":"delay","ms":250,"property":"climate.","count":2},
-                  {"kind":"reject","result":"RejectedBusy","message":"VehicleCommand","fromMs":1000,"untilMs":5000},
-                  {"kind":"silence"},{"kind":"busOff"}]}
-        """#
+            {"rules":[{"kind":"delay","ms":250,"property":"climate.","count":2},
+                      {"kind":"reject","result":"RejectedBusy","message":"VehicleCommand","fromMs":1000,"untilMs":5000},
+                      {"kind":"silence"},{"kind":"busOff"}]}
+            """#
         let plan = try FaultPlan(parsing: json, source: "test")
         #expect(plan.rules[0] == .delay(.milliseconds(250), property: "climate.", count: 2))
         #expect(plan.rules[1] == FaultRule(.reject(result: "RejectedBusy"), message: "VehicleCommand", from: .seconds(1), until: .seconds(5)))
         #expect(plan.rules[3].kind == .busOff)
         let again = try FaultPlan(parsing: plan.jsonValue.serialized(), source: "test")
         #expect(again == plan)
-        #expect(throws: JSONContentError(file: "test", path: "rules[0].kind", reason: #"unknown fault kind "explode" (drop, delay, reject, wrongValue, badCRC, repeatCounter, silence, busOff)"#)) {
+        #expect(
+            throws: JSONContentError(
+                file: "test", path: "rules[0].kind",
+                reason: #"unknown fault kind "explode" (drop, delay, reject, wrongValue, badCRC, repeatCounter, silence, busOff)"#)
+        ) {
             try FaultPlan(parsing: #"{"rules":[{"kind":"explode"}]}"#, source: "test")
         }
     }

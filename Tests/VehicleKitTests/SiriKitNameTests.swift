@@ -1,19 +1,22 @@
 import CarplayJSON
 import Foundation
 import Testing
+
 @testable import VehicleKit
 
 /// The enumerations by SiriKit's Swift case names (the Intents SDK headers as Swift
 /// imports them), and the aliases readers accept.
 @Suite struct SiriKitNameTests {
     @Test func swiftCaseNamesOfTheIntentsSDK() {
-        #expect(CarAudioSource.names == [
-            "sourceCarPlay", "sourceiPod", "sourceRadio", "sourceBluetooth", "sourceAUX", "sourceUSB", "sourceMemoryCard", "sourceOpticalDrive",
-            "sourceHardDrive",
-        ])
-        #expect(CarSeat.names == [
-            "driver", "passenger", "frontLeft", "frontRight", "front", "rearLeft", "rearRight", "rear", "thirdRowLeft", "thirdRowRight", "thirdRow", "all",
-        ])
+        #expect(
+            CarAudioSource.names == [
+                "sourceCarPlay", "sourceiPod", "sourceRadio", "sourceBluetooth", "sourceAUX", "sourceUSB", "sourceMemoryCard", "sourceOpticalDrive",
+                "sourceHardDrive",
+            ])
+        #expect(
+            CarSeat.names == [
+                "driver", "passenger", "frontLeft", "frontRight", "front", "rearLeft", "rearRight", "rear", "thirdRowLeft", "thirdRowRight", "thirdRow", "all",
+            ])
         #expect(CarDefroster.names == ["front", "rear", "all"])
         #expect(AirCirculationMode.names == ["freshAir", "recirculateAir"])
         #expect(RadioType.names == ["AM", "FM", "HD", "satellite", "DAB"])
@@ -49,11 +52,14 @@ import Testing
     @Test func profileWithShortNamesLoadsTheSame() throws {
         let shipped = try ProfileFixture("sedan")
         var old = shipped
-        for (short, source) in zip(["radio", "bluetooth", "USB", "AUX", "carPlay"], ["sourceRadio", "sourceBluetooth", "sourceUSB", "sourceAUX", "sourceCarPlay"]) {
+        for (short, source) in zip(
+            ["radio", "bluetooth", "USB", "AUX", "carPlay"], ["sourceRadio", "sourceBluetooth", "sourceUSB", "sourceAUX", "sourceCarPlay"])
+        {
             old.json = old.json.replacingOccurrences(of: "\"\(source)\"", with: "\"\(short)\"")
         }
         #expect(!old.json.contains("sourceRadio"))
-        let new = try shipped.load(), loaded = try old.load()
+        let new = try shipped.load()
+        let loaded = try old.load()
         #expect(loaded.audioSources == new.audioSources)
         #expect(loaded.bindings[.audioSource]?.statusValues == new.bindings[.audioSource]?.statusValues)
         #expect(loaded.bindings[.audioSource]?.command == new.bindings[.audioSource]?.command)

@@ -13,7 +13,10 @@ import Testing
         #expect(CarVerb.value("on") == .bool(true) && CarVerb.value("false") == .bool(false))
         #expect(CarVerb.value("recirculateAir") == .string("recirculateAir"))
         #expect(CarVerb.value("nan") == .string("nan"))
-        #expect(try CarVerb.values(["climate.temperature.left", "19", "lock.locked", "on"]) == ["climate.temperature.left": .integer(19), "lock.locked": .bool(true)])
+        #expect(
+            try CarVerb.values(["climate.temperature.left", "19", "lock.locked", "on"]) == [
+                "climate.temperature.left": .integer(19), "lock.locked": .bool(true),
+            ])
         #expect(throws: UsageError.self) { try CarVerb.values(["climate.temperature.left"]) }
         #expect(throws: UsageError.self) { try CarVerb.values(["lock.locked", "on", "lock.locked", "off"]) }
     }
@@ -23,7 +26,8 @@ import Testing
         let daemon = try FakeDaemon()
         let result = try await ctl(["car", "set", "climate.temperature.left", "19"], daemon)
         #expect(result.status == 1)
-        #expect(result.stderr == "carplayctl car: no simulated vehicle here: io.carplayd.Simulator is not served (a real CAN bus, or simulator-control = off)\n")
+        #expect(
+            result.stderr == "carplayctl car: no simulated vehicle here: io.carplayd.Simulator is not served (a real CAN bus, or simulator-control = off)\n")
         #expect(try await ctl(["car", "jump"], daemon).status == 2)
     }
 }

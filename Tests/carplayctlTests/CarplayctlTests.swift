@@ -1,7 +1,7 @@
-import Foundation
-import Testing
-import TestSupport
 import CANKit
+import Foundation
+import TestSupport
+import Testing
 
 /// End-to-end tests of the `carplayctl` binary: arguments in, stdout/stderr/exit code out.
 ///
@@ -195,11 +195,12 @@ import CANKit
             """
         let result = try await Self.runOffThePool(["dbc", "decode", "--raw-choices", dbc], stdin: lines)
         #expect(result.status == 0)
-        #expect(result.stdout == """
-            {"id":496,"name":"ExampleMessage","signals":{"Enable":1,"AverageRadius":3.2,"Temperature":250.1}}
-            {"id":496,"name":"ExampleMessage","signals":{"Enable":0,"AverageRadius":3.1,"Temperature":260.23}}
+        #expect(
+            result.stdout == """
+                {"id":496,"name":"ExampleMessage","signals":{"Enable":1,"AverageRadius":3.2,"Temperature":250.1}}
+                {"id":496,"name":"ExampleMessage","signals":{"Enable":0,"AverageRadius":3.1,"Temperature":260.23}}
 
-            """)
+                """)
     }
 
     /// Standard 0x400 is not extended 0x400: a frame matches a message only with the same kind of ID.
@@ -208,18 +209,21 @@ import CANKit
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let dbc = directory.appendingPathComponent("ext.dbc")
-        try Data("""
+        try Data(
+            """
             BO_ 2147484672 Ext: 1 Vector__XXX
              SG_ S : 0|8@1+ (1,0) [0|255] "" Vector__XXX
 
-            """.utf8).write(to: dbc)
+            """.utf8
+        ).write(to: dbc)
         let result = try await Self.runOffThePool(["dbc", "decode", dbc.path], stdin: "400#22\n00000400#22\n")
         #expect(result.status == 0)
-        #expect(result.stdout == """
-            {"id":1024,"error":"unknown message"}
-            {"id":1024,"name":"Ext","signals":{"S":34}}
+        #expect(
+            result.stdout == """
+                {"id":1024,"error":"unknown message"}
+                {"id":1024,"name":"Ext","signals":{"S":34}}
 
-            """)
+                """)
     }
 
     @Test func decodeNeedsOneFile() async throws {

@@ -3,8 +3,8 @@ import Foundation
 import Glibc
 import LinuxSupport
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 import Varlink
 
 // MARK: - The fake daemon
@@ -61,7 +61,7 @@ final class FakeDaemon: Sendable {
     static let frame: JSONValue = "(1700000000.000100) vcan0 3A0#2D00"
     static let getState: [String: JSONValue] = ["state": state, "reachable": true, "bus": ["interface": "vcan0", "kind": "virtual"]]
     static let describe: [String: JSONValue] = [
-        "vehicle": ["name": "Test Sedan", "carNames": ["Alex's car"], "climate": ["zones": ["left", "right"], "fanSpeedLevels": 7]],
+        "vehicle": ["name": "Test Sedan", "carNames": ["Alex's car"], "climate": ["zones": ["left", "right"], "fanSpeedLevels": 7]]
     ]
 
     /// What the response of a successful intent carries besides the code.
@@ -70,7 +70,9 @@ final class FakeDaemon: Sendable {
         case "GetCarLockStatus": ["locked": true]
         case "GetCarPowerLevelStatus": ["fuelPercentRemaining": 0.62, "distanceRemaining": ["value": 420.0, "unit": "kilometers"]]
         case "ActivateCarSignal": ["signals": parameters["signals"] ?? []]
-        case "SaveProfileInCar": ["profileNumber": parameters["profileNumber"] ?? 1, "settings": 7].merging(parameters["profileName"].map { ["profileName": $0] } ?? [:]) { a, _ in a }
+        case "SaveProfileInCar":
+            ["profileNumber": parameters["profileNumber"] ?? 1, "settings": 7].merging(parameters["profileName"].map { ["profileName": $0] } ?? [:]) { a, _ in a
+            }
         case "SetProfileInCar": ["profileNumber": parameters["profileNumber"] ?? 2]
         default: [:]
         }
@@ -101,22 +103,42 @@ final class FakeDaemon: Sendable {
         case "GetState": return [VarlinkReply(parameters: getState)]
         case "Describe": return [VarlinkReply(parameters: describe)]
         case "GetBusTraffic":
-            return [VarlinkReply(parameters: ["uptime": 10.0, "messages": [
-                ["id": "300", "name": "ClimateCommand", "received": 0, "untrusted": 0, "sent": 2],
-                ["id": "400", "name": "ClimateStatus", "received": 100, "untrusted": 3, "sent": 0, "lastFrame": "(1700000000.100000) vcan0 400#0102"],
-            ]])]
+            return [
+                VarlinkReply(parameters: [
+                    "uptime": 10.0,
+                    "messages": [
+                        ["id": "300", "name": "ClimateCommand", "received": 0, "untrusted": 0, "sent": 2],
+                        ["id": "400", "name": "ClimateStatus", "received": 100, "untrusted": 3, "sent": 0, "lastFrame": "(1700000000.100000) vcan0 400#0102"],
+                    ],
+                ])
+            ]
         case "Monitor" where call.parameters["commands"] == .bool(true):
             return [
-                VarlinkReply(parameters: ["command": ["id": 4, "intent": "SetSeatSettingsInCar", "targets": ["seat.frontLeft.heating": 2], "status": "pending"]], continues: true),
-                VarlinkReply(parameters: ["keys": ["seat.frontLeft.heating"], "state": ["seat.frontLeft.heating": 2], "frame": "(1700000000.100000) vcan0 410#02"], continues: true),
-                VarlinkReply(parameters: ["command": ["id": 4, "intent": "SetSeatSettingsInCar", "targets": ["seat.frontLeft.heating": 2], "status": "failed",
-                                                      "reason": "timeout", "detail": "no confirmation within 3 seconds"]]),
+                VarlinkReply(
+                    parameters: ["command": ["id": 4, "intent": "SetSeatSettingsInCar", "targets": ["seat.frontLeft.heating": 2], "status": "pending"]],
+                    continues: true),
+                VarlinkReply(
+                    parameters: ["keys": ["seat.frontLeft.heating"], "state": ["seat.frontLeft.heating": 2], "frame": "(1700000000.100000) vcan0 410#02"],
+                    continues: true),
+                VarlinkReply(parameters: [
+                    "command": [
+                        "id": 4, "intent": "SetSeatSettingsInCar", "targets": ["seat.frontLeft.heating": 2], "status": "failed",
+                        "reason": "timeout", "detail": "no confirmation within 3 seconds",
+                    ]
+                ]),
             ]
         case "Monitor":
             guard call.more else { return [VarlinkReply.error(.expectedMore)] }
             return [
-                VarlinkReply(parameters: ["keys": ["climate.temperature.left"], "state": ["climate.temperature.left": 22.5], "frame": "(1700000000.100000) vcan0 3A1#2D00"], continues: true),
-                VarlinkReply(parameters: ["keys": ["climate.fan", "climate.fanSpeed"], "state": ["climate.fan": true, "climate.fanSpeed": 4], "frame": "(1700000000.200000) vcan0 3A1#2E04"], continues: true),
+                VarlinkReply(
+                    parameters: [
+                        "keys": ["climate.temperature.left"], "state": ["climate.temperature.left": 22.5], "frame": "(1700000000.100000) vcan0 3A1#2D00",
+                    ], continues: true),
+                VarlinkReply(
+                    parameters: [
+                        "keys": ["climate.fan", "climate.fanSpeed"], "state": ["climate.fan": true, "climate.fanSpeed": 4],
+                        "frame": "(1700000000.200000) vcan0 3A1#2E04",
+                    ], continues: true),
                 VarlinkReply(parameters: ["keys": ["lock.locked"], "state": ["lock.locked": false], "frame": "(1700000000.300000) vcan0 4F0#00"]),
             ]
         default: return [VarlinkReply.error(.methodNotFound(call.method))]
@@ -140,13 +162,22 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
 @Suite(.serialized) struct ClientVerbTests {
     /// Each verb's flags -> the exact intent JSON of Resolve and then Perform.
     @Test(arguments: [
-        (["climate", "--temperature", "22.5", "--zone", "driver"],
-         #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":22.5,"unit":"celsius"},"climateZone":"driver"}}"#),
-        (["climate", "--temperature", "72F", "--fan", "3", "--ac", "on", "--auto", "off", "--recirculate", "on", "--climate", "on", "--car", "Alex's car"],
-         #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":72.0,"unit":"fahrenheit"},"fanSpeedIndex":3,"enableAirConditioner":true,"enableAutoMode":false,"airCirculationMode":"recirculateAir","enableClimateControl":true,"carName":"Alex's car"}}"#),
-        (["climate", "--temperature=21C", "--zone=FRONTLEFT", "--recirculate", "off"],
-         #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":21.0,"unit":"celsius"},"climateZone":"frontLeft","airCirculationMode":"freshAir"}}"#),
-        (["climate", "--warmer", "--zone", "passenger"], #"{"intent":"SetClimateSettingsInCar","parameters":{"relativeTemperatureSetting":"higher","climateZone":"passenger"}}"#),
+        (
+            ["climate", "--temperature", "22.5", "--zone", "driver"],
+            #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":22.5,"unit":"celsius"},"climateZone":"driver"}}"#
+        ),
+        (
+            ["climate", "--temperature", "72F", "--fan", "3", "--ac", "on", "--auto", "off", "--recirculate", "on", "--climate", "on", "--car", "Alex's car"],
+            #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":72.0,"unit":"fahrenheit"},"fanSpeedIndex":3,"enableAirConditioner":true,"enableAutoMode":false,"airCirculationMode":"recirculateAir","enableClimateControl":true,"carName":"Alex's car"}}"#
+        ),
+        (
+            ["climate", "--temperature=21C", "--zone=FRONTLEFT", "--recirculate", "off"],
+            #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":21.0,"unit":"celsius"},"climateZone":"frontLeft","airCirculationMode":"freshAir"}}"#
+        ),
+        (
+            ["climate", "--warmer", "--zone", "passenger"],
+            #"{"intent":"SetClimateSettingsInCar","parameters":{"relativeTemperatureSetting":"higher","climateZone":"passenger"}}"#
+        ),
         (["climate", "--cooler"], #"{"intent":"SetClimateSettingsInCar","parameters":{"relativeTemperatureSetting":"lower"}}"#),
         (["climate", "--fan", "off"], #"{"intent":"SetClimateSettingsInCar","parameters":{"enableFan":false}}"#),
         (["climate", "--fan", "highest"], #"{"intent":"SetClimateSettingsInCar","parameters":{"relativeFanSpeedSetting":"highest"}}"#),
@@ -155,7 +186,10 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         (["defrost", "all", "off"], #"{"intent":"SetDefrosterSettingsInCar","parameters":{"defroster":"all","enable":false}}"#),
         (["seat", "driver", "--heating", "2"], #"{"intent":"SetSeatSettingsInCar","parameters":{"seat":"driver","enableHeating":true,"level":2}}"#),
         (["seat", "passenger", "--massage", "off"], #"{"intent":"SetSeatSettingsInCar","parameters":{"seat":"passenger","enableMassage":false}}"#),
-        (["seat", "frontLeft", "--cooling", "on", "--relative", "higher"], #"{"intent":"SetSeatSettingsInCar","parameters":{"seat":"frontLeft","enableCooling":true,"relativeLevelSetting":"higher"}}"#),
+        (
+            ["seat", "frontLeft", "--cooling", "on", "--relative", "higher"],
+            #"{"intent":"SetSeatSettingsInCar","parameters":{"seat":"frontLeft","enableCooling":true,"relativeLevelSetting":"higher"}}"#
+        ),
         (["seat", "rear", "--level", "1"], #"{"intent":"SetSeatSettingsInCar","parameters":{"seat":"rear","level":1}}"#),
         (["radio", "fm", "101.1"], #"{"intent":"SetRadioStation","parameters":{"radioType":"FM","frequency":101.1}}"#),
         (["radio", "am", "1010"], #"{"intent":"SetRadioStation","parameters":{"radioType":"AM","frequency":1010.0}}"#),
@@ -230,9 +264,13 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
     @Test func failureResponseExitsOne() async throws {
         let daemon = try FakeDaemon { call in
             if call.member == "Perform" {
-                return [FakeDaemon.performReply(call, response: [
-                    "code": "failure", "reason": "rejectedByVehicle", "detail": "the vehicle rejected ClimateCommand: RejectedOutOfRange",
-                ])]
+                return [
+                    FakeDaemon.performReply(
+                        call,
+                        response: [
+                            "code": "failure", "reason": "rejectedByVehicle", "detail": "the vehicle rejected ClimateCommand: RejectedOutOfRange",
+                        ])
+                ]
             }
             return FakeDaemon.happyVehicle(call)
         }
@@ -254,7 +292,10 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         #expect(result.stderr == "Failed: SetRadioStation is not allowed while the car is locked\n")
         let device = try FakeDaemon { call in
             call.member == "Perform"
-                ? [FakeDaemon.performReply(call, response: ["code": "failure", "reason": "restrictedWhileLocked", "detail": "the caller's session 3 is locked: unlock it first"])]
+                ? [
+                    FakeDaemon.performReply(
+                        call, response: ["code": "failure", "reason": "restrictedWhileLocked", "detail": "the caller's session 3 is locked: unlock it first"])
+                ]
                 : FakeDaemon.happyVehicle(call)
         }
         let unlock = try await ctl(["unlock"], device)
@@ -301,10 +342,15 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
     @Test(arguments: [
         ("io.carplayd.Vehicle.NotAuthorized", ["uid": 1000, "gid": 100] as [String: JSONValue], "not authorized: uid 1000 (gid 100) may not use carplayd"),
         ("io.carplayd.Vehicle.VehicleUnavailable", ["reason": "no status frames"], "the vehicle is unavailable: no status frames"),
-        ("io.carplayd.Vehicle.RestrictedWhileLocked", ["intent": "SetCarLockStatus", "reason": "the caller's session 3 is locked: unlock it first"],
-         "SetCarLockStatus needs an unlocked device: the caller's session 3 is locked: unlock it first"),
+        (
+            "io.carplayd.Vehicle.RestrictedWhileLocked", ["intent": "SetCarLockStatus", "reason": "the caller's session 3 is locked: unlock it first"],
+            "SetCarLockStatus needs an unlocked device: the caller's session 3 is locked: unlock it first"
+        ),
         ("io.carplayd.Vehicle.CarLocked", ["intent": "SetClimateSettingsInCar"], "SetClimateSettingsInCar is not allowed while the car is locked"),
-        ("io.carplayd.Vehicle.InvalidParameter", ["parameter": "temperature", "reason": "expected a number"], "invalid parameter temperature: expected a number"),
+        (
+            "io.carplayd.Vehicle.InvalidParameter", ["parameter": "temperature", "reason": "expected a number"],
+            "invalid parameter temperature: expected a number"
+        ),
         ("io.carplayd.Vehicle.UnknownIntent", ["intent": "SetClimateSettingsInCar"], "carplayd does not know the intent SetClimateSettingsInCar"),
     ])
     func typedErrorsExitOneWithOneLine(_ name: String, _ parameters: [String: JSONValue], _ message: String) async throws {
@@ -333,7 +379,9 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
             resolutions["radioType"] = ["kind": "needsValue", "reason": "which band?"]
         }
         if let value = parameters["temperature"]?.objectValue?["value"]?.doubleValue, value > 28 {
-            resolutions["temperature"] = ["kind": "confirmationRequired", "value": ["value": 28.0, "unit": "celsius"], "reason": .string("\(Int(value)) °C is above the maximum 28 °C")]
+            resolutions["temperature"] = [
+                "kind": "confirmationRequired", "value": ["value": 28.0, "unit": "celsius"], "reason": .string("\(Int(value)) °C is above the maximum 28 °C"),
+            ]
         }
         if parameters["seat"] == nil, parameters["enableHeating"] != nil { resolutions["seat"] = ["kind": "needsValue", "reason": "which seat?"] }
         let ready = resolutions.values.allSatisfy { $0.objectValue?["kind"] == "success" }
@@ -345,7 +393,9 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         let result = try await ctl(["radio", "--station", "Jazz"], daemon)
         #expect(result.status == 1)
         // Everything it would have asked, the choice first.
-        #expect(result.stderr == "carplayctl radio: stationName is ambiguous; give one of:\n  1. Jazz FM\n  2. Jazz FM Classics\nradioType needs a value: which band?\n")
+        #expect(
+            result.stderr
+                == "carplayctl radio: stationName is ambiguous; give one of:\n  1. Jazz FM\n  2. Jazz FM Classics\nradioType needs a value: which band?\n")
         #expect(daemon.calls.map(\.member) == ["Resolve"], "nothing performed")
     }
 
@@ -361,8 +411,10 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         #expect(accepted.status == 0, "\(accepted.stderr)")
         #expect(accepted.stdout == "Driver zone set to 28 °C (confirmed by the vehicle)\n")
         let perform = try #require(daemon.calls("Perform").first)
-        #expect(JSONValue.object(perform.parameters) == (try json(
-            #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":28.0,"unit":"celsius"},"climateZone":"driver"}}"#)))
+        #expect(
+            JSONValue.object(perform.parameters)
+                == (try json(
+                    #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":28.0,"unit":"celsius"},"climateZone":"driver"}}"#)))
         // Resolve: refused run, then the --yes run twice (30, then the accepted 28).
         #expect(daemon.calls("Resolve").count == 3)
     }
@@ -444,14 +496,15 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         let daemon = try FakeDaemon()
         let result = try await ctl(["describe"], daemon)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            carNames: Alex's car
-            climate:
-              fanSpeedLevels: 7
-              zones: left, right
-            name: Test Sedan
+        #expect(
+            result.stdout == """
+                carNames: Alex's car
+                climate:
+                  fanSpeedLevels: 7
+                  zones: left, right
+                name: Test Sedan
 
-            """)
+                """)
         let asJSON = try await ctl(["describe", "--json"], daemon)
         #expect(try json(asJSON.stdout) == .object(FakeDaemon.describe))
     }
@@ -473,9 +526,10 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         }
         #expect(daemon.calls.first?.more == true)
         let asJSON = try await ctl(["monitor", "--json"], daemon)
-        #expect(try asJSON.stdout.split(separator: "\n").map { try json(String($0)) }.last == [
-            "keys": ["lock.locked"], "state": ["lock.locked": false], "frame": "(1700000000.300000) vcan0 4F0#00",
-        ])
+        #expect(
+            try asJSON.stdout.split(separator: "\n").map { try json(String($0)) }.last == [
+                "keys": ["lock.locked"], "state": ["lock.locked": false], "frame": "(1700000000.300000) vcan0 4F0#00",
+            ])
     }
 
     @Test func rawCall() async throws {
@@ -509,27 +563,31 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(daemon.calls.first?.parameters == ["commands": true])
         let lines = result.stdout.split(separator: "\n").map { String($0.dropFirst(14)) }
-        #expect(lines == [
-            "→ SetSeatSettingsInCar seat.frontLeft.heating=2 pending",
-            "seat.frontLeft.heating=2  (1700000000.100000) vcan0 410#02",
-            "→ SetSeatSettingsInCar seat.frontLeft.heating=2 failed: no confirmation within 3 seconds",
-        ])
+        #expect(
+            lines == [
+                "→ SetSeatSettingsInCar seat.frontLeft.heating=2 pending",
+                "seat.frontLeft.heating=2  (1700000000.100000) vcan0 410#02",
+                "→ SetSeatSettingsInCar seat.frontLeft.heating=2 failed: no confirmation within 3 seconds",
+            ])
     }
 
     @Test func trafficIsATable() async throws {
         let daemon = try FakeDaemon()
         let result = try await ctl(["traffic"], daemon)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            2 CAN IDs in 10.0 s
-              ID   message         received  Hz (mean)  untrusted  sent  last data
-              300  ClimateCommand         0        0.0          0     2
-              400  ClimateStatus        100       10.0          3     0  0102
+        #expect(
+            result.stdout == """
+                2 CAN IDs in 10.0 s
+                  ID   message         received  Hz (mean)  untrusted  sent  last data
+                  300  ClimateCommand         0        0.0          0     2
+                  400  ClimateStatus        100       10.0          3     0  0102
 
-            """)
+                """)
     }
 
-    @Test(arguments: ["climate", "defrost", "seat", "radio", "audio", "lock", "unlock", "signal", "power", "profile", "status", "monitor", "traffic", "describe", "call"])
+    @Test(arguments: [
+        "climate", "defrost", "seat", "radio", "audio", "lock", "unlock", "signal", "power", "profile", "status", "monitor", "traffic", "describe", "call",
+    ])
     func helpOfEachVerb(_ verb: String) async throws {
         let result = try await offThePool { try CarplayctlTests.run([verb, "--help"]) }
         #expect(result.status == 0)

@@ -8,8 +8,10 @@ import Testing
 /// Monitor replies and key presses, and the renderer's lines for a size.
 @Suite struct DashTests {
     /// The example sedan as carplayd's Describe and GetState give it.
-    static let describe = #"{"audioSources":["radio","bluetooth","USB","AUX","carPlay"],"carNames":["Sedan"],"climate":{"airConditioner":true,"autoMode":true,"celsius":{"max":28.0,"min":16.0,"step":0.5},"climateControl":true,"fanSpeedLevels":7,"recirculation":true,"zones":[{"id":"left","seats":["frontLeft","rearLeft"]},{"id":"right","seats":["frontRight","rearRight"]}]},"defrosters":["front","rear"],"driverSide":"left","identifier":"sedan","lock":true,"name":"Example Sedan","power":{"battery":false,"fuel":true},"properties":["audio.source","climate.airCirculation","climate.airConditioner","climate.autoMode","climate.cabinTemperature","climate.climateControl","climate.fan","climate.fanSpeed","climate.temperature.left","climate.temperature.right","defroster.front","defroster.rear","lock.locked","power.distanceRemaining","power.fuelPercent","profile.active","radio.band","radio.frequency","seat.frontLeft.heating","seat.frontRight.heating","signal.audible","signal.visible"],"radio":{"stations":[{"frequency":102.2,"name":"Jazz FM","type":"FM"}]},"seats":[{"cooling":0,"heating":3,"massage":0,"seat":"frontLeft"},{"cooling":0,"heating":3,"massage":0,"seat":"frontRight"},{"cooling":0,"heating":0,"massage":0,"seat":"rearLeft"},{"cooling":0,"heating":0,"massage":0,"seat":"rearRight"}]}"#
-    static let getState = #"{"bus":{"droppedFrames":0,"errorFrames":0,"interface":"vcan0","kind":"embedded","restarts":0,"state":"error-active","untrustedFrames":0},"reachable":true,"state":{"audio.source":"radio","climate.airCirculation":"freshAir","climate.airConditioner":true,"climate.autoMode":false,"climate.cabinTemperature":23.0,"climate.climateControl":true,"climate.fan":true,"climate.fanSpeed":3,"climate.temperature.left":21.0,"climate.temperature.right":21.0,"defroster.front":false,"defroster.rear":false,"lock.locked":false,"power.distanceRemaining":420.0,"power.fuelPercent":62.0,"profile.active":0,"radio.band":"FM","radio.frequency":102.2,"seat.frontLeft.heating":0,"seat.frontRight.heating":0,"signal.audible":false,"signal.visible":false}}"#
+    static let describe =
+        #"{"audioSources":["radio","bluetooth","USB","AUX","carPlay"],"carNames":["Sedan"],"climate":{"airConditioner":true,"autoMode":true,"celsius":{"max":28.0,"min":16.0,"step":0.5},"climateControl":true,"fanSpeedLevels":7,"recirculation":true,"zones":[{"id":"left","seats":["frontLeft","rearLeft"]},{"id":"right","seats":["frontRight","rearRight"]}]},"defrosters":["front","rear"],"driverSide":"left","identifier":"sedan","lock":true,"name":"Example Sedan","power":{"battery":false,"fuel":true},"properties":["audio.source","climate.airCirculation","climate.airConditioner","climate.autoMode","climate.cabinTemperature","climate.climateControl","climate.fan","climate.fanSpeed","climate.temperature.left","climate.temperature.right","defroster.front","defroster.rear","lock.locked","power.distanceRemaining","power.fuelPercent","profile.active","radio.band","radio.frequency","seat.frontLeft.heating","seat.frontRight.heating","signal.audible","signal.visible"],"radio":{"stations":[{"frequency":102.2,"name":"Jazz FM","type":"FM"}]},"seats":[{"cooling":0,"heating":3,"massage":0,"seat":"frontLeft"},{"cooling":0,"heating":3,"massage":0,"seat":"frontRight"},{"cooling":0,"heating":0,"massage":0,"seat":"rearLeft"},{"cooling":0,"heating":0,"massage":0,"seat":"rearRight"}]}"#
+    static let getState =
+        #"{"bus":{"droppedFrames":0,"errorFrames":0,"interface":"vcan0","kind":"embedded","restarts":0,"state":"error-active","untrustedFrames":0},"reachable":true,"state":{"audio.source":"radio","climate.airCirculation":"freshAir","climate.airConditioner":true,"climate.autoMode":false,"climate.cabinTemperature":23.0,"climate.climateControl":true,"climate.fan":true,"climate.fanSpeed":3,"climate.temperature.left":21.0,"climate.temperature.right":21.0,"defroster.front":false,"defroster.rear":false,"lock.locked":false,"power.distanceRemaining":420.0,"power.fuelPercent":62.0,"profile.active":0,"radio.band":"FM","radio.frequency":102.2,"seat.frontLeft.heating":0,"seat.frontRight.heating":0,"signal.audible":false,"signal.visible":false}}"#
 
     static func object(_ text: String) throws -> [String: JSONValue] {
         try #require(try JSONValue(parsing: text).objectValue)
@@ -55,10 +57,14 @@ import Testing
         #expect(model.values["climate.temperature.left"] == .number(21))
     }
 
-    static func traffic(_ uptime: Double, _ messages: [(id: String, name: String, received: Int, untrusted: Int, sent: Int, data: String?)]) -> [String: JSONValue] {
+    static func traffic(_ uptime: Double, _ messages: [(id: String, name: String, received: Int, untrusted: Int, sent: Int, data: String?)]) -> [String:
+        JSONValue]
+    {
         let entries: [JSONValue] = messages.map { message in
-            var entry: [String: JSONValue] = ["id": .string(message.id), "name": .string(message.name), "received": .integer(message.received),
-                                              "untrusted": .integer(message.untrusted), "sent": .integer(message.sent)]
+            var entry: [String: JSONValue] = [
+                "id": .string(message.id), "name": .string(message.name), "received": .integer(message.received),
+                "untrusted": .integer(message.untrusted), "sent": .integer(message.sent),
+            ]
             if let data = message.data { entry["lastFrame"] = .string("(1.000000) vcan0 \(message.id)#\(data)") }
             return .object(entry)
         }
@@ -68,7 +74,9 @@ import Testing
     @Test func busTrafficGivesEveryIDWithItsRateAndCounts() throws {
         var model = try Self.sedan()
         model.apply(traffic: Self.traffic(5, [("400", "ClimateStatus", 50, 0, 0, "0102"), ("300", "ClimateCommand", 0, 0, 2, nil)]))
-        model.apply(traffic: Self.traffic(7, [("400", "ClimateStatus", 70, 3, 0, "0304"), ("300", "ClimateCommand", 0, 0, 2, nil), ("18FEF100", "Extended", 1, 0, 0, "")]))
+        model.apply(
+            traffic: Self.traffic(
+                7, [("400", "ClimateStatus", 70, 3, 0, "0304"), ("300", "ClimateCommand", 0, 0, 2, nil), ("18FEF100", "Extended", 1, 0, 0, "")]))
         #expect(model.frames.messages.map(\.idText) == ["300", "400", "18FEF100"])
         let status = model.frames.messages[1]
         #expect(status.name == "ClimateStatus" && status.received == 70 && status.untrusted == 3 && status.dataText == "0304")
@@ -129,7 +137,9 @@ import Testing
     }
 
     static func command(_ id: Int, _ status: String, _ targets: [String: JSONValue], detail: String? = nil) -> [String: JSONValue] {
-        var command: [String: JSONValue] = ["id": .integer(id), "intent": .string("SetSeatSettingsInCar"), "status": .string(status), "targets": .object(targets)]
+        var command: [String: JSONValue] = [
+            "id": .integer(id), "intent": .string("SetSeatSettingsInCar"), "status": .string(status), "targets": .object(targets),
+        ]
         if let detail { command["detail"] = .string(detail) }
         return ["command": .object(command)]
     }
@@ -150,7 +160,8 @@ import Testing
     @Test func anotherClientsFailedCommandKeepsItsReason() throws {
         var model = try Self.sedan()
         model.apply(monitor: Self.command(8, "pending", ["seat.frontRight.heating": .integer(3)]), now: 100)
-        model.apply(monitor: Self.command(8, "failed", ["seat.frontRight.heating": .integer(3)], detail: "the vehicle rejected SeatCommand: Rejected"), now: 100.5)
+        model.apply(
+            monitor: Self.command(8, "failed", ["seat.frontRight.heating": .integer(3)], detail: "the vehicle rejected SeatCommand: Rejected"), now: 100.5)
         #expect(model.wanted["seat.frontRight.heating"]?.phase == .failed("the vehicle rejected SeatCommand: Rejected"))
         #expect(model.note?.kind == .failed)
         model.expire(now: 100.5 + DashModel.failedMarkSeconds)
@@ -229,7 +240,10 @@ import Testing
     }
 
     @Test func bytesBecomeKeys() {
-        #expect(DashKey.parse(Array("\t+\u{1B}[A\u{1B}OB\u{1B}[Z\u{03}q\r\u{1B}".utf8)) == [.tab, .character("+"), .up, .down, .backTab, .interrupt, .character("q"), .enter, .escape])
+        #expect(
+            DashKey.parse(Array("\t+\u{1B}[A\u{1B}OB\u{1B}[Z\u{03}q\r\u{1B}".utf8)) == [
+                .tab, .character("+"), .up, .down, .backTab, .interrupt, .character("q"), .enter, .escape,
+            ])
         #expect(DashKey.parse(Array("\u{1B}[15~h".utf8)) == [.character("h")])
     }
 
@@ -239,7 +253,13 @@ import Testing
         var model = try Self.sedan()
         model.apply(monitor: Self.monitor("(1.000000) vcan0 400#4437171A2B007C00", ["climate.cabinTemperature": .number(23)]), now: 99)
         model.apply(traffic: Self.traffic(10, [("400", "ClimateStatus", 100, 0, 0, "4437171A2B007C00"), ("410", "SeatStatus", 10, 0, 0, "6D09010000000000")]))
-        model.apply(traffic: Self.traffic(11, [("300", "ClimateCommand", 0, 0, 1, nil), ("400", "ClimateStatus", 110, 0, 0, "4437171A2B007C00"), ("410", "SeatStatus", 11, 0, 0, "6D09010000000000")]))
+        model.apply(
+            traffic: Self.traffic(
+                11,
+                [
+                    ("300", "ClimateCommand", 0, 0, 1, nil), ("400", "ClimateStatus", 110, 0, 0, "4437171A2B007C00"),
+                    ("410", "SeatStatus", 11, 0, 0, "6D09010000000000"),
+                ]))
         let number = model.begin(try #require(DashKeys.handle(.character("+"), &model)), now: 100)
         _ = number
         let lines = DashRenderer.render(model, columns: 80, rows: 24, now: 100).map(\.text)
@@ -291,7 +311,9 @@ import Testing
 
     @Test func unknownSourcesAndPowerKeysAreShownAsTheyCome() throws {
         var model = try Self.sedan()
-        model.apply(monitor: Self.monitor("", ["audio.source": .string("sourceCarPlay"), "power.batteryTemperature": .number(31), "power.chargePercent": .number(80)]), now: 101)
+        model.apply(
+            monitor: Self.monitor("", ["audio.source": .string("sourceCarPlay"), "power.batteryTemperature": .number(31), "power.chargePercent": .number(80)]),
+            now: 101)
         let text = DashRenderer.plainText(model).joined(separator: "\n")
         #expect(text.contains("audio sourceCarPlay"))
         #expect(text.contains("fuel 62 % · charge 80 % · range 420 km · batteryTemperature 31"))

@@ -25,7 +25,10 @@ import Testing
         try FileManager.default.copyItem(at: source.appendingPathComponent("sedan.dbc"), to: directory.appendingPathComponent("sedan.dbc"))
         let result = try await CarplayctlTests.runOffThePool(["profile", "check", directory.path])
         #expect(result.status == 2)
-        #expect(result.stderr.contains(#"/profile.json: bindings["seat.frontLeft.heating"].command.signal: no signal "SeatHeatFL" in message "SeatCommand" of sedan.dbc"#), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                #"/profile.json: bindings["seat.frontLeft.heating"].command.signal: no signal "SeatHeatFL" in message "SeatCommand" of sedan.dbc"#),
+            "\(result.stderr)")
     }
 
     @Test func unknownSubverbIsAUsageError() async throws {

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CarplayJSON
 import Foundation
 import LinuxSupport
 import Synchronization
 import Varlink
 import VehicleKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What one client measured.
 struct ClientReport: Sendable {

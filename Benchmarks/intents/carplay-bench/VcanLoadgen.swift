@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CarplayJSON
 import Foundation
 import LinuxSupport
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `carplay-bench --socket PATH --clients N --intents M --json`: the load generator
 /// contract of the vcan bench (Benchmarks/vcan/README.md), with the workload of

@@ -71,9 +71,10 @@ enum Workload {
                     ])
                     return Array(call.serialized(sortedKeys: true).utf8) + [0]
                 }
-                slots.append(Slot(
-                    property: pool.key, values: values, calls: calls,
-                    commandID: profile.database.message(named: message)!.frameID, commandMessage: message))
+                slots.append(
+                    Slot(
+                        property: pool.key, values: values, calls: calls,
+                        commandID: profile.database.message(named: message)!.frameID, commandMessage: message))
             }
             round += 1
         }
@@ -93,51 +94,74 @@ enum Workload {
             for zone in capabilities.zones where commandable(.temperature(zone: zone.id)) {
                 // The zone's first seat selects exactly the zones serving it.
                 guard let seat = zone.seats.first, capabilities.zones(serving: [seat]).count == 1 else { continue }
-                climate.append(Pool(key: .temperature(zone: zone.id), values: temperatures, parameters: { value in
-                    guard case let .number(celsius) = value else { return .null }
-                    return .object(["temperature": .object(["value": .number(celsius), "unit": .string("celsius")]), "climateZone": .string(seat.rawValue)])
-                }, intent: "SetClimateSettingsInCar"))
+                climate.append(
+                    Pool(
+                        key: .temperature(zone: zone.id), values: temperatures,
+                        parameters: { value in
+                            guard case let .number(celsius) = value else { return .null }
+                            return .object([
+                                "temperature": .object(["value": .number(celsius), "unit": .string("celsius")]), "climateZone": .string(seat.rawValue),
+                            ])
+                        }, intent: "SetClimateSettingsInCar"))
             }
             if capabilities.fanSpeedLevels > 1, commandable(.fanSpeed) {
-                climate.append(Pool(key: .fanSpeed, values: (1...capabilities.fanSpeedLevels).map { .integer($0) }, parameters: { value in
-                    guard case let .integer(level) = value else { return .null }
-                    return .object(["fanSpeedIndex": .integer(level)])
-                }, intent: "SetClimateSettingsInCar"))
+                climate.append(
+                    Pool(
+                        key: .fanSpeed, values: (1...capabilities.fanSpeedLevels).map { .integer($0) },
+                        parameters: { value in
+                            guard case let .integer(level) = value else { return .null }
+                            return .object(["fanSpeedIndex": .integer(level)])
+                        }, intent: "SetClimateSettingsInCar"))
             }
             let flags: [(PropertyKey, String, Bool)] = [
                 (.airConditioner, "enableAirConditioner", capabilities.airConditioner),
                 (.autoMode, "enableAutoMode", capabilities.autoMode),
             ]
             for (key, parameter, present) in flags where present && commandable(key) {
-                climate.append(Pool(key: key, values: [.bool(true), .bool(false)], parameters: { value in
-                    guard case let .bool(on) = value else { return .null }
-                    return .object([parameter: .bool(on)])
-                }, intent: "SetClimateSettingsInCar"))
+                climate.append(
+                    Pool(
+                        key: key, values: [.bool(true), .bool(false)],
+                        parameters: { value in
+                            guard case let .bool(on) = value else { return .null }
+                            return .object([parameter: .bool(on)])
+                        }, intent: "SetClimateSettingsInCar"))
             }
             if capabilities.recirculation, commandable(.airCirculation) {
-                climate.append(Pool(key: .airCirculation, values: [.enumeration("freshAir"), .enumeration("recirculateAir")], parameters: { value in
-                    guard case let .enumeration(mode) = value else { return .null }
-                    return .object(["airCirculationMode": .string(mode)])
-                }, intent: "SetClimateSettingsInCar"))
+                climate.append(
+                    Pool(
+                        key: .airCirculation, values: [.enumeration("freshAir"), .enumeration("recirculateAir")],
+                        parameters: { value in
+                            guard case let .enumeration(mode) = value else { return .null }
+                            return .object(["airCirculationMode": .string(mode)])
+                        }, intent: "SetClimateSettingsInCar"))
             }
         }
         for defroster in profile.defrosters where commandable(.defroster(defroster)) {
-            climate.append(Pool(key: .defroster(defroster), values: [.bool(true), .bool(false)], parameters: { value in
-                guard case let .bool(on) = value else { return .null }
-                return .object(["enable": .bool(on), "defroster": .string(defroster.rawValue)])
-            }, intent: "SetDefrosterSettingsInCar"))
+            climate.append(
+                Pool(
+                    key: .defroster(defroster), values: [.bool(true), .bool(false)],
+                    parameters: { value in
+                        guard case let .bool(on) = value else { return .null }
+                        return .object(["enable": .bool(on), "defroster": .string(defroster.rawValue)])
+                    }, intent: "SetDefrosterSettingsInCar"))
         }
         for seat in profile.seats where seat.heating > 0 && commandable(.seat(seat.seat, .heating)) {
-            seats.append(Pool(key: .seat(seat.seat, .heating), values: (0...seat.heating).map { .integer($0) }, parameters: { value in
-                guard case let .integer(level) = value else { return .null }
-                return .object(["seat": .string(seat.seat.rawValue), "enableHeating": .bool(level > 0), "level": .integer(level)]).withoutLevelZero
-            }, intent: "SetSeatSettingsInCar"))
+            seats.append(
+                Pool(
+                    key: .seat(seat.seat, .heating), values: (0...seat.heating).map { .integer($0) },
+                    parameters: { value in
+                        guard case let .integer(level) = value else { return .null }
+                        return .object(["seat": .string(seat.seat.rawValue), "enableHeating": .bool(level > 0), "level": .integer(level)]).withoutLevelZero
+                    }, intent: "SetSeatSettingsInCar"))
         }
         if let radio = profile.radio, let fm = radio.band(.FM), commandable(.radioFrequency) {
-            audio.append(Pool(key: .radioFrequency, values: steps(fm.range).map { .number($0) }, parameters: { value in
-                guard case let .number(frequency) = value else { return .null }
-                return .object(["radioType": .string("FM"), "frequency": .number(frequency)])
-            }, intent: "SetRadioStation"))
+            audio.append(
+                Pool(
+                    key: .radioFrequency, values: steps(fm.range).map { .number($0) },
+                    parameters: { value in
+                        guard case let .number(frequency) = value else { return .null }
+                        return .object(["radioType": .string("FM"), "frequency": .number(frequency)])
+                    }, intent: "SetRadioStation"))
         }
         // Tuning the radio also selects the radio as source (SetRadioStation's targets):
         // with the radio in the pool, a client choosing it would often find it chosen
@@ -145,10 +169,13 @@ enum Workload {
         let tunes = audio.contains { $0.key == .radioFrequency }
         let sources = profile.audioSources.filter { !(tunes && $0 == .sourceRadio) }
         if sources.count > 1, commandable(.audioSource) {
-            audio.append(Pool(key: .audioSource, values: sources.map { .enumeration($0.rawValue) }, parameters: { value in
-                guard case let .enumeration(source) = value else { return .null }
-                return .object(["audioSource": .string(source)])
-            }, intent: "SetAudioSourceInCar"))
+            audio.append(
+                Pool(
+                    key: .audioSource, values: sources.map { .enumeration($0.rawValue) },
+                    parameters: { value in
+                        guard case let .enumeration(source) = value else { return .null }
+                        return .object(["audioSource": .string(source)])
+                    }, intent: "SetAudioSourceInCar"))
         }
         // Interleave: climate[0], seats[0], audio[0], climate[1], ...
         var ordered: [Pool] = []

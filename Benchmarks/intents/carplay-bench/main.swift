@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CarplayJSON
 import Foundation
 import LinuxSupport
 import Synchronization
 import Varlink
 import VehicleKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // carplay-bench: a load generator for a running carplayd. N client threads, one
 // Varlink connection each, send intents that each change the vehicle's state (every

@@ -122,18 +122,18 @@ private enum ASCII {
     static let newline: UInt8 = 0x0A
     static let carriageReturn: UInt8 = 0x0D
     static let space: UInt8 = 0x20
-    static let hash: UInt8 = 0x23 // #
-    static let quote: UInt8 = 0x27 // '
-    static let openParen: UInt8 = 0x28 // (
-    static let closeParen: UInt8 = 0x29 // )
-    static let dot: UInt8 = 0x2E // .
-    static let semicolon: UInt8 = 0x3B // ;
-    static let openBracket: UInt8 = 0x5B // [
-    static let closeBracket: UInt8 = 0x5D // ]
-    static let underscore: UInt8 = 0x5F // _
-    static let backtick: UInt8 = 0x60 // `
-    static let openBrace: UInt8 = 0x7B // {
-    static let closeBrace: UInt8 = 0x7D // }
+    static let hash: UInt8 = 0x23  // #
+    static let quote: UInt8 = 0x27  // '
+    static let openParen: UInt8 = 0x28  // (
+    static let closeParen: UInt8 = 0x29  // )
+    static let dot: UInt8 = 0x2E  // .
+    static let semicolon: UInt8 = 0x3B  // ;
+    static let openBracket: UInt8 = 0x5B  // [
+    static let closeBracket: UInt8 = 0x5D  // ]
+    static let underscore: UInt8 = 0x5F  // _
+    static let backtick: UInt8 = 0x60  // `
+    static let openBrace: UInt8 = 0x7B  // {
+    static let closeBrace: UInt8 = 0x7D  // }
     static let zero: UInt8 = 0x30
     static let upperR: UInt8 = 0x52
     static let lowerR: UInt8 = 0x72
@@ -147,8 +147,8 @@ private enum ASCII {
 
     /// 0...15, or 0xFF for a non-hex character.
     @inline(__always) static func hexValue(_ c: UInt8) -> UInt8 {
-        if c &- 0x30 < 10 { return c &- 0x30 }          // 0-9
-        let folded = c | 0x20                            // A-F -> a-f
+        if c &- 0x30 < 10 { return c &- 0x30 }  // 0-9
+        let folded = c | 0x20  // A-F -> a-f
         if folded &- 0x61 < 6 { return folded &- 0x61 &+ 10 }
         return 0xFF
     }
@@ -299,7 +299,7 @@ private struct LineParser {
     /// `(seconds.fraction)`: up to 18 digits of seconds and 1...9 fractional
     /// digits (beyond 6 truncated to microseconds).
     mutating func parseTimestamp() throws(CandumpParseError) -> CandumpTimestamp {
-        index += 1 // (
+        index += 1  // (
         let secondsStart = index
         var seconds: Int64 = 0
         while index < end, ASCII.isDigit(bytes[index]) {
@@ -455,9 +455,11 @@ private struct LineParser {
                 throw fail(at: position + 1, "expected a hex digit in the data, found \(describe(position + 1))")
             }
             guard data.count < maxLength else {
-                throw fail(at: position, kind == .classic
-                    ? "too many data bytes: classic CAN carries at most 8 (use '##' for CAN FD)"
-                    : "too many data bytes: CAN FD carries at most 64")
+                throw fail(
+                    at: position,
+                    kind == .classic
+                        ? "too many data bytes: classic CAN carries at most 8 (use '##' for CAN FD)"
+                        : "too many data bytes: CAN FD carries at most 64")
             }
             data.append(high << 4 | low)
             position += 2
@@ -627,7 +629,8 @@ private struct LineParser {
                 throw fail(at: index, "unexpected text after \(length) data bytes")
             }
         }
-        let kind: CANFrame.Kind = isFD
+        let kind: CANFrame.Kind =
+            isFD
             ? .fd(bitRateSwitch: extraFlags?.brs ?? false, errorStateIndicator: extraFlags?.esi ?? false)
             : .classic
         return try makeFrame(parsed, data: data, kind: kind, isRemote: false, column: lengthStart)
@@ -636,7 +639,8 @@ private struct LineParser {
     /// One `-x` flag column: the letter, or '-'.
     mutating func parseFlagMark(_ letter: UInt8, name: String) throws(CandumpParseError) -> Bool {
         guard index < end, bytes[index] == letter || bytes[index] == ASCII.minus,
-              index + 1 == end || ASCII.isBlank(bytes[index + 1]) else {
+            index + 1 == end || ASCII.isBlank(bytes[index + 1])
+        else {
             throw fail(at: index, "expected '\(Character(Unicode.Scalar(letter)))' or '-' for \(name), found \(describe(index))")
         }
         let set = bytes[index] == letter

@@ -40,12 +40,12 @@ public enum CandumpWriter {
     /// Appends `logLine(record)` without a terminator.
     public static func appendLogLine(_ record: CandumpRecord, to buffer: inout [UInt8]) {
         if let timestamp = record.timestamp {
-            buffer.append(0x28) // (
+            buffer.append(0x28)  // (
             if timestamp.seconds < 0 { buffer.append(0x2D) }
             appendDecimal(timestamp.seconds.magnitude, minimumDigits: 10, to: &buffer)
-            buffer.append(0x2E) // .
+            buffer.append(0x2E)  // .
             appendDecimal(UInt64(timestamp.microseconds), minimumDigits: 6, to: &buffer)
-            buffer.append(0x29) // )
+            buffer.append(0x29)  // )
             buffer.append(0x20)
         }
         if let interface = record.interface {
@@ -62,18 +62,18 @@ public enum CandumpWriter {
         } else {
             appendHex(UInt64(frame.id.rawValue), digits: frame.id.isExtended ? 8 : 3, to: &buffer)
         }
-        buffer.append(0x23) // #
+        buffer.append(0x23)  // #
         switch frame.kind {
         case .classic:
             if frame.isRemote {
-                buffer.append(0x52) // R
+                buffer.append(0x52)  // R
                 if (1...8).contains(frame.data.count) {
                     buffer.append(0x30 + UInt8(frame.data.count))
                 }
                 return
             }
         case let .fd(bitRateSwitch, errorStateIndicator):
-            buffer.append(0x23) // #
+            buffer.append(0x23)  // #
             buffer.append(hexDigits[(bitRateSwitch ? 1 : 0) | (errorStateIndicator ? 2 : 0)])
         }
         appendPayload(frame.data, to: &buffer)
@@ -103,9 +103,12 @@ public enum CandumpWriter {
     }
 
     private static func appendDecimal(_ value: UInt64, minimumDigits: Int, to buffer: inout [UInt8]) {
-        var scratch: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var scratch:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
         var rest = value
         withUnsafeMutableBytes(of: &scratch) { digits in

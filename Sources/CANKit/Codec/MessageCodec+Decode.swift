@@ -139,7 +139,6 @@ extension SignalField {
         return field.pointee.choicesBySmallValue[raw] ?? (field.pointee.hasWideChoices ? field.pointee.choicesByValue[Int128(raw)] : nil)
     }
 
-
     /// The general (slow) path, for raw values that need 128-bit arithmetic.
     private func integerValue(_ raw: Int128, choices: Bool) -> SignalValue {
         if choices, !choicesByValue.isEmpty, let name = choicesByValue[raw] { return .choice(name, raw: raw) }

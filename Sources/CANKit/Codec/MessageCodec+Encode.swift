@@ -54,7 +54,8 @@ extension MessageCodec {
                     if let raw = inputs[index].raw {
                         raws.initializeElement(at: position, to: raw)
                     } else {
-                        raws.initializeElement(at: position, to: try SignalField.rawValue(fields.baseAddress! + index, for: inputs[index].input!, message: messageName))
+                        raws.initializeElement(
+                            at: position, to: try SignalField.rawValue(fields.baseAddress! + index, for: inputs[index].input!, message: messageName))
                     }
                 }
                 var payload = [UInt8](repeating: 0, count: length)
@@ -285,7 +286,9 @@ extension SignalField {
             switch raw {
             case let .integer(integer): value = integer
             case let .float(real):
-                guard let integer = Int128(pythonRounding: real) else { throw .notANumber(message: message, signal: field.pointee.name, value: PythonFloat.repr(real)) }
+                guard let integer = Int128(pythonRounding: real) else {
+                    throw .notANumber(message: message, signal: field.pointee.name, value: PythonFloat.repr(real))
+                }
                 value = integer
             }
             let fits: Bool
@@ -307,7 +310,8 @@ extension SignalField {
             }
             let single = Float(real)
             guard single.isFinite || !real.isFinite else {
-                throw .rawValueOutOfRange(message: message, signal: field.pointee.name, value: PythonFloat.repr(real), raw: PythonFloat.repr(real), bits: 32, signed: true)
+                throw .rawValueOutOfRange(
+                    message: message, signal: field.pointee.name, value: PythonFloat.repr(real), raw: PythonFloat.repr(real), bits: 32, signed: true)
             }
             bits = UInt64(single.bitPattern)
         case .float64:

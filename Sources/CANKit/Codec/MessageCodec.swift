@@ -299,7 +299,8 @@ struct SignalField: Sendable {
         choicesBySmallValue = small
         hasWideChoices = small.count != byValue.count
         if !hasWideChoices, let low = small.keys.min(), let high = small.keys.max(),
-           case let (span, overflow) = high.subtractingReportingOverflow(low), !overflow, span < 1024 {
+            case let (span, overflow) = high.subtractingReportingOverflow(low), !overflow, span < 1024
+        {
             var dense = [String?](repeating: nil, count: Int(span) + 1)
             for (value, name) in small { dense[Int(value - low)] = name }
             denseChoices = dense

@@ -115,7 +115,8 @@ public enum DBCEncodeError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .invalidMultiplexerValue(message, multiplexer, value, expected):
             "A valid value for the multiplexer selector signal \"\(multiplexer)\" of message \"\(message)\" is required: expected one of {\(formatOr(expected.map(String.init)))}, but got \(value)"
         case let .unknownChoice(message, signal, choice, known):
-            "Invalid value specified for signal \"\(signal)\" in message \"\(message)\": \"\(choice)\" is not one of its choices" + (known.isEmpty ? " (it has none)" : " (\(known.map { "\"\($0)\"" }.joined(separator: ", ")))")
+            "Invalid value specified for signal \"\(signal)\" in message \"\(message)\": \"\(choice)\" is not one of its choices"
+                + (known.isEmpty ? " (it has none)" : " (\(known.map { "\"\($0)\"" }.joined(separator: ", ")))")
         case let .belowMinimum(message, signal, value, minimum):
             "Expected signal \"\(signal)\" value greater than or equal to \(minimum) in message \"\(message)\", but got \(value)."
         case let .aboveMaximum(message, signal, value, maximum):

@@ -188,7 +188,10 @@ struct DBCAssembler {
             }
         } else {
             guard frameID <= CANID.maxStandard else {
-                throw failure(raw.idLine, raw.idColumn, "a standard frame ID of at most 11 bits in message \(name), found 0x\(String(frameID, radix: 16)) (extended IDs are written with bit 31 set)")
+                throw failure(
+                    raw.idLine, raw.idColumn,
+                    "a standard frame ID of at most 11 bits in message \(name), found 0x\(String(frameID, radix: 16)) (extended IDs are written with bit 31 set)"
+                )
             }
         }
 
@@ -238,7 +241,9 @@ struct DBCAssembler {
             if let singleMultiplexer {
                 if let marker = rawSignal.marker, !marker.hasSuffix("M") {
                     guard marker.hasPrefix("m"), let id = Int(marker.dropFirst()) else {
-                        throw failure(rawSignal.markerLine, rawSignal.markerColumn, "a multiplexer indicator M, mN or mNM for signal \(rawSignal.name), found '\(marker)'")
+                        throw failure(
+                            rawSignal.markerLine, rawSignal.markerColumn, "a multiplexer indicator M, mN or mNM for signal \(rawSignal.name), found '\(marker)'"
+                        )
                     }
                     ids.append(id)
                 }
@@ -299,15 +304,16 @@ struct DBCAssembler {
             var receivers = rawSignal.receivers
             if receivers == ["Vector__XXX"] { receivers = [] }
 
-            signals.append(DBCSignal(
-                name: attributesOfSignal["SystemSignalLongSymbol"]?.description ?? rawSignal.name,
-                startBit: rawSignal.start, length: rawSignal.length, byteOrder: rawSignal.byteOrder,
-                valueType: valueType, scale: rawSignal.scale, offset: rawSignal.offset,
-                minimum: minimum, maximum: maximum, unit: rawSignal.unit.isEmpty ? nil : rawSignal.unit,
-                receivers: receivers.map(longNodeName), choices: signalChoices,
-                comment: declarations.signalComments[frameIDDBC]?[rawSignal.name], initialRawValue: initial,
-                isMultiplexer: isMultiplexer, multiplexerIDs: multiplexerIDs, multiplexerSignal: multiplexerSignal,
-                attributes: attributesOfSignal, line: rawSignal.line))
+            signals.append(
+                DBCSignal(
+                    name: attributesOfSignal["SystemSignalLongSymbol"]?.description ?? rawSignal.name,
+                    startBit: rawSignal.start, length: rawSignal.length, byteOrder: rawSignal.byteOrder,
+                    valueType: valueType, scale: rawSignal.scale, offset: rawSignal.offset,
+                    minimum: minimum, maximum: maximum, unit: rawSignal.unit.isEmpty ? nil : rawSignal.unit,
+                    receivers: receivers.map(longNodeName), choices: signalChoices,
+                    comment: declarations.signalComments[frameIDDBC]?[rawSignal.name], initialRawValue: initial,
+                    isMultiplexer: isMultiplexer, multiplexerIDs: multiplexerIDs, multiplexerSignal: multiplexerSignal,
+                    attributes: attributesOfSignal, line: rawSignal.line))
         }
         // cantools' default order: by start bit (network order for Motorola), stable.
         let sorted = signals.enumerated().sorted { ($0.element.sortKey, $0.offset) < ($1.element.sortKey, $1.offset) }.map(\.element)

@@ -248,8 +248,20 @@ public enum DBCAttributeValue: Sendable, Hashable, CustomStringConvertible {
 }
 
 public struct DBCAttributeDefinition: Sendable, Hashable {
-    public enum Kind: String, Sendable { case database, node = "BU_", message = "BO_", signal = "SG_", environmentVariable = "EV_" }
-    public enum ValueType: String, Sendable { case int = "INT", hex = "HEX", float = "FLOAT", string = "STRING", enumeration = "ENUM" }
+    public enum Kind: String, Sendable {
+        case database
+        case node = "BU_"
+        case message = "BO_"
+        case signal = "SG_"
+        case environmentVariable = "EV_"
+    }
+    public enum ValueType: String, Sendable {
+        case int = "INT"
+        case hex = "HEX"
+        case float = "FLOAT"
+        case string = "STRING"
+        case enumeration = "ENUM"
+    }
     public var name: String
     public var kind: Kind
     public var type: ValueType

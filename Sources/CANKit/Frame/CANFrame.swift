@@ -36,7 +36,8 @@ public struct CANID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public init?(candump text: String) {
         let digits = text.utf8.count
         guard (1...3).contains(digits) || digits == 8, text.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") }),
-              let value = UInt32(text, radix: 16) else { return nil }
+            let value = UInt32(text, radix: 16)
+        else { return nil }
         self.init(value, extended: text.utf8.count == 8)
     }
 

@@ -9,7 +9,8 @@ public struct DataIDs: Hashable, Sendable, ExpressibleByArrayLiteral, CustomStri
     public let count: Int
 
     public init(_ bytes: some Collection<UInt8>) {
-        var low: UInt64 = 0, high: UInt64 = 0
+        var low: UInt64 = 0
+        var high: UInt64 = 0
         for (index, byte) in bytes.prefix(16).enumerated() {
             if index < 8 { low |= UInt64(byte) << UInt64(8 * index) } else { high |= UInt64(byte) << UInt64(8 * (index - 8)) }
         }

@@ -157,7 +157,8 @@ public struct FrameProtection: Hashable, Sendable {
     public func checksumMatches(_ payload: [UInt8], frameID: UInt32) -> Bool {
         guard payload.count >= minimumLength else { return false }
         if case let .autosarP1(dataID, .nibble) = scheme, let nibble = dataIDNibbleField,
-           nibble.read(payload) != UInt64(AutosarE2EP1.dataIDNibble(dataID)) {
+            nibble.read(payload) != UInt64(AutosarE2EP1.dataIDNibble(dataID))
+        {
             return false
         }
         guard let checksum else { return true }
@@ -201,7 +202,8 @@ extension FrameProtection {
             let checksum = try required(checksum, "checksum", name)
             guard checksum.length == 16, checksum.shift == 0, checksum.byteOrder == .littleEndian else {
                 throw .invalidConfiguration(
-                    "\(name) stores its 16-bit CRC low byte first: `checksum` must be a 16-bit Intel (@1) signal starting at a byte boundary, not \(describe(checksum))")
+                    "\(name) stores its 16-bit CRC low byte first: `checksum` must be a 16-bit Intel (@1) signal starting at a byte boundary, not \(describe(checksum))"
+                )
             }
             let counter = try required(counter, "counter", name)
             guard counter.length == 8 else {
@@ -223,7 +225,8 @@ extension FrameProtection {
         case .toyota:
             let checksum = try required(checksum, "checksum", name)
             guard checksum.isWholeByte else {
-                throw .invalidConfiguration("\(name) has an 8-bit checksum: `checksum` must be one whole byte (8 bits starting at a byte boundary), not \(describe(checksum))")
+                throw .invalidConfiguration(
+                    "\(name) has an 8-bit checksum: `checksum` must be one whole byte (8 bits starting at a byte boundary), not \(describe(checksum))")
             }
             if let counter {
                 try counterWidth(counter, 1...8, name)
@@ -236,7 +239,8 @@ extension FrameProtection {
     private static func crcByteAndNibble(_ checksum: PayloadField?, _ counter: PayloadField?, _ name: String) throws(FrameProtectionError) {
         let checksum = try required(checksum, "checksum", name)
         guard checksum.isWholeByte else {
-            throw .invalidConfiguration("\(name) has an 8-bit CRC: `checksum` must be one whole byte (8 bits starting at a byte boundary), not \(describe(checksum))")
+            throw .invalidConfiguration(
+                "\(name) has an 8-bit CRC: `checksum` must be one whole byte (8 bits starting at a byte boundary), not \(describe(checksum))")
         }
         let counter = try required(counter, "counter", name)
         guard counter.isNibble else {
@@ -244,7 +248,8 @@ extension FrameProtection {
                 "\(name) has a 4-bit counter: `counter` must be one nibble (bits 0...3 or 4...7 of one byte), not \(describe(counter))")
         }
         guard counter.firstByte != checksum.firstByte else {
-            throw .invalidConfiguration("\(name): `counter` must be in another byte than `checksum` (both are in byte \(checksum.firstByte)): the CRC skips its whole byte")
+            throw .invalidConfiguration(
+                "\(name): `counter` must be in another byte than `checksum` (both are in byte \(checksum.firstByte)): the CRC skips its whole byte")
         }
     }
 

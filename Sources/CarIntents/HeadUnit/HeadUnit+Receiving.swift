@@ -44,7 +44,7 @@ extension HeadUnit {
             guard !ack.accepted else { break }
             for token in commands.keys.sorted() {
                 guard let command = commands[token],
-                      let sent = command.sent.first(where: { $0.id == ack.commandFrameID && ($0.counter == nil || $0.counter == ack.counter) })
+                    let sent = command.sent.first(where: { $0.id == ack.commandFrameID && ($0.counter == nil || $0.counter == ack.counter) })
                 else { continue }
                 settle(token, with: .rejected(message: sent.message, result: ack.result), &events)
             }

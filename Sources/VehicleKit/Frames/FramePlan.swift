@@ -220,9 +220,10 @@ final class FramePlan: Sendable {
             }
             statusByID[message.canID] = statusPlans.count
             statusByName[name] = statusPlans.count
-            statusPlans.append(Message(
-                message: message, name: name, protection: profile.protection[name]?.protection, idle: idle,
-                keyBySignal: keyBySignal, sharedKeys: shared, slots: slots + derived))
+            statusPlans.append(
+                Message(
+                    message: message, name: name, protection: profile.protection[name]?.protection, idle: idle,
+                    keyBySignal: keyBySignal, sharedKeys: shared, slots: slots + derived))
         }
 
         // Keys (their commands refer to command plans by index, so these are numbered first).
@@ -241,7 +242,8 @@ final class FramePlan: Sendable {
             if let reference = binding.command, let message = database.message(named: reference.message), let kind {
                 func request(_ request: SignalRequest) -> Request? {
                     guard let signal = message.signal(named: request.signal.signal), let raw = ValueCodec.raw(request.value, signal: signal),
-                          let input = message.codec.input(forRaw: raw, signal: signal.name) else { return nil }
+                        let input = message.codec.input(forRaw: raw, signal: signal.name)
+                    else { return nil }
                     return Request(signals: indices(of: signal.name, in: message), raw: raw, input: input)
                 }
                 let resolved: CommandKind?
@@ -263,11 +265,14 @@ final class FramePlan: Sendable {
                 case let .step(step):
                     resolved = zip2(request(step.up), request(step.down)).map { .step(up: $0, down: $1) }
                 }
-                command = resolved.map { Command(message: reference.message, plan: commandByName[reference.message], kind: $0, holdFrames: reference.holdFrames) }
+                command = resolved.map {
+                    Command(message: reference.message, plan: commandByName[reference.message], kind: $0, holdFrames: reference.holdFrames)
+                }
             }
-            keys.append(Key(
-                key: key, kind: kind, binding: binding, status: status, command: command,
-                statusCodec: statusMessage?.codec, statusSignal: statusMessage?.codec.index(ofSignal: binding.status.signal)))
+            keys.append(
+                Key(
+                    key: key, kind: kind, binding: binding, status: status, command: command,
+                    statusCodec: statusMessage?.codec, statusSignal: statusMessage?.codec.index(ofSignal: binding.status.signal)))
         }
 
         // Command messages.
@@ -308,9 +313,10 @@ final class FramePlan: Sendable {
                 }
             }
             commandByID[message.canID] = commandPlans.count
-            commandPlans.append(Message(
-                message: message, name: name, protection: protection?.protection, idle: idle, keyBySignal: keyBySignal, sharedKeys: shared,
-                slots: [], presses: presses, carried: carried, idleRaws: idleRaws))
+            commandPlans.append(
+                Message(
+                    message: message, name: name, protection: protection?.protection, idle: idle, keyBySignal: keyBySignal, sharedKeys: shared,
+                    slots: [], presses: presses, carried: carried, idleRaws: idleRaws))
         }
 
         var acknowledgement: Acknowledgement?
@@ -350,7 +356,8 @@ extension FramePlan {
     /// 58...90 cannot be sent as raw 0, and the encoder checks ranges as cantools does).
     static func withinRange(_ raw: Int128, _ signal: DBCSignal) -> Int128 {
         guard signal.choiceName(for: raw) == nil, let low = signal.minimum?.doubleValue, let high = signal.maximum?.doubleValue, low <= high else { return raw }
-        let scale = signal.scale.doubleValue, offset = signal.offset.doubleValue
+        let scale = signal.scale.doubleValue
+        let offset = signal.offset.doubleValue
         let physical = Double(raw) * scale + offset
         guard physical < low - 1e-9 || physical > high + 1e-9, scale != 0 else { return raw }
         let candidate = ((low - offset) / scale).rounded(scale > 0 ? .up : .down)

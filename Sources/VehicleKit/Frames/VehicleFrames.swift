@@ -71,7 +71,9 @@ public struct VehicleFrames: Sendable {
 
     /// The property value a decoded status signal value stands for; nil for values that
     /// are no state. `band`: as for `input(for:key:codec:band:)`.
-    private func propertyValue(_ value: SignalValue, key: FramePlan.Key, codec: ValueCodec?, band bandValue: @autoclosure () -> PropertyValue?) -> PropertyValue? {
+    private func propertyValue(_ value: SignalValue, key: FramePlan.Key, codec: ValueCodec?, band bandValue: @autoclosure () -> PropertyValue?)
+        -> PropertyValue?
+    {
         if key.unitFrequency {
             if case .choice = value { return nil }
             guard let band = band(bandValue()) else { return nil }
@@ -86,8 +88,8 @@ public struct VehicleFrames: Sendable {
         guard let index = plan.keyIndex[key] else { return nil }
         let key = plan.keys[index]
         guard let input = input(for: value, key: key, codec: key.status, band: context[.radioBand]),
-              let codec = key.statusCodec, let signal = key.statusSignal,
-              let carried = codec.roundTrip(input, signalAt: signal)
+            let codec = key.statusCodec, let signal = key.statusSignal,
+            let carried = codec.roundTrip(input, signalAt: signal)
         else { return nil }
         return propertyValue(carried, key: key, codec: key.status, band: context[.radioBand])
     }
@@ -111,7 +113,9 @@ public struct VehicleFrames: Sendable {
     /// value from `context`), protected with the next counter. A frame with a momentary
     /// or toggle request is held for its `holdFrames` and followed by one released frame.
     /// A toggle whose property already shows the target in `context` is not pressed.
-    public func commandFrames(for targets: [PropertyKey: PropertyValue], context: VehicleState = VehicleState(), counters: inout [String: UInt8]) throws(VehicleFramesError) -> [CANFrame] {
+    public func commandFrames(for targets: [PropertyKey: PropertyValue], context: VehicleState = VehicleState(), counters: inout [String: UInt8])
+        throws(VehicleFramesError) -> [CANFrame]
+    {
         // The command messages involved, by plan index, with their inputs so far.
         var byMessage: [(plan: Int, inputs: SignalInputs, hold: Int, pressed: Bool)] = []
         func entry(_ command: FramePlan.Command) throws(VehicleFramesError) -> Int {
@@ -172,7 +176,9 @@ public struct VehicleFrames: Sendable {
     }
 
     /// One press of a stepped property, up or down: held for its `holdFrames`, then released.
-    public func stepFrames(for key: PropertyKey, up: Bool, context: VehicleState = VehicleState(), counters: inout [String: UInt8]) throws(VehicleFramesError) -> [CANFrame] {
+    public func stepFrames(for key: PropertyKey, up: Bool, context: VehicleState = VehicleState(), counters: inout [String: UInt8]) throws(VehicleFramesError)
+        -> [CANFrame]
+    {
         guard let index = plan.keyIndex[key], let command = plan.keys[index].command else { throw .notCommandable(key) }
         guard case let .step(upRequest, downRequest) = command.kind else { throw .notCommandable(key) }
         guard let position = command.plan else { throw .unknownMessage(command.message) }
@@ -199,7 +205,8 @@ public struct VehicleFrames: Sendable {
         for (position, signals) in message.carried {
             let key = plan.keys[position]
             guard targets[key.key] == nil, let value = state[key.key],
-                  let input = input(for: value, key: key, codec: key.setpointValues, band: state[.radioBand]) else { continue }
+                let input = input(for: value, key: key, codec: key.setpointValues, band: state[.radioBand])
+            else { continue }
             for signal in signals { inputs[signal] = input }
         }
     }
@@ -239,7 +246,9 @@ public struct VehicleFrames: Sendable {
     /// The property values the signals of status message `message` in `frame` carry,
     /// and the properties whose signal carries no state value. A frequency is read in the
     /// band of the same frame, else of `context`. Nil when the frame does not decode.
-    private func readStatus(_ frame: CANFrame, _ message: FramePlan.Message, context: VehicleState) -> (values: [PropertyKey: PropertyValue], unreadable: [PropertyKey])? {
+    private func readStatus(_ frame: CANFrame, _ message: FramePlan.Message, context: VehicleState) -> (
+        values: [PropertyKey: PropertyValue], unreadable: [PropertyKey]
+    )? {
         // (`reserveCapacity` is not specialized: it looks the storage's type up each time.)
         var values = [PropertyKey: PropertyValue](minimumCapacity: message.propertyCount)
         var unreadable: [PropertyKey] = []
@@ -258,7 +267,11 @@ public struct VehicleFrames: Sendable {
                         let key = plan.keys[next < 0 ? first : more![next]]
                         next += 1
                         if key.isRadioFrequency { deferred.append((key, value)); continue }
-                        if let property = propertyValue(value, key: key, codec: key.status, band: nil) { values[key.key] = property } else { unreadable.append(key.key) }
+                        if let property = propertyValue(value, key: key, codec: key.status, band: nil) {
+                            values[key.key] = property
+                        } else {
+                            unreadable.append(key.key)
+                        }
                     } while next < (more?.count ?? 0)
                 }
             }
@@ -358,8 +371,9 @@ public struct VehicleFrames: Sendable {
         }
         if unreadable.count > 1 { unreadable.sort() }
         let counter = command.protection?.counter(in: frame.data)
-        return .command(HeadUnitCommand(
-            message: command.name, id: frame.id, counter: counter, changes: changes, unreadable: unreadable, steps: steps, toggles: toggles.sorted()))
+        return .command(
+            HeadUnitCommand(
+                message: command.name, id: frame.id, counter: counter, changes: changes, unreadable: unreadable, steps: steps, toggles: toggles.sorted()))
     }
 
     /// The status frame `name` reporting `state` (properties the state lacks are sent

@@ -95,7 +95,8 @@ public enum CarAudioSource: String, SiriKitEnumeration {
     }
 }
 
-/// `INRadioType`.
+/// `INRadioType`. Apple's spelling of the bands (the raw values are the wire's).
+// swift-format-ignore: AlwaysUseLowerCamelCase
 public enum RadioType: String, SiriKitEnumeration { case AM, FM, HD, satellite, DAB }
 
 /// `INRelativeSetting`.

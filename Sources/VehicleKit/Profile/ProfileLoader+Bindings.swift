@@ -1,5 +1,5 @@
-import CarplayJSON
 import CANKit
+import CarplayJSON
 
 /// `bindings`: each property's status signal and value mapping, and its command
 /// (parsed by kind in `ProfileLoader+Commands`).
@@ -36,7 +36,8 @@ extension ProfileReader {
             if schema == 1 {
                 (command, commandSignals, statusValues) = try schema1Binding(object, key: key, kind: kind, status: status, database: profile.database)
             } else {
-                statusValues = try parseMapping(statusNode.object(known: ["message", "signal"] + Self.mappingKeys), key: key, kind: kind, signal: status, isStatus: true)
+                statusValues = try parseMapping(
+                    statusNode.object(known: ["message", "signal"] + Self.mappingKeys), key: key, kind: kind, signal: status, isStatus: true)
                 if let commandNode = object.optional("command") {
                     (command, commandSignals) = try parseCommand(commandNode, key: key, kind: kind, profile: profile)
                 }
@@ -47,7 +48,9 @@ extension ProfileReader {
                 for reference in commandSignals + [status] {
                     let id = "\(reference.message.name).\(reference.signal.name)"
                     if let owner = owners[id] {
-                        throw fail(reference.path + ".signal", "signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\" is already bound by \(owner.path)")
+                        throw fail(
+                            reference.path + ".signal",
+                            "signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\" is already bound by \(owner.path)")
                     }
                     owners[id] = (reference.path, true)
                 }
@@ -56,16 +59,20 @@ extension ProfileReader {
                 for reference in commandSignals {
                     let id = "\(reference.message.name).\(reference.signal.name)"
                     if let owner = owners[id], owner.setpoint != isSetpoint {
-                        throw fail(reference.path + ".signal",
-                            "signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\" is already \(owner.setpoint ? "the setpoint" : "a request signal") of \(owner.path); one signal is either a setpoint or carries requests")
+                        throw fail(
+                            reference.path + ".signal",
+                            "signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\" is already \(owner.setpoint ? "the setpoint" : "a request signal") of \(owner.path); one signal is either a setpoint or carries requests"
+                        )
                     }
                     owners[id] = (reference.path, isSetpoint)
                 }
                 for request in Self.requests(of: command) {
                     let id = "\(request.signal.message).\(request.signal.signal)=\(request.value)"
                     if let other = requests[id] {
-                        throw fail(bindingNode.childPath("command", quoted: false),
-                            "\(request.value) on signal \"\(request.signal.signal)\" is already the request of \(other): the vehicle could not tell the two apart")
+                        throw fail(
+                            bindingNode.childPath("command", quoted: false),
+                            "\(request.value) on signal \"\(request.signal.signal)\" is already the request of \(other): the vehicle could not tell the two apart"
+                        )
                     }
                     requests[id] = "bindings[\"\(rawKey)\"]"
                 }
@@ -73,16 +80,21 @@ extension ProfileReader {
 
             // An enumeration maps every case the car has, and no other.
             if case .enumeration = kind {
-                let needed: [String] = switch key {
-                case .audioSource: profile.audioSources.map(\.rawValue)
-                case .radioBand: profile.radio?.bands.map(\.type.rawValue) ?? []
-                case .activeConnector: profile.car.chargingConnectors.map(\.type.rawValue) + [PropertyKey.noConnector]
-                default: AirCirculationMode.allCases.map(\.rawValue)
-                }
-                var sides: [(path: String, names: Set<String>, exact: Bool)] = [(schema == 1 ? object.path("values") : statusNode.childPath("values", quoted: false), Set(statusValues.values.keys), true)]
+                let needed: [String] =
+                    switch key {
+                    case .audioSource: profile.audioSources.map(\.rawValue)
+                    case .radioBand: profile.radio?.bands.map(\.type.rawValue) ?? []
+                    case .activeConnector: profile.car.chargingConnectors.map(\.type.rawValue) + [PropertyKey.noConnector]
+                    default: AirCirculationMode.allCases.map(\.rawValue)
+                    }
+                var sides: [(path: String, names: Set<String>, exact: Bool)] = [
+                    (schema == 1 ? object.path("values") : statusNode.childPath("values", quoted: false), Set(statusValues.values.keys), true)
+                ]
                 switch command {
-                case let .setpoint(setpoint)?: sides.append((bindingNode.childPath("command", quoted: false) + ".values", Set(setpoint.values.values.keys), schema == 2))
-                case let .momentary(momentary)?: sides.append((bindingNode.childPath("command", quoted: false) + ".requests", Set(momentary.requests.keys), false))
+                case let .setpoint(setpoint)?:
+                    sides.append((bindingNode.childPath("command", quoted: false) + ".values", Set(setpoint.values.values.keys), schema == 2))
+                case let .momentary(momentary)?:
+                    sides.append((bindingNode.childPath("command", quoted: false) + ".requests", Set(momentary.requests.keys), false))
                 default: break
                 }
                 for side in sides {
@@ -90,19 +102,26 @@ extension ProfileReader {
                         throw fail("\(side.path)[\"\(name)\"]", "missing: the car has \(name), so \(rawKey) maps it to a value of the DBC signal")
                     }
                     for name in side.names.sorted() where !needed.contains(name) && side.exact {
-                        throw fail("\(side.path)[\"\(name)\"]", "the car has no \(name) (\(key == .audioSource ? "audioSources" : key == .radioBand ? "radio.bands" : key == .activeConnector ? "car.chargingConnectors" : "climate.recirculation") does not list it)")
+                        throw fail(
+                            "\(side.path)[\"\(name)\"]",
+                            "the car has no \(name) (\(key == .audioSource ? "audioSources" : key == .radioBand ? "radio.bands" : key == .activeConnector ? "car.chargingConnectors" : "climate.recirculation") does not list it)"
+                        )
                     }
                 }
             }
 
             var signalUnit: String?
             if let unitNode = object.optional("signalUnit") {
-                guard key == .radioFrequency else { throw unitNode.error("signalUnit is only for radio.frequency (other units: \"unit\" on status or a setpoint command)") }
+                guard key == .radioFrequency else {
+                    throw unitNode.error("signalUnit is only for radio.frequency (other units: \"unit\" on status or a setpoint command)")
+                }
                 let unit = try unitNode.string()
                 guard FrequencyUnit.kilohertz(unit) != nil else { throw unitNode.error("signalUnit is \"kHz\" or \"MHz\", not \"\(unit)\"") }
                 for reference in commandSignals + [status] {
                     if let dbcUnit = reference.signal.unit, !dbcUnit.isEmpty, dbcUnit != unit {
-                        throw unitNode.error("signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\" is in \"\(dbcUnit)\" according to \(dbcName), not \"\(unit)\"")
+                        throw unitNode.error(
+                            "signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\" is in \"\(dbcUnit)\" according to \(dbcName), not \"\(unit)\""
+                        )
                     }
                 }
                 signalUnit = unit
@@ -112,7 +131,9 @@ extension ProfileReader {
             resolved[key] = ResolvedBinding(key: key, path: bindingNode.path, commandSignals: commandSignals, status: status, binding: binding)
         }
         for key in requiredKeys(for: profile) where resolved[key] == nil {
-            throw fail(node.childPath(key.rawValue, quoted: true), "missing binding: the car has \(capability(of: key, in: profile).needs), so \(key.rawValue) must be bound")
+            throw fail(
+                node.childPath(key.rawValue, quoted: true),
+                "missing binding: the car has \(capability(of: key, in: profile).needs), so \(key.rawValue) must be bound")
         }
         return resolved
     }
@@ -138,8 +159,10 @@ extension ProfileReader {
             let resolvedCommand = try resolveSignal(commandNode, known: ["message", "signal", "idle"], database: database)
             let commandObject = try commandNode.object(known: ["message", "signal", "idle"])
             guard let idleNode = commandObject.optional("idle") else {
-                throw fail(commandObject.path("idle"),
-                    "missing idle: the value signal \"\(resolvedCommand.signal.name)\" carries when a command frame does not change \(key.rawValue) (a choice name such as \"NoRequest\", or a raw number)")
+                throw fail(
+                    commandObject.path("idle"),
+                    "missing idle: the value signal \"\(resolvedCommand.signal.name)\" carries when a command frame does not change \(key.rawValue) (a choice name such as \"NoRequest\", or a raw number)"
+                )
             }
             idle = try rawValue(idleNode, signal: resolvedCommand.signal, message: resolvedCommand.message).raw
             command = resolvedCommand
@@ -165,7 +188,9 @@ extension ProfileReader {
                 let choice = try entry.string()
                 for reference in [command, status].compactMap({ $0 }) {
                     guard let raw = reference.signal.choiceValue(named: choice) else {
-                        throw entry.error("no choice \"\(choice)\" in signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\"\(choiceList(reference.signal))")
+                        throw entry.error(
+                            "no choice \"\(choice)\" in signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\"\(choiceList(reference.signal))"
+                        )
                     }
                     if reference.path == command?.path, raw == idle {
                         throw entry.error("choice \"\(choice)\" is the idle value of signal \"\(reference.signal.name)\"")
@@ -195,7 +220,8 @@ extension ProfileReader {
             throw messageNode.error("no message \"\(messageName)\" in \(dbcName)")
         }
         guard !message.isMultiplexed else {
-            throw messageNode.error("message \"\(messageName)\" of \(dbcName) is multiplexed; bindings use plain messages (multiplexed pages are not supported yet)")
+            throw messageNode.error(
+                "message \"\(messageName)\" of \(dbcName) is multiplexed; bindings use plain messages (multiplexed pages are not supported yet)")
         }
         return message
     }
@@ -225,7 +251,9 @@ extension ProfileReader {
                     }
                     if let other = spelled.updateValue(written, forKey: text) { throw entry.error("\"\(written)\" and \"\(other)\" both name \(text)") }
                 case .integer:
-                    guard Int(text) != nil else { throw entry.error("\"\(text)\" is not a level of \(key.rawValue): values of an integer property are \"0\", \"1\", ...") }
+                    guard Int(text) != nil else {
+                        throw entry.error("\"\(text)\" is not a level of \(key.rawValue): values of an integer property are \"0\", \"1\", ...")
+                    }
                 case .number:
                     throw valuesNode.error("values map booleans, enumerations and integer levels; \(key.rawValue) is a number (use unit or linear)")
                 }
@@ -264,7 +292,9 @@ extension ProfileReader {
             let temperature = key.rawValue.hasPrefix("climate.temperature.") || key == .cabinTemperature
             let allowed = temperature ? ["celsius", "fahrenheit"] : key == .distanceRemaining ? ["km", "mi"] : []
             guard !allowed.isEmpty else {
-                throw unitNode.error("unit is for temperatures (celsius, fahrenheit) and distances (km, mi)\(key == .radioFrequency ? "; a frequency signal's unit is the binding's signalUnit" : ""); use linear for \(key.rawValue)")
+                throw unitNode.error(
+                    "unit is for temperatures (celsius, fahrenheit) and distances (km, mi)\(key == .radioFrequency ? "; a frequency signal's unit is the binding's signalUnit" : ""); use linear for \(key.rawValue)"
+                )
             }
             guard allowed.contains(unit), let transform = LinearTransform.converting(from: unit) else {
                 throw unitNode.error("\(key.rawValue) takes unit \(allowed.joined(separator: " or ")), not \"\(unit)\"")

@@ -1,5 +1,5 @@
-import CarplayJSON
 import CANKit
+import CarplayJSON
 
 extension ProfileReader {
     func parseRange(_ node: JSONNode) throws(ProfileError) -> SteppedRange {
@@ -7,7 +7,9 @@ extension ProfileReader {
     }
 
     func parseRange(_ object: JSONObject, integral: Bool = false) throws(ProfileError) -> SteppedRange {
-        let minNode = try object.required("min"), maxNode = try object.required("max"), stepNode = try object.required("step")
+        let minNode = try object.required("min")
+        let maxNode = try object.required("max")
+        let stepNode = try object.required("step")
         let range = SteppedRange(
             min: integral ? Double(try minNode.integer()) : try minNode.number(),
             max: integral ? Double(try maxNode.integer()) : try maxNode.number(),
@@ -21,7 +23,9 @@ extension ProfileReader {
         guard range.min < range.max else { throw fail(object.path("max"), "max \(range.max.plainText()) must be greater than min \(range.min.plainText())") }
         let steps = (range.max - range.min) / range.step
         guard abs(steps - steps.rounded()) < 1e-6 else {
-            throw fail(object.path("max"), "max \(range.max.plainText()) is not min \(range.min.plainText()) plus a whole number of steps of \(range.step.plainText())")
+            throw fail(
+                object.path("max"), "max \(range.max.plainText()) is not min \(range.min.plainText()) plus a whole number of steps of \(range.step.plainText())"
+            )
         }
     }
 
@@ -61,11 +65,13 @@ extension ProfileReader {
         let celsius = try parseRange(temperature.required("celsius"))
         let fahrenheitNode = try temperature.required("fahrenheit")
         let fahrenheit = try parseRange(fahrenheitNode)
-        let low = (fahrenheit.min - 32) * 5 / 9, high = (fahrenheit.max - 32) * 5 / 9
+        let low = (fahrenheit.min - 32) * 5 / 9
+        let high = (fahrenheit.max - 32) * 5 / 9
         let slack = celsius.step / 2 + 1e-9
         guard low >= celsius.min - slack, high <= celsius.max + slack else {
             throw fahrenheitNode.error(
-                "\(fahrenheit.min.plainText()) °F to \(fahrenheit.max.plainText()) °F is \(low.plainText(decimals: 1)) °C to \(high.plainText(decimals: 1)) °C, outside the Celsius range \(celsius.min.plainText()) °C to \(celsius.max.plainText()) °C")
+                "\(fahrenheit.min.plainText()) °F to \(fahrenheit.max.plainText()) °F is \(low.plainText(decimals: 1)) °C to \(high.plainText(decimals: 1)) °C, outside the Celsius range \(celsius.min.plainText()) °C to \(celsius.max.plainText()) °C"
+            )
         }
         let levelsNode = try object.required("fanSpeedLevels")
         let levels = try levelsNode.integer()
@@ -135,11 +141,12 @@ extension ProfileReader {
             if bands.contains(where: { $0.type == type }) { throw typeNode.error("band \"\(type.rawValue)\" listed twice") }
             let unitNode = try band.required("unit")
             let unit = try unitNode.string()
-            let expected = switch type {
-            case .AM: "kHz"
-            case .FM, .HD: "MHz"
-            case .satellite, .DAB: "channel"
-            }
+            let expected =
+                switch type {
+                case .AM: "kHz"
+                case .FM, .HD: "MHz"
+                case .satellite, .DAB: "channel"
+                }
             guard unit == expected else { throw unitNode.error("the \(type.rawValue) band's unit is \"\(expected)\", not \"\(unit)\"") }
             let range = try parseRange(band, integral: type == .satellite || type == .DAB)
             bands.append(RadioBand(type: type, range: range, unit: unit))
@@ -192,10 +199,14 @@ extension ProfileReader {
         let valueNode = try object.required(wanted)
         let value = band.tunesByChannel ? Double(try valueNode.integer()) : try valueNode.number()
         guard band.range.contains(value) else {
-            throw valueNode.error("\(value.plainText()) \(band.unit) is outside the \(type.rawValue) band (\(band.range.min.plainText())...\(band.range.max.plainText()) \(band.unit))")
+            throw valueNode.error(
+                "\(value.plainText()) \(band.unit) is outside the \(type.rawValue) band (\(band.range.min.plainText())...\(band.range.max.plainText()) \(band.unit))"
+            )
         }
         guard abs(band.range.snap(value) - value) < 1e-6 else {
-            throw valueNode.error("\(value.plainText()) \(band.unit) is not on the \(type.rawValue) band's \(band.range.step.plainText()) \(band.unit) steps from \(band.range.min.plainText()) (nearest: \(band.range.snap(value).plainText()))")
+            throw valueNode.error(
+                "\(value.plainText()) \(band.unit) is not on the \(type.rawValue) band's \(band.range.step.plainText()) \(band.unit) steps from \(band.range.min.plainText()) (nearest: \(band.range.snap(value).plainText()))"
+            )
         }
         return band.tunesByChannel
             ? RadioStation(name: name, type: type, channel: Int(value))
@@ -231,7 +242,6 @@ extension ProfileReader {
         return Policies(refusedWhileCarLocked: Set(restricted), confirmationTimeout: .milliseconds(timeout), unreachableAfterCycles: cycles)
     }
 
-
     /// `car`: what `INCar` says besides the identifier and name (all optional).
     func parseCar(_ node: JSONNode) throws(ProfileError) -> CarDescription {
         let object = try node.object(known: ["make", "model", "year", "color", "headUnit", "chargingConnectors"])
@@ -246,7 +256,9 @@ extension ProfileReader {
         if let colorNode = object.optional("color") {
             let color = try colorNode.string()
             let hex = color.dropFirst()
-            guard color.hasPrefix("#"), hex.count == 6, hex.allSatisfy(\.isHexDigit) else { throw colorNode.error("an sRGB colour as \"#RRGGBB\", not \"\(color)\"") }
+            guard color.hasPrefix("#"), hex.count == 6, hex.allSatisfy(\.isHexDigit) else {
+                throw colorNode.error("an sRGB colour as \"#RRGGBB\", not \"\(color)\"")
+            }
             car.color = color.uppercased()
         }
         if let headUnitNode = object.optional("headUnit") {
@@ -295,7 +307,9 @@ extension ProfileReader {
         for key in ["consumptionFormulaArguments", "chargingFormulaArguments"] {
             guard let argumentsNode = object.optional(key) else { continue }
             guard power.battery else { throw argumentsNode.error("only for a car with battery: true") }
-            guard case let .object(arguments) = argumentsNode.value else { throw argumentsNode.error("expected an object (SiriKit's formula arguments, passed on as given)") }
+            guard case let .object(arguments) = argumentsNode.value else {
+                throw argumentsNode.error("expected an object (SiriKit's formula arguments, passed on as given)")
+            }
             if key == "consumptionFormulaArguments" { power.consumptionFormulaArguments = arguments } else { power.chargingFormulaArguments = arguments }
         }
         return power

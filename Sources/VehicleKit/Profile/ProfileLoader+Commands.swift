@@ -1,5 +1,5 @@
-import CarplayJSON
 import CANKit
+import CarplayJSON
 
 /// Schema 2 commands, one parser per kind (VehicleProfiles/README.md, "Command kinds").
 extension ProfileReader {
@@ -31,7 +31,9 @@ extension ProfileReader {
         }
     }
 
-    func parseSetpoint(_ object: JSONObject, key: PropertyKey, kind: PropertyKind, message: DBCMessage) throws(ProfileError) -> (PropertyCommand, [ResolvedSignal]) {
+    func parseSetpoint(_ object: JSONObject, key: PropertyKey, kind: PropertyKind, message: DBCMessage) throws(ProfileError) -> (
+        PropertyCommand, [ResolvedSignal]
+    ) {
         let signal = try resolveSignal(object.required("signal"), in: message, path: object.path)
         var idle: Int128?
         if let idleNode = object.optional("idle") { idle = try rawValue(idleNode, signal: signal.signal, message: message).raw }
@@ -39,7 +41,8 @@ extension ProfileReader {
         if let idle {
             for (text, names) in values.values {
                 if let first = names.first, ValueCodec.raw(first, signal: signal.signal) == idle {
-                    throw fail(object.path("values") + "[\"\(text)\"]",
+                    throw fail(
+                        object.path("values") + "[\"\(text)\"]",
                         "\(first) is the idle value of signal \"\(signal.signal.name)\": the vehicle could not tell \(key.rawValue) = \(text) from no request")
                 }
             }
@@ -121,7 +124,8 @@ extension ProfileReader {
         }
         let parts = key.rawValue.split(separator: ".").map(String.init)
         if parts.count == 3, parts[0] == "seat", let seat = CarSeat(rawValue: parts[1]), let feature = SeatFeature(rawValue: parts[2]),
-           let maximum = profile.seat(seat)?.maximum(feature), maximum > 0 {
+            let maximum = profile.seat(seat)?.maximum(feature), maximum > 0
+        {
             return SteppedRange(min: 0, max: Double(maximum), step: 1)
         }
         return nil
@@ -139,7 +143,8 @@ extension ProfileReader {
         let idle = profile.defaultRaw(of: signal.signal, in: message.name)
         guard raw != idle else {
             throw valueNode.error(
-                "\(name) is the idle value of signal \"\(signal.signal.name)\" (raw \(idle): messages[\"\(message.name)\"].defaults, else NoRequest, else the DBC's start value, else 0): a press could not be told from no request")
+                "\(name) is the idle value of signal \"\(signal.signal.name)\" (raw \(idle): messages[\"\(message.name)\"].defaults, else NoRequest, else the DBC's start value, else 0): a press could not be told from no request"
+            )
         }
         return (SignalRequest(signal: signal.reference, value: name), signal)
     }

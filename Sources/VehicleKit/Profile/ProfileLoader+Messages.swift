@@ -1,5 +1,5 @@
-import CarplayJSON
 import CANKit
+import CarplayJSON
 
 /// What a schema 2 profile adds to the DBC's messages (`messages`), the schema 1
 /// `e2e` table, and the acknowledgement message.
@@ -24,7 +24,8 @@ extension ProfileReader {
                         throw tableNode.error("no signal \"\(signalName)\" in message \"\(name)\" of \(dbcName)")
                     }
                     guard signal.choices.isEmpty else {
-                        throw tableNode.error("signal \"\(signalName)\" already has a value table in \(dbcName)\(choiceList(signal)); bindings can name those choices")
+                        throw tableNode.error(
+                            "signal \"\(signalName)\" already has a value table in \(dbcName)\(choiceList(signal)); bindings can name those choices")
                     }
                     var choices: [DBCChoice] = []
                     for (rawText, choiceNode) in try tableNode.map() {
@@ -129,21 +130,27 @@ extension ProfileReader {
         let commands = bindings.values.compactMap(\.commandMessage)
         let needed = commands.contains { $0.isExtended } ? 29 : 11
         let largest = commands.map(\.frameID).max() ?? 0
-        let fits = commandID.valueType == .integer(signed: false) && commandID.length >= needed
+        let fits =
+            commandID.valueType == .integer(signed: false) && commandID.length >= needed
             && commandID.scale.doubleValue == 1 && commandID.offset.doubleValue == 0
             && (commandID.maximum.map { $0.doubleValue >= Double(largest) } ?? true)
         guard fits else {
-            throw fail(object.path("commandId"),
-                "signal \"\(commandID.name)\" cannot hold the command frame IDs (up to 0x\(String(largest, radix: 16, uppercase: true))): it needs \(needed) unsigned bits, scale 1, offset 0, and a maximum of at least \(largest)")
+            throw fail(
+                object.path("commandId"),
+                "signal \"\(commandID.name)\" cannot hold the command frame IDs (up to 0x\(String(largest, radix: 16, uppercase: true))): it needs \(needed) unsigned bits, scale 1, offset 0, and a maximum of at least \(largest)"
+            )
         }
         let counter = try signal("counter")
-        guard counter.length == 4 else { throw fail(object.path("counter"), "the acknowledged alive counter \"\(counter.name)\" must be 4 bits, not \(counter.length)") }
+        guard counter.length == 4 else {
+            throw fail(object.path("counter"), "the acknowledged alive counter \"\(counter.name)\" must be 4 bits, not \(counter.length)")
+        }
         let result = try signal("result")
         let acceptedNode = try object.required("accepted")
         let accepted = try acceptedNode.string()
         guard result.choiceValue(named: accepted) != nil else {
             throw acceptedNode.error("no choice \"\(accepted)\" in signal \"\(result.name)\" of message \"\(name)\"\(choiceList(result))")
         }
-        return AcknowledgementBinding(message: name, commandIDSignal: commandID.name, counterSignal: counter.name, resultSignal: result.name, acceptedChoice: accepted)
+        return AcknowledgementBinding(
+            message: name, commandIDSignal: commandID.name, counterSignal: counter.name, resultSignal: result.name, acceptedChoice: accepted)
     }
 }

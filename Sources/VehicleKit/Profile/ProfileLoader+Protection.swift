@@ -1,5 +1,5 @@
-import CarplayJSON
 import CANKit
+import CarplayJSON
 
 /// Frame protection: schema 2's `messages.<name>.protection` and schema 1's `e2e` table.
 /// The layouts a scheme accepts are `FrameProtection`'s rules; this file only reads the

@@ -1,5 +1,5 @@
-import CarplayJSON
 import CANKit
+import CarplayJSON
 
 /// Which bindings the capabilities need, what the messages must have, and whether the
 /// signals can carry the capabilities' ranges.
@@ -68,8 +68,6 @@ extension ProfileReader {
         return candidates.filter { capability(of: $0, in: profile).required }
     }
 
-
-
     /// Every status message has a cycle time (reachability counts cycles); protection
     /// signals carry no property. Schema 1 also asks what its DBCs were written for:
     /// every bound message E2E-protected, every command signal bound, an acknowledgement.
@@ -87,7 +85,9 @@ extension ProfileReader {
         for (message, by) in used {
             guard let protection = profile.protection[message.name] else {
                 if schema == 1 {
-                    throw fail("e2e[\"\(message.name)\"]", "missing: message \"\(message.name)\" is used by \(by), and every command and status message is E2E-protected")
+                    throw fail(
+                        "e2e[\"\(message.name)\"]",
+                        "missing: message \"\(message.name)\" is used by \(by), and every command and status message is E2E-protected")
                 }
                 continue
             }
@@ -99,11 +99,14 @@ extension ProfileReader {
         }
         for binding in sorted where profile.cycleTime(of: binding.status.message) == nil {
             if schema == 1 {
-                throw fail(binding.status.path + ".message",
+                throw fail(
+                    binding.status.path + ".message",
                     "status message \"\(binding.status.message.name)\" has no GenMsgCycleTime in \(dbcName); reachability (unreachableAfterCycles) needs it")
             }
-            throw fail("messages[\"\(binding.status.message.name)\"].cycleTimeMs",
-                "missing: status message \"\(binding.status.message.name)\" (\(binding.status.path)) has no GenMsgCycleTime in \(dbcName), so the profile gives its period; reachability (unreachableAfterCycles) needs it")
+            throw fail(
+                "messages[\"\(binding.status.message.name)\"].cycleTimeMs",
+                "missing: status message \"\(binding.status.message.name)\" (\(binding.status.path)) has no GenMsgCycleTime in \(dbcName), so the profile gives its period; reachability (unreachableAfterCycles) needs it"
+            )
         }
         guard schema == 1 else { return }
         let commandMessages = Set(sorted.compactMap { $0.commandMessage?.name })
@@ -113,7 +116,8 @@ extension ProfileReader {
             for signal in message.signals where protection?.isProtectionSignal(signal.name) != true {
                 let bound = sorted.contains { $0.commandSignals.contains { $0.message.name == name && $0.signal.name == signal.name } }
                 if !bound {
-                    throw fail("bindings",
+                    throw fail(
+                        "bindings",
                         "signal \"\(signal.name)\" of command message \"\(name)\" is not bound to a property, so a command frame could not say what it carries")
                 }
             }
@@ -129,16 +133,19 @@ extension ProfileReader {
         if let climate = profile.climate {
             let celsius = climate.celsius
             for zone in climate.zones {
-                try expect(bindings[.temperature(zone: zone.id)], [celsius.min, celsius.min + celsius.step, celsius.max],
+                try expect(
+                    bindings[.temperature(zone: zone.id)], [celsius.min, celsius.min + celsius.step, celsius.max],
                     path: "climate.temperature.celsius", describe: { "\($0.plainText()) °C" })
             }
             if climate.fanSpeedLevels > 0 {
-                try expect(bindings[.fanSpeed], [1, Double(climate.fanSpeedLevels)], path: "climate.fanSpeedLevels", describe: { "fan level \($0.plainText())" })
+                try expect(
+                    bindings[.fanSpeed], [1, Double(climate.fanSpeedLevels)], path: "climate.fanSpeedLevels", describe: { "fan level \($0.plainText())" })
             }
         }
         for (index, seat) in profile.seats.enumerated() {
             for feature in SeatFeature.allCases where seat.maximum(feature) > 0 {
-                try expect(bindings[.seat(seat.seat, feature)], [0, Double(seat.maximum(feature))],
+                try expect(
+                    bindings[.seat(seat.seat, feature)], [0, Double(seat.maximum(feature))],
                     path: "seats[\(index)].\(feature.rawValue)", describe: { "\(feature.rawValue) level \($0.plainText())" })
             }
         }
@@ -151,11 +158,15 @@ extension ProfileReader {
                 } else {
                     let binding = bindings[.radioFrequency]?.binding
                     if let binding, binding.signalUnit == nil,
-                        let other = radio.bands.first(where: { !$0.tunesByChannel && $0.unit != band.unit }) {
-                        throw fail("bindings[\"radio.frequency\"].signalUnit",
-                            "missing: the \(band.type.rawValue) band is in \(band.unit) and the \(other.type.rawValue) band in \(other.unit), so one signal needs its unit (\"kHz\" or \"MHz\")")
+                        let other = radio.bands.first(where: { !$0.tunesByChannel && $0.unit != band.unit })
+                    {
+                        throw fail(
+                            "bindings[\"radio.frequency\"].signalUnit",
+                            "missing: the \(band.type.rawValue) band is in \(band.unit) and the \(other.type.rawValue) band in \(other.unit), so one signal needs its unit (\"kHz\" or \"MHz\")"
+                        )
                     }
-                    try expect(bindings[.radioFrequency], samples, path: "radio.bands[\(index)]", describe: { "\(band.type.rawValue) \($0.plainText()) \(band.unit)" },
+                    try expect(
+                        bindings[.radioFrequency], samples, path: "radio.bands[\(index)]", describe: { "\(band.type.rawValue) \($0.plainText()) \(band.unit)" },
                         signalValue: { binding?.signalValue(frequency: $0, band: band) ?? $0 })
                 }
             }
@@ -191,13 +202,17 @@ extension ProfileReader {
                 var carried = signalValue(value)
                 if let linear = side.mapping.linear { carried = linear.signal(fromProperty: carried) }
                 if let problem = Self.roundTrip(carried, side.reference, exact: side.mapping.linear == nil) {
-                    throw fail(path,
-                        "\(describe(value)) cannot be carried by signal \"\(side.reference.signal.name)\" of message \"\(side.reference.message.name)\" (\(side.reference.path)): \(problem)")
+                    throw fail(
+                        path,
+                        "\(describe(value)) cannot be carried by signal \"\(side.reference.signal.name)\" of message \"\(side.reference.message.name)\" (\(side.reference.path)): \(problem)"
+                    )
                 }
                 let signal = side.reference.signal
                 if let idle = side.idle, ((carried - signal.offset.doubleValue) / signal.scale.doubleValue).rounded() == Double(idle) {
-                    throw fail(side.reference.path + ".idle",
-                        "\(describe(value)) is sent as raw value \(idle), the idle value of signal \"\(signal.name)\": the vehicle could not tell it from no request (map it to another raw value, or use a momentary or toggle command)")
+                    throw fail(
+                        side.reference.path + ".idle",
+                        "\(describe(value)) is sent as raw value \(idle), the idle value of signal \"\(signal.name)\": the vehicle could not tell it from no request (map it to another raw value, or use a momentary or toggle command)"
+                    )
                 }
             }
         }
@@ -206,7 +221,8 @@ extension ProfileReader {
     /// Encodes `value` into the signal (the message's other signals at a neutral value)
     /// and decodes it again; nil when it reads back unchanged, else the problem.
     static func roundTrip(_ value: Double, _ reference: ResolvedSignal, exact: Bool = true) -> String? {
-        let message = reference.message, target = reference.signal.name
+        let message = reference.message
+        let target = reference.signal.name
         var inputs: [String: SignalInput] = [:]
         for signal in message.signals where signal.name != target {
             if let choice = signal.choices.first {

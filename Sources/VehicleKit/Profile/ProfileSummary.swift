@@ -22,7 +22,9 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
             if let cycle = message.cycleTime { facts.append("every \(cycle) ms") }
             if let protection = profile.protection[message.name] { facts.append(protection.protection.scheme.name) }
             let carried = profile.bindings.filter { $0.value.command?.message == message.name || $0.value.status.message == message.name }.keys.sorted()
-            let role = profile.acknowledgement?.message == message.name ? "; acknowledgement" : carried.isEmpty ? "" : "; \(carried.map(\.rawValue).joined(separator: ", "))"
+            let role =
+                profile.acknowledgement?.message == message.name
+                ? "; acknowledgement" : carried.isEmpty ? "" : "; \(carried.map(\.rawValue).joined(separator: ", "))"
             lines.append("  \(message.name): \(facts.joined(separator: ", "))\(role)")
         }
 
@@ -31,8 +33,9 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
         var kinds: [PropertyCommand.Kind: Int] = [:]
         for binding in profile.bindings.values { if let command = binding.command { kinds[command.kind, default: 0] += 1 } }
         let byKind = kinds.keys.sorted().map { "\(kinds[$0]!) \($0.rawValue)" }.joined(separator: ", ")
-        lines.append("bound properties: \(profile.bindings.count): \(commanded) commanded\(byKind.isEmpty ? "" : " (\(byKind))"), "
-            + "\(profile.bindings.count - commanded - statusOnly) read-only, \(statusOnly) status only")
+        lines.append(
+            "bound properties: \(profile.bindings.count): \(commanded) commanded\(byKind.isEmpty ? "" : " (\(byKind))"), "
+                + "\(profile.bindings.count - commanded - statusOnly) read-only, \(statusOnly) status only")
         if let climate = profile.climate {
             let zones = climate.zones.map { "\($0.id) (\($0.seats.map(\.rawValue).joined(separator: ", ")))" }
             lines.append("climate zones: \(climate.zones.count): \(zones.joined(separator: "; "))")
@@ -41,8 +44,10 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
             if climate.autoMode { features.append("auto") }
             if climate.recirculation { features.append("recirculation") }
             if climate.climateControl { features.append("on/off") }
-            lines.append("  \(climate.celsius.min.plainText())...\(climate.celsius.max.plainText()) °C step \(climate.celsius.step.plainText()), "
-                + "\(climate.fahrenheit.min.plainText())...\(climate.fahrenheit.max.plainText()) °F step \(climate.fahrenheit.step.plainText()); \(features.joined(separator: ", "))")
+            lines.append(
+                "  \(climate.celsius.min.plainText())...\(climate.celsius.max.plainText()) °C step \(climate.celsius.step.plainText()), "
+                    + "\(climate.fahrenheit.min.plainText())...\(climate.fahrenheit.max.plainText()) °F step \(climate.fahrenheit.step.plainText()); \(features.joined(separator: ", "))"
+            )
         } else {
             lines.append("climate zones: none")
         }
@@ -53,9 +58,12 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
         }
         lines.append("seats: \(profile.seats.count): \(seats.joined(separator: "; "))")
         if let radio = profile.radio {
-            let bands = radio.bands.map { "\($0.type.rawValue) \($0.range.min.plainText())...\($0.range.max.plainText()) \($0.unit) step \($0.range.step.plainText())" }
+            let bands = radio.bands.map {
+                "\($0.type.rawValue) \($0.range.min.plainText())...\($0.range.max.plainText()) \($0.unit) step \($0.range.step.plainText())"
+            }
             lines.append("radio bands: \(radio.bands.count): \(bands.joined(separator: "; "))")
-            lines.append("  \(radio.presets.count) presets, \(radio.stations.count) stations, satellite \(radio.satelliteSubscribed ? "subscribed" : "not subscribed")")
+            lines.append(
+                "  \(radio.presets.count) presets, \(radio.stations.count) stations, satellite \(radio.satelliteSubscribed ? "subscribed" : "not subscribed")")
         } else {
             lines.append("radio bands: none")
         }
@@ -70,7 +78,9 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
         let policies = profile.policies
         let timeout = policies.confirmationTimeout.components
         let milliseconds = timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000
-        lines.append("policies: refused while the car is locked: \(policies.refusedWhileCarLocked.isEmpty ? "nothing" : policies.refusedWhileCarLocked.sorted().joined(separator: ", "))")
+        lines.append(
+            "policies: refused while the car is locked: \(policies.refusedWhileCarLocked.isEmpty ? "nothing" : policies.refusedWhileCarLocked.sorted().joined(separator: ", "))"
+        )
         lines.append("  confirmation timeout \(milliseconds) ms, unreachable after \(policies.unreachableAfterCycles) cycles")
         lines.append("protected: \(profile.protection.count) messages; acknowledgement: \(profile.acknowledgement?.message ?? "none")")
         self.lines = lines

@@ -1,5 +1,5 @@
-import CarplayJSON
 import CANKit
+import CarplayJSON
 
 /// A vehicle: what it can do (capabilities), how its state maps onto DBC signals
 /// (bindings), and the policies intents follow. Loaded and validated from

@@ -87,7 +87,8 @@ extension Scenario {
         loop = try object.optional("loop")?.bool() ?? false
         duration = try object.optional("duration").map { node throws(JSONContentError) in try Self.seconds(node, positive: true) }
         if loop, duration == nil {
-            throw JSONContentError(file: node.file, path: object.path("duration"), reason: "a looping scenario needs a duration (seconds): the length of one pass")
+            throw JSONContentError(
+                file: node.file, path: object.path("duration"), reason: "a looping scenario needs a duration (seconds): the length of one pass")
         }
         let eventsNode = try object.required("events")
         var events: [ScenarioEvent] = []
@@ -100,7 +101,9 @@ extension Scenario {
     /// Seconds (a number ≥ 0, or > 0) as a duration.
     static func seconds(_ node: JSONNode, positive: Bool = false) throws(JSONContentError) -> Duration {
         let seconds = try node.number()
-        guard seconds.isFinite, positive ? seconds > 0 : seconds >= 0 else { throw node.error(positive ? "expected seconds > 0, found \(seconds)" : "expected seconds ≥ 0, found \(seconds)") }
+        guard seconds.isFinite, positive ? seconds > 0 : seconds >= 0 else {
+            throw node.error(positive ? "expected seconds > 0, found \(seconds)" : "expected seconds ≥ 0, found \(seconds)")
+        }
         return .microseconds(Int64((seconds * 1_000_000).rounded()))
     }
 }
@@ -133,7 +136,9 @@ extension ScenarioEvent {
                     throw JSONContentError(file: node.file, path: object.path("until"), reason: "until must be after the first time (\(Self.text(first)) s)")
                 }
                 if let duration, first >= duration {
-                    throw JSONContentError(file: node.file, path: object.path(object.has("from") ? "from" : "every"), reason: "the first time (\(Self.text(first)) s) is not before the scenario's duration (\(Self.text(duration)) s)")
+                    throw JSONContentError(
+                        file: node.file, path: object.path(object.has("from") ? "from" : "every"),
+                        reason: "the first time (\(Self.text(first)) s) is not before the scenario's duration (\(Self.text(duration)) s)")
                 }
                 timing = .every(period, first: first, until: until)
             case (nil, nil):
@@ -153,7 +158,9 @@ extension ScenarioEvent {
             throw node.error("an event needs one action: \(Self.actions.joined(separator: ", "))")
         }
         guard present.count == 1 else {
-            throw JSONContentError(file: node.file, path: object.path(present[1]), reason: "an event has one action; this one has \(present.joined(separator: " and ")): write two events")
+            throw JSONContentError(
+                file: node.file, path: object.path(present[1]),
+                reason: "an event has one action; this one has \(present.joined(separator: " and ")): write two events")
         }
         let actionNode = try object.required(name)
         switch name {
@@ -176,14 +183,17 @@ extension ScenarioEvent {
     /// `jitter` varies it (a driver's reaction time), as it does a timed event.
     static func afterCommand(_ messageNode: JSONNode, _ object: JSONObject, profile: VehicleProfile?) throws(JSONContentError) -> Timing {
         for key in ["at", "every", "from", "until"] where object.has(key) {
-            throw JSONContentError(file: messageNode.file, path: object.path(key), reason: "\"\(key)\" does not go with \"afterCommand\" (its time is the command's, plus \"delay\" and \"jitter\")")
+            throw JSONContentError(
+                file: messageNode.file, path: object.path(key),
+                reason: "\"\(key)\" does not go with \"afterCommand\" (its time is the command's, plus \"delay\" and \"jitter\")")
         }
         let message = try messageNode.string()
         if let profile {
             let commands = Set(profile.bindings.values.compactMap { $0.command?.message })
             guard commands.contains(message) else {
                 let known = commands.sorted().joined(separator: ", ")
-                throw messageNode.error("\(message) is not a command message of \(profile.displayName) (its command messages: \(known.isEmpty ? "none" : known))")
+                throw messageNode.error(
+                    "\(message) is not a command message of \(profile.displayName) (its command messages: \(known.isEmpty ? "none" : known))")
             }
         }
         let delay = try object.optional("delay").map { node throws(JSONContentError) in try Scenario.seconds(node) } ?? .zero
@@ -238,7 +248,8 @@ extension ScenarioEvent {
         let connector = try node.enumeration(ChargingConnectorType.self, what: "connector (or \"none\" to unplug)")
         if let profile, !profile.car.chargingConnectors.contains(where: { $0.type == connector }) {
             let known = profile.car.chargingConnectors.map(\.type.rawValue)
-            throw node.error("\(profile.displayName) has no \(name) connector (car.chargingConnectors: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+            throw node.error(
+                "\(profile.displayName) has no \(name) connector (car.chargingConnectors: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
         }
         return connector
     }
@@ -248,7 +259,8 @@ extension ScenarioEvent {
     static func fault(_ node: JSONNode, profile: VehicleProfile?) throws(JSONContentError) -> Action {
         guard case var .object(fields) = node.value else { throw node.error("expected an object, found \(node.value.typeName)") }
         for key in ["fromMs", "untilMs"] where fields[key] != nil {
-            throw JSONContentError(file: node.file, path: node.childPath(key, quoted: false), reason: "the event's time opens a scenario fault: give forMs for how long it lasts")
+            throw JSONContentError(
+                file: node.file, path: node.childPath(key, quoted: false), reason: "the event's time opens a scenario fault: give forMs for how long it lasts")
         }
         var lasting: Duration?
         if let value = fields.removeValue(forKey: "forMs") {
@@ -272,7 +284,9 @@ extension ScenarioEvent {
         if rule.kind.isCommandFault, !commands.contains(message) {
             throw JSONContentError(
                 file: file, path: path,
-                reason: "\(rule.kind.name) acts on received commands and \(message) is not a command message; to keep the vehicle's \(message) frames off the bus use \"silence\"")
+                reason:
+                    "\(rule.kind.name) acts on received commands and \(message) is not a command message; to keep the vehicle's \(message) frames off the bus use \"silence\""
+            )
         }
         if !rule.kind.isCommandFault, commands.contains(message) {
             throw JSONContentError(file: file, path: path, reason: "\(rule.kind.name) acts on the vehicle's own frames and \(message) is a command message")

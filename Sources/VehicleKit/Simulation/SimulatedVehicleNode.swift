@@ -132,9 +132,10 @@ public final class SimulatedVehicleNode: Sendable {
             return !core.attached
         }
         guard first else { return }
-        port.startReceiving(CANReceiver(
-            frame: { [weak self] received in self?.receive(received) },
-            finished: { [weak self] in self?.portFinished() }))
+        port.startReceiving(
+            CANReceiver(
+                frame: { [weak self] received in self?.receive(received) },
+                finished: { [weak self] in self?.portFinished() }))
     }
 
     private func receive(_ received: ReceivedFrame) {

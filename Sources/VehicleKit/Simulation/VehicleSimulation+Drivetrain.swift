@@ -100,7 +100,9 @@ extension VehicleSimulation {
             guard profile.power.battery else { throw DriveStateError(parameter: "connector", reason: "\(profile.displayName) has no battery to charge") }
             guard profile.car.chargingConnectors.contains(where: { $0.type == connector }) else {
                 let known = profile.car.chargingConnectors.map(\.type.rawValue)
-                throw DriveStateError(parameter: "connector", reason: "\(profile.displayName) has no \(connector.rawValue) connector (it has: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+                throw DriveStateError(
+                    parameter: "connector",
+                    reason: "\(profile.displayName) has no \(connector.rawValue) connector (it has: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
             }
             guard drive.speedKmh == 0 else { throw DriveStateError(parameter: "speedKmh", reason: "a car that is plugged in does not drive (unplug it first)") }
         }

@@ -75,13 +75,15 @@ extension VehicleSimulation {
             return flag(true, "defroster")
         case "seat":
             guard parts.count == 3, let seat = CarSeat(rawValue: parts[1]), let feature = SeatFeature(rawValue: parts[2]),
-                  let capabilities = profile.seat(seat), capabilities.maximum(feature) > 0 else {
+                let capabilities = profile.seat(seat), capabilities.maximum(feature) > 0
+            else {
                 return missing("seat \(parts.all.dropFirst().joined(separator: " "))")
             }
             return integer(in: 0...capabilities.maximum(feature))
         case "audio":
             guard key == .audioSource, case let .enumeration(name) = value, let source = CarAudioSource(rawValue: name),
-                  profile.audioSources.contains(source) else { return missing("audio source \(value)") }
+                profile.audioSources.contains(source)
+            else { return missing("audio source \(value)") }
             return .success(value)
         case "radio":
             guard let radio = profile.radio else { return missing("radio") }
@@ -189,7 +191,9 @@ extension VehicleSimulation {
         case .fanSpeed: return 1...max(1, profile.climate?.fanSpeedLevels ?? 1)
         case .activeProfile: return 0...max(0, profile.profileSlots)
         case .radioChannel:
-            if let band = currentBand(tunesByChannel: true) { return Int(band.range.min.rounded(.up))...max(Int(band.range.min.rounded(.up)), Int(band.range.max)) }
+            if let band = currentBand(tunesByChannel: true) {
+                return Int(band.range.min.rounded(.up))...max(Int(band.range.min.rounded(.up)), Int(band.range.max))
+            }
             return 0...Int.max - 1
         default:
             let parts = key.rawValue.split(separator: ".").map(String.init)
@@ -209,7 +213,10 @@ extension VehicleSimulation {
     private func currentBand(tunesByChannel: Bool) -> RadioBand? {
         guard let radio = profile.radio else { return nil }
         if case let .enumeration(name)? = state[.radioBand], let type = RadioType(rawValue: name), let band = radio.band(type),
-           band.tunesByChannel == tunesByChannel { return band }
+            band.tunesByChannel == tunesByChannel
+        {
+            return band
+        }
         return radio.bands.first { $0.tunesByChannel == tunesByChannel }
     }
 

@@ -46,7 +46,8 @@ extension VehicleSimulation {
             switch check(key, value, in: changes) {
             case let .success(snapped): value = snapped; return nil
             // The error names the key already: "19.0 outside 16...28", not "key=19.0 outside ...".
-            case let .failure(violation): return violation.detail.hasPrefix("\(key)=") ? String(violation.detail.dropFirst(key.rawValue.count + 1)) : violation.detail
+            case let .failure(violation):
+                return violation.detail.hasPrefix("\(key)=") ? String(violation.detail.dropFirst(key.rawValue.count + 1)) : violation.detail
             }
         }
         let number = value.doubleValue ?? 0

@@ -22,7 +22,9 @@ public struct SimulationDynamics: Sendable, Hashable {
     /// Read once, by `VehicleSimulation.init`.
     public var commandMaxDeltaCounter: UInt8
 
-    public init(cabinTemperatureRate: Double = 0.5, chargeRatePerMinute: Double = 1.0, signalDuration: Duration = .seconds(2), commandMaxDeltaCounter: UInt8 = 1) {
+    public init(
+        cabinTemperatureRate: Double = 0.5, chargeRatePerMinute: Double = 1.0, signalDuration: Duration = .seconds(2), commandMaxDeltaCounter: UInt8 = 1
+    ) {
         self.cabinTemperatureRate = cabinTemperatureRate
         self.chargeRatePerMinute = chargeRatePerMinute
         self.signalDuration = signalDuration
@@ -323,8 +325,9 @@ public struct VehicleSimulation: Sendable {
     /// for (`wrongValue(for:)` steps within the band the car is on); nil otherwise.
     private func wrongTuning(for key: PropertyKey, _ value: PropertyValue, band: PropertyValue?) -> PropertyValue? {
         guard key == .radioFrequency || key == .radioChannel, case let .enumeration(name)? = band,
-              let band = RadioType(rawValue: name).flatMap({ profile.radio?.band($0) }),
-              band.tunesByChannel == (key == .radioChannel), let number = value.doubleValue, band.range.contains(number) else { return nil }
+            let band = RadioType(rawValue: name).flatMap({ profile.radio?.band($0) }),
+            band.tunesByChannel == (key == .radioChannel), let number = value.doubleValue, band.range.contains(number)
+        else { return nil }
         let range = band.range
         let next = range.contains(number + range.step) ? range.snap(number + range.step) : range.snap(number - range.step)
         guard range.contains(next), next != number else { return nil }
@@ -335,7 +338,8 @@ public struct VehicleSimulation: Sendable {
     /// valid in the new band, otherwise tune to the band's first preset or its minimum.
     private mutating func retune(after targets: [PropertyKey: PropertyValue]) {
         guard case let .enumeration(name)? = targets[.radioBand], let type = RadioType(rawValue: name),
-              let band = profile.radio?.band(type) else { return }
+            let band = profile.radio?.band(type)
+        else { return }
         let key: PropertyKey = band.tunesByChannel ? .radioChannel : .radioFrequency
         guard targets[key] == nil, state[key] != nil else { return }
         if let current = state[key]?.doubleValue, band.range.contains(current) { return }
@@ -348,7 +352,8 @@ public struct VehicleSimulation: Sendable {
     /// signal has no such choice (the rejection then goes unacknowledged).
     public func resultChoice(for reason: RejectionReason) -> String? {
         guard let ack = profile.acknowledgement,
-              let signal = profile.database.message(named: ack.message)?.signal(named: ack.resultSignal) else { return nil }
+            let signal = profile.database.message(named: ack.message)?.signal(named: ack.resultSignal)
+        else { return nil }
         let names = signal.choices.map(\.name)
         if let name = reason.candidateChoices.first(where: names.contains) { return name }
         if let name = names.first(where: { $0.lowercased().hasPrefix("reject") }) { return name }
@@ -393,7 +398,8 @@ public struct VehicleSimulation: Sendable {
         let protection = profile.protection[name]?.protection
         var corrupted = false
         if protection != nil, !faults.rules.isEmpty, let previous = lastCounters[name],
-           !takeFaults(at: now, message: name, keys: keys, explicitOnly: explicitOnly, where: { $0 == .repeatCounter }).isEmpty {
+            !takeFaults(at: now, message: name, keys: keys, explicitOnly: explicitOnly, where: { $0 == .repeatCounter }).isEmpty
+        {
             statusCounters[name] = previous
             corrupted = true
         }
@@ -408,7 +414,8 @@ public struct VehicleSimulation: Sendable {
         guard var frame else { return nil }
         if protection != nil { lastCounters[name] = counter }
         if let checksum = protection?.checksum, checksum.bytes.upperBound < frame.data.count,
-           !takeFaults(at: now, message: name, keys: keys, explicitOnly: explicitOnly, where: { $0 == .badCRC }).isEmpty {
+            !takeFaults(at: now, message: name, keys: keys, explicitOnly: explicitOnly, where: { $0 == .badCRC }).isEmpty
+        {
             // Every bit of the checksum inverted, the rest of the frame as it was.
             let mask: UInt64 = checksum.length >= 64 ? .max : (1 << UInt64(checksum.length)) - 1
             checksum.write(checksum.read(frame.data) ^ mask, into: &frame.data)
@@ -432,7 +439,8 @@ public struct VehicleSimulation: Sendable {
         while index < faults.rules.count {
             var rule = faults.rules[index]
             if kind(rule.kind), rule.isActive(at: now), rule.matches(message: message, keys: keys),
-               !explicitOnly || rule.message == message {
+                !explicitOnly || rule.message == message
+            {
                 matched.append(rule)
                 if let count = rule.count {
                     rule.count = count - 1
@@ -505,7 +513,8 @@ public struct VehicleSimulation: Sendable {
         var names: Set<String> = []
         for key in state.changes(from: before) {
             guard let new = state[key], let old = before[key],
-                  frames.reportedValue(new, for: key) != frames.reportedValue(old, for: key) else { continue }
+                frames.reportedValue(new, for: key) != frames.reportedValue(old, for: key)
+            else { continue }
             for name in statusByKey[key] ?? [] where frames.statusMessages[name]?.cycleTime == nil { names.insert(name) }
         }
         return Array(names)

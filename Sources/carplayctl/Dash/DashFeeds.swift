@@ -90,7 +90,8 @@ enum DashFeeds {
             let daemon = try DaemonConnection(options)
             let (final, reply) = try IntentRunner.perform(request.intent, request.parameters, daemon: daemon, options: options, interactive: false)
             guard IntentRunner.succeeded(reply) else { return .failed(reason: IntentSentence.failure(intent: request.intent, reply: reply)) }
-            return .confirmed(sentence: IntentSentence.success(intent: request.intent, parameters: final, reply: reply), state: reply["state"]?.objectValue ?? [:])
+            return .confirmed(
+                sentence: IntentSentence.success(intent: request.intent, parameters: final, reply: reply), state: reply["state"]?.objectValue ?? [:])
         } catch {
             return .failed(reason: "\(error)")
         }

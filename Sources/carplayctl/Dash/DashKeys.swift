@@ -88,7 +88,9 @@ enum DashKeys {
         case .tab, .backTab: model.pane = model.pane == .cabin ? .frames : .cabin; return nil
         case .character("p"):
             model.mode = model.mode == .intents ? .panel : .intents
-            model.note = DashNote(text: model.mode == .panel ? "panel mode: the keys act as the driver (the car's own controls)" : "intent mode: the keys send intents", kind: .info)
+            model.note = DashNote(
+                text: model.mode == .panel ? "panel mode: the keys act as the driver (the car's own controls)" : "intent mode: the keys send intents",
+                kind: .info)
             return nil
         case .redraw: return nil
         default: break

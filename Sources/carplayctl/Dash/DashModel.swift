@@ -199,7 +199,8 @@ struct DashModel: Sendable {
         for (key, target) in request.targets {
             wanted[key] = DashWanted(target: target, phase: .pending, origin: .request(number), since: now)
         }
-        note = request.asDriver
+        note =
+            request.asDriver
             ? DashNote(text: "… the driver sets " + Self.assignments(request.targets), kind: .pending)
             : DashNote(text: "… \(request.intent.rawValue) sent, waiting for the vehicle", kind: .pending)
         return number

@@ -123,23 +123,25 @@ enum DashRenderer {
 
     static func noteLine(_ model: DashModel) -> DashLine {
         guard let note = model.note else { return DashLine() }
-        let style: DashStyle = switch note.kind {
-        case .info: .plain
-        case .pending: .pending
-        case .confirmed: .confirmed
-        case .failed: .failed
-        }
+        let style: DashStyle =
+            switch note.kind {
+            case .info: .plain
+            case .pending: .pending
+            case .confirmed: .confirmed
+            case .failed: .failed
+            }
         return DashLine(" " + note.text, style)
     }
 
     static func keyLine(_ model: DashModel) -> DashLine {
-        let text = model.showHelp
+        let text =
+            model.showHelp
             ? " any key: back   q: quit"
             : model.mode == .panel
-            ? " PANEL: you are the driver  p intents  +/- temp  h heat  f/F fan  l lock  q quit"
-            : model.pane == .cabin
-            ? " Tab frames  z zone  s seat  +/- temp  h heat  f/F fan  l lock  ? help  q quit"
-            : " Tab cabin  ↑/↓ message  Enter signals  +/- temp  h heat  l lock  ? help  q quit"
+                ? " PANEL: you are the driver  p intents  +/- temp  h heat  f/F fan  l lock  q quit"
+                : model.pane == .cabin
+                    ? " Tab frames  z zone  s seat  +/- temp  h heat  f/F fan  l lock  ? help  q quit"
+                    : " Tab cabin  ↑/↓ message  Enter signals  +/- temp  h heat  l lock  ? help  q quit"
         return DashLine(text, .dim)
     }
 
@@ -266,7 +268,8 @@ enum DashRenderer {
             var line = DashLine(isSelected ? "▸" : " ", .selected)
             line.append(padded(name, 14), isSelected ? .selected : .plain)
             if let seat = model.vehicle.seat(named: name), seat.hasFeatures {
-                for (feature, short, maximum) in [("heating", "heat", seat.heating), ("cooling", "cool", seat.cooling), ("massage", "mass", seat.massage)] where maximum > 0 {
+                for (feature, short, maximum) in [("heating", "heat", seat.heating), ("cooling", "cool", seat.cooling), ("massage", "mass", seat.massage)]
+                where maximum > 0 {
                     line = line + value(model, "seat.\(name).\(feature)", label: "\(short) ") { readable($0) } + DashLine(" ")
                 }
             } else {

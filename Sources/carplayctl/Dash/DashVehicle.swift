@@ -64,7 +64,8 @@ struct DashVehicle: Sendable, Equatable {
         }
         seats = (vehicle["seats"]?.arrayValue ?? []).compactMap { seat in
             guard let object = seat.objectValue, let name = object["seat"]?.stringValue else { return nil }
-            return Seat(name: name, heating: object["heating"]?.intValue ?? 0, cooling: object["cooling"]?.intValue ?? 0, massage: object["massage"]?.intValue ?? 0)
+            return Seat(
+                name: name, heating: object["heating"]?.intValue ?? 0, cooling: object["cooling"]?.intValue ?? 0, massage: object["massage"]?.intValue ?? 0)
         }
         driverSide = vehicle["driverSide"]?.stringValue
         if let celsius = climate["celsius"]?.objectValue {

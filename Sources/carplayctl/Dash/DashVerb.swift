@@ -90,7 +90,9 @@ enum DashVerb {
         return false
     }
 
-    static func runFullScreen(_ model: inout DashModel, _ events: AsyncStream<DashEvent>, _ sink: AsyncStream<DashEvent>.Continuation, _ options: DaemonOptions, colors: Bool) async throws {
+    static func runFullScreen(
+        _ model: inout DashModel, _ events: AsyncStream<DashEvent>, _ sink: AsyncStream<DashEvent>.Continuation, _ options: DaemonOptions, colors: Bool
+    ) async throws {
         let raw: RawTerminalMode
         do { raw = try RawTerminalMode(.standardInput) } catch { throw OperationFailure("cannot switch the terminal to raw input: \(error)") }
         let screen = DashScreen(colors: colors)
