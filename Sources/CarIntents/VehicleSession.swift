@@ -52,40 +52,39 @@ public final class VehicleSession: Sendable {
     ) async {
         self.profile = profile
         var scenarioTask: Task<Void, Never>?
+        // The head unit's port first (a port hears only what is sent once it receives),
+        // on the in-process bus unless the caller opened one.
+        let bus: VirtualCANBus?
         switch vehicle {
-        case .replayed: isReplay = true
-        case .simulated, .bus: isReplay = false
+        case let .simulated(_, interface), let .replayed(_, _, interface): bus = VirtualCANBus(interface: interface)
+        case .bus: bus = nil
         }
         switch vehicle {
-        case let .simulated(simulation, interface):
-            let bus = VirtualCANBus(interface: interface)
-            port = headUnitPort(bus.makePort())
-            controller = VehicleController(profile: profile, port: port, clock: clock)
-            controller.start()
-            let node = SimulatedVehicleNode(simulation: simulation, port: bus.makePort(), clock: clock)
+        case let .bus(busPort): port = headUnitPort(busPort)
+        case .simulated, .replayed: port = headUnitPort(bus!.makePort())
+        }
+        controller = VehicleController(profile: profile, port: port, clock: clock)
+        controller.start()
+        virtualBus = bus
+        switch vehicle {
+        case let .simulated(simulation, _):
+            let node = SimulatedVehicleNode(simulation: simulation, port: bus!.makePort(), clock: clock)
             self.vehicle = node
-            virtualBus = bus
             vehicleTask = Task { await node.run() }
             if let scenario {
                 let runner = ScenarioRunner(scenario: scenario, node: node, log: scenarioLog)
                 scenarioTask = Task { await runner.run() }
             }
-        case let .replayed(replay, loop, interface):
-            let bus = VirtualCANBus(interface: interface)
-            port = headUnitPort(bus.makePort())
-            controller = VehicleController(profile: profile, port: port, clock: clock)
-            controller.start()
-            let player = CandumpPlayer(replay: replay, port: bus.makePort(), loop: loop)
+            isReplay = false
+        case let .replayed(replay, loop, _):
+            let player = CandumpPlayer(replay: replay, port: bus!.makePort(), loop: loop)
             self.vehicle = nil
-            virtualBus = bus
             vehicleTask = Task { _ = await player.play() }
-        case let .bus(busPort):
-            port = headUnitPort(busPort)
-            controller = VehicleController(profile: profile, port: port, clock: clock)
-            controller.start()
+            isReplay = true
+        case .bus:
             self.vehicle = nil
-            virtualBus = nil
             vehicleTask = nil
+            isReplay = false
         }
         self.scenarioTask = scenarioTask
         engine = IntentEngine(
