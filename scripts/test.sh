@@ -4,7 +4,8 @@
 # The quick tier (--quick, and the first stages of a full run):
 #   1. bootstrap (Debian packages, .venv with cantools/python-can/varlink); the DBC
 #      corpus (see CARPLAYD_DBC_CORPUS below)
-#   2. swift build --build-tests, warnings are errors
+#   2. swift format lint --strict (the house style, .swift-format); swift build
+#      --build-tests, warnings are errors
 #   3. golden vectors from cantools into .build/golden, AUTOSAR E2E vectors from
 #      autosar-e2e into .build/protection-vectors.json
 #   4. swift test, with CARPLAYD_GOLDEN_DIR, CARPLAYD_DBC_CORPUS and
@@ -32,7 +33,7 @@
 # Usage: scripts/test.sh                    every stage, then one line "N passed, 0 failed"
 #        scripts/test.sh --quick            stages 1-6 only (minutes), then the same line
 #        scripts/test.sh --only STAGE...   just those stages, in that order, no summary
-#          (stages: bootstrap corpus build golden protection_vectors swift_test decode_cli
+#          (stages: bootstrap format corpus build golden protection_vectors swift_test decode_cli
 #          real_dbcs intents release_build fuzz_build package daemon soak vm_suites fuzz;
 #          and vcan, systemd, deb: each VM suite alone, in a boot of its own, deb with the
 #          package stage first. Each expects what earlier ones built, e.g. `--only corpus
@@ -159,6 +160,17 @@ download_corpus() {
     mv "$tmp/cantools-tests" "$dest"
     rm -rf "$tmp"
     CORPUS_ORIGIN="$files of $CANTOOLS_SDIST's sdist ($fetched), in ${cache#"$REPO_ROOT"/}"
+}
+
+# The house style (.swift-format) on every Swift file: `swift format format -i -r ...`
+# with the same paths mends what this refuses.
+SWIFT_FORMAT_PATHS=(Sources Tests Benchmarks Fuzz Plugins Package.swift)
+
+stage_format() {
+    step "swift format lint --strict (${SWIFT_FORMAT_PATHS[*]})"
+    (cd "$REPO_ROOT" && "$SWIFT" format lint --strict --recursive "${SWIFT_FORMAT_PATHS[@]}") \
+        || die "swift format lint: the files above differ from .swift-format's style (mend: swift format format -i -r ${SWIFT_FORMAT_PATHS[*]})"
+    echo "swift format lint: $(cd "$REPO_ROOT" && git ls-files '*.swift' | wc -l) files in the house style"
 }
 
 stage_build() {
@@ -392,7 +404,7 @@ stage_systemd() {
 
 # The stages of each tier, in order: the quick tier first (a unit failure shows within
 # minutes), then what needs the release build, the fuzzer or the VM.
-QUICK_STAGES=(bootstrap corpus build golden protection_vectors swift_test decode_cli real_dbcs intents)
+QUICK_STAGES=(bootstrap format corpus build golden protection_vectors swift_test decode_cli real_dbcs intents)
 FULL_STAGES=("${QUICK_STAGES[@]}" release_build fuzz_build package daemon soak vm_suites fuzz)
 
 # Wall time per stage: printed at each stage's end, and as a table (with the total) at
