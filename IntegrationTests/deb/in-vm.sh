@@ -65,7 +65,7 @@ out="$(ctl climate --temperature 22.5 --zone driver 2>&1)"; echo "$out"
 check "intent confirmed by carplay-ecu@vcan0" grep -q "confirmed by the vehicle" <<<"$out"
 info="$(ctl call org.varlink.service.GetInfo 2>&1)"; echo "$info"
 check "Varlink GetInfo version = the package's version" grep -q "\"version\":\"$VERSION\"" <<<"$info"
-out="$(ctl profile save 2 --name Alice 2>&1)"; echo "$out"
+out="$(ctl car-profile save 2 --name Alice 2>&1)"; echo "$out"
 check "a car profile saved in the StateDirectory" bash -c 'grep -qs Alice /var/lib/carplayd/car-profiles-*.json || grep -qs Alice /var/lib/private/carplayd/car-profiles-*.json'
 
 # ---- systemctl reload: SIGHUP, the same process, the new config read

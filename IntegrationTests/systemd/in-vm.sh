@@ -50,7 +50,7 @@ for f in CARPLAYD_PARAMETERS CARPLAYD_RESULT CARPLAYD_LATENCY_MS CARPLAYD_CAN_ID
 done
 check "journal CARPLAYD_RESULT=success" grep -q '"CARPLAYD_RESULT":"success"' <<<"$json"
 
-out="$(ctl profile save 2 --name Alice 2>&1)"; echo "$out"
+out="$(ctl car-profile save 2 --name Alice 2>&1)"; echo "$out"
 check "car profile Alice saved in the StateDirectory" bash -c 'grep -qs Alice /var/lib/carplayd/car-profiles-*.json || grep -qs Alice /var/lib/private/carplayd/car-profiles-*.json'
 
 # SiriKit's "restricted while locked" is the caller's device: its logind session's
@@ -86,7 +86,7 @@ check "kill -9 -> restarted (new MainPID)" wait_for 20 bash -c "p=\$(systemctl s
 check "after restart: vehicle reachable again" wait_for 10 bash -c 'systemctl show -p StatusText --value carplayd.service | grep -q "^vehicle reachable"'
 out="$(ctl status 2>&1)"
 check "after restart: state resynchronised from status frames (22.5 °C)" grep -q "22.5" <<<"$out"
-out="$(ctl profile set --name Alice 2>&1)"; echo "$out"
+out="$(ctl car-profile set --name Alice 2>&1)"; echo "$out"
 check "after restart: saved car profile Alice still there" bash -c "! grep -qi 'fail\|unknown\|no profile\|needs' <<<\"\$1\"" _ "$out"
 
 # SIGSTOP: no WATCHDOG=1 any more; systemd kills and restarts it.

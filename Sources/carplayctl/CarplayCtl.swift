@@ -53,8 +53,8 @@ enum CarplayCtl {
         Verb(name: "power", summary: "fuel/charge level and range (GetCarPowerLevelStatus)", usage: IntentVerbs.powerUsage, run: IntentVerbs.power),
         Verb(name: "cars", summary: "the car the daemon drives (ListCars)", usage: IntentVerbs.carsUsage, run: IntentVerbs.cars),
         Verb(
-            name: "profile", summary: "save/set car profiles (SaveProfileInCar, SetProfileInCar); check a profile folder (offline)",
-            usage: ProfileCommand.usage, run: ProfileCommand.run),
+            name: "car-profile", summary: "save and restore a driver's settings (SaveProfileInCar, SetProfileInCar)", usage: CarProfileCommand.usage,
+            run: CarProfileCommand.run),
         // The daemon's state.
         Verb(name: "status", summary: "the live vehicle state, grouped, and whether it is reachable", usage: StateVerbs.statusUsage, run: StateVerbs.status),
         Verb(name: "monitor", summary: "one line per change of the vehicle state, until interrupted", usage: StateVerbs.monitorUsage, run: StateVerbs.monitor),
@@ -68,6 +68,9 @@ enum CarplayCtl {
         // Offline tools.
         Verb(name: "can", summary: "CAN interface facts from libsocketcan (state, restart-ms, error counters)", usage: CANCommand.usage, run: CANCommand.run),
         Verb(name: "dbc", summary: "decode, encode and show frames with a DBC file (offline)", usage: DBCCommand.usage, run: DBCCommand.run),
+        Verb(
+            name: "profile", summary: "check a vehicle profile folder: the car's mapping onto its DBC (offline)", usage: ProfileCommand.usage,
+            run: ProfileCommand.run),
         Verb(
             name: "perform", summary: "run one intent (JSON form) against a simulated vehicle, without a daemon", usage: PerformCommand.usage,
             run: PerformCommand.run),

@@ -202,10 +202,10 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         (["audio", "sourceusb"], #"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"sourceUSB"}}"#),
         (["audio", "sourceiPod"], #"{"intent":"SetAudioSourceInCar","parameters":{"audioSource":"sourceiPod"}}"#),
         (["audio", "next"], #"{"intent":"SetAudioSourceInCar","parameters":{"relativeAudioSourceReference":"next"}}"#),
-        (["profile", "save", "2", "--name", "Alex"], #"{"intent":"SaveProfileInCar","parameters":{"profileNumber":2,"profileName":"Alex"}}"#),
-        (["profile", "set", "2"], #"{"intent":"SetProfileInCar","parameters":{"profileNumber":2}}"#),
-        (["profile", "set", "--name", "Alex"], #"{"intent":"SetProfileInCar","parameters":{"profileName":"Alex"}}"#),
-        (["profile", "set", "--default"], #"{"intent":"SetProfileInCar","parameters":{"isDefaultProfile":true}}"#),
+        (["car-profile", "save", "2", "--name", "Alex"], #"{"intent":"SaveProfileInCar","parameters":{"profileNumber":2,"profileName":"Alex"}}"#),
+        (["car-profile", "set", "2"], #"{"intent":"SetProfileInCar","parameters":{"profileNumber":2}}"#),
+        (["car-profile", "set", "--name", "Alex"], #"{"intent":"SetProfileInCar","parameters":{"profileName":"Alex"}}"#),
+        (["car-profile", "set", "--default"], #"{"intent":"SetProfileInCar","parameters":{"isDefaultProfile":true}}"#),
         (["lock"], #"{"intent":"SetCarLockStatus","parameters":{"locked":true}}"#),
         (["unlock", "--car", "Alex's car"], #"{"intent":"SetCarLockStatus","parameters":{"locked":false,"carName":"Alex's car"}}"#),
         (["lock", "--status"], #"{"intent":"GetCarLockStatus","parameters":{}}"#),
@@ -234,8 +234,8 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         (["radio", "fm", "101.1"], "Tuned to FM 101.1 MHz (confirmed by the vehicle)\n"),
         (["radio", "--station", "Jazz FM"], "Tuned to Jazz FM on FM 101.1 MHz (confirmed by the vehicle)\n"),
         (["audio", "bluetooth"], "Audio source set to sourceBluetooth (confirmed by the vehicle)\n"),
-        (["profile", "save", "2", "--name", "Alex"], "Saved the current settings as profile 2 \"Alex\" (7 settings)\n"),
-        (["profile", "set", "2"], "Profile 2 applied (confirmed by the vehicle)\n"),
+        (["car-profile", "save", "2", "--name", "Alex"], "Saved the current settings as profile 2 \"Alex\" (7 settings)\n"),
+        (["car-profile", "set", "2"], "Profile 2 applied (confirmed by the vehicle)\n"),
         (["lock"], "Car locked (confirmed by the vehicle)\n"),
         (["unlock"], "Car unlocked (confirmed by the vehicle)\n"),
         (["lock", "--status"], "The car is locked\n"),
@@ -251,7 +251,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
     }
 
     /// --json prints the raw Perform reply.
-    @Test(arguments: [["climate", "--temperature", "22.5"], ["lock", "--status"], ["power"], ["profile", "save", "1"]])
+    @Test(arguments: [["climate", "--temperature", "22.5"], ["lock", "--status"], ["power"], ["car-profile", "save", "1"]])
     func jsonPrintsTheReply(_ arguments: [String]) async throws {
         let daemon = try FakeDaemon()
         let result = try await ctl(arguments + ["--json"], daemon)
@@ -303,7 +303,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         #expect(unlock.stderr == "Failed: SetCarLockStatus needs an unlocked device: the caller's session 3 is locked: unlock it first\n")
     }
 
-    @Test(arguments: ["climate --temperature 22", "status", "monitor", "describe", "call GetState", "profile save 1", "lock --status", "power"])
+    @Test(arguments: ["climate --temperature 22", "status", "monitor", "describe", "call GetState", "car-profile save 1", "lock --status", "power"])
     func daemonNotRunningExitsThree(_ command: String) async throws {
         let arguments = command.split(separator: " ").map(String.init) + ["--socket", NSTemporaryDirectory() + "no-carplayd-here.sock"]
         let result = try await offThePool { try CarplayctlTests.run(arguments) }
@@ -329,7 +329,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         "climate --fan 2 --fan-percent 50", "climate --fan-percent 150", "climate --ac maybe", "climate --bogus",
         "defrost sideways on", "defrost front", "seat driver", "seat driver --heating lots", "seat a b --heating 1",
         "radio", "radio xm 1", "radio fm abc", "audio", "audio tape", "lock extra", "unlock --status", "signal --siren",
-        "power now", "profile save", "profile set", "status extra", "monitor --bogus", "call", "call GetState [1]", "call GetState not-json",
+        "power now", "car-profile save", "car-profile set", "status extra", "monitor --bogus", "call", "call GetState [1]", "call GetState not-json",
     ])
     func badArgumentsExitTwo(_ command: String) async throws {
         let daemon = try FakeDaemon()
@@ -586,12 +586,21 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
     }
 
     @Test(arguments: [
-        "climate", "defrost", "seat", "radio", "audio", "lock", "unlock", "signal", "power", "profile", "status", "monitor", "traffic", "describe", "call",
+        "climate", "defrost", "seat", "radio", "audio", "lock", "unlock", "signal", "power", "car-profile", "status", "monitor", "traffic", "describe", "call",
     ])
     func helpOfEachVerb(_ verb: String) async throws {
+        // (`profile` is the vehicle profile, offline: no socket.)
         let result = try await offThePool { try CarplayctlTests.run([verb, "--help"]) }
         #expect(result.status == 0)
         #expect(result.stdout.contains("usage: carplayctl \(verb)") || (verb == "unlock" && result.stdout.contains("carplayctl unlock")), "\(result.stdout)")
         #expect(result.stdout.contains("--socket PATH"))
+    }
+
+    /// `profile` is the vehicle profile; a driver's saved settings moved to `car-profile`,
+    /// and the old spelling says where.
+    @Test func profileSaveSaysWhereItWent() async throws {
+        let result = try await offThePool { try CarplayctlTests.run(["profile", "save", "1"]) }
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("carplayctl car-profile save"), "\(result.stderr)")
     }
 }
