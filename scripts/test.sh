@@ -324,9 +324,11 @@ stage_intents() {
 # stage's output but the sources, and ~2 CPU-minutes. A full run starts it after the last
 # SwiftPM build, in the background under SCHED_IDLE (chrt --idle): it gets only CPU time
 # that nothing else wants -- the daemon tests, the soak and above all the emulated VM
-# leave much of the 2 cores idle -- and cannot slow those timing-bound stages down. The
+# leave much of the 2 cores idle -- and hardly slows those timing-bound stages. The
 # fuzz stage then waits for it; Fuzz/run.sh builds again in the foreground (incremental:
 # nothing left to do, or everything, with its errors shown, if the background build failed).
+# The fuzzing itself stays in the foreground: libFuzzer's per-input timeout (-timeout=10)
+# is wall time, and a target starved at idle priority reports false timeouts (tried).
 FUZZ_BUILD_PID=""
 FUZZ_BUILD_LOG="$REPO_ROOT/.build/fuzz-build.log"
 
