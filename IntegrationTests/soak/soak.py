@@ -26,7 +26,8 @@ Invariants (each violation is printed and fails the run):
   converged    after each fault clears, the daemon's state (GetState) equals the vehicle's
                own (GetVehicle) on every commanded property, within a deadline;
   profiles     after every SIGKILL each saved car-profile file parses, and every slot whose
-               save was acknowledged holds the acknowledged name (or one still in flight);
+               save was acknowledged holds the acknowledged name (or one still in flight,
+               or one sent since whose reply a restart dropped: it may have been written);
   stopped      SIGTERM exits 0;
   memory/fds   per daemon run, VmRSS and the fd count do not grow (last quarter vs the
                first quarter after warm-up, thresholds in --help).
@@ -130,6 +131,10 @@ class Soak:
         self.samples = {}            # run -> [(t, rss_kib, fds)]
         self.acked_saves = {}        # slot -> name acknowledged last
         self.inflight_saves = {}     # (client, seq) -> (slot, name)
+        # slot -> names whose save was sent but never answered (the connection dropped by a
+        # restart): the daemon may have written them before it died, so until a later save
+        # of that slot is acknowledged the file may hold any of them.
+        self.unknown_saves = {}
         self.profile_dir = str(REPO / "VehicleProfiles" / args.profile)
         with open(os.path.join(self.profile_dir, "profile.json")) as f:
             self.profile = json.load(f)
@@ -226,6 +231,7 @@ class Soak:
         with self.lock:
             acked = dict(self.acked_saves)
             inflight = list(self.inflight_saves.values())
+            unknown = {slot: set(names) for slot, names in self.unknown_saves.items()}
         for path in files:
             if not path.name.startswith("car-profiles-") or not path.name.endswith(".json"):
                 self.count("stray files in the state directory")
@@ -239,7 +245,7 @@ class Soak:
             self.passed("profiles")
             by_slot = {entry.get("slot"): entry.get("name") for entry in saved}
             for slot, name in acked.items():
-                allowed = {name} | {n for s, n in inflight if s == slot}
+                allowed = {name} | {n for s, n in inflight if s == slot} | unknown.get(slot, set())
                 if by_slot.get(slot) not in allowed:
                     self.violation("profiles", "slot %s holds %r after SIGKILL, acknowledged %r (in flight %s)"
                                    % (slot, by_slot.get(slot), name, sorted(allowed - {name})))
@@ -313,6 +319,7 @@ class Soak:
                     if save and response["code"] == "success":
                         with self.lock:
                             self.acked_saves[save[0]] = save[1]
+                            self.unknown_saves.pop(save[0], None)
                 self.passed("outcomes")
             except VarlinkErrorReply as error:
                 self.passed("answered")
@@ -325,6 +332,9 @@ class Soak:
             except Dropped as error:
                 conn.close()
                 conn = None
+                if save:
+                    with self.lock:
+                        self.unknown_saves.setdefault(save[0], set()).add(save[1])
                 end = time.monotonic()
                 if self.near_restart(start, end):
                     self.count("dropped by a restart")
@@ -333,6 +343,9 @@ class Soak:
             except Unanswered:
                 conn.close()
                 conn = None
+                if save:
+                    with self.lock:
+                        self.unknown_saves.setdefault(save[0], set()).add(save[1])
                 self.violation("answered", "client %d: no reply to %s %s within %.0f s" % (index, method, parameters, self.args.request_timeout))
             finally:
                 if save:
