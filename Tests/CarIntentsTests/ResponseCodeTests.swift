@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import VehicleKit
 
@@ -59,9 +60,12 @@ import VehicleKit
 
         var profile = try ShippedProfiles.load("sedan")
         profile.policies.confirmationTimeout = .seconds(2)
+        // Virtual time: the sedan confirms (or refuses) while a command is sent, so time
+        // only has to pass for the vehicle to fall silent.
+        let clock = ManualClock()
         let session = await VehicleSession(
             profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile, state: VehicleSimulation.defaultState(for: profile))),
-            restrictedWhileLocked: Set(IntentName.allCases))
+            restrictedWhileLocked: Set(IntentName.allCases), clock: clock)
         try await stopping(session) { session in
             #expect(await session.controller.waitUntilComplete(timeout: .seconds(10)))
             let engine = session.engine
@@ -77,7 +81,7 @@ import VehicleKit
             session.vehicle!.setFaults(FaultPlan([FaultRule(.reject(result: nil))]))
             for name in IntentName.allCases { record(name, "rejected", await engine.run(.perform, try Self.intent(name, Self.handled[name]!))) }
             session.vehicle!.setFaults(FaultPlan([FaultRule(.silence)]))
-            try await Task.sleep(for: .milliseconds(1200))
+            clock.advance(by: session.controller.reachabilityWindow + .milliseconds(1))
             #expect(session.controller.isReachable == false)
             for name in IntentName.allCases { record(name, "unreachable", await engine.run(.perform, try Self.intent(name, Self.handled[name]!))) }
 
