@@ -29,3 +29,15 @@ public func retryingOnInterrupt<T: FixedWidthInteger>(_ call: () -> T) throws(Er
         throw error
     }
 }
+
+/// The error numbers callers above this layer tell apart, so that they need no libc.
+extension Errno {
+    public static let wouldBlock = Errno(EAGAIN)
+    public static let noBufferSpace = Errno(ENOBUFS)
+
+    /// A send the kernel could not take now (a full transmit queue): try again later.
+    public var isTransientlyFull: Bool { rawValue == ENOBUFS || rawValue == EAGAIN }
+
+    /// The network interface is down or gone (it may come back, with a new index).
+    public var isInterfaceGone: Bool { rawValue == ENETDOWN || rawValue == ENODEV || rawValue == ENXIO }
+}

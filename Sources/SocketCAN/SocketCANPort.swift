@@ -3,10 +3,6 @@ import CANKit
 import LinuxSupport
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A `CANPort` on a Linux CAN interface (CAN_RAW). The socket is read on a thread of
 /// its own that calls the receiver given to `startReceiving` (frames before it are read
 /// and dropped); the cooperative pool never blocks on it. A frame the kernel does not
@@ -86,14 +82,11 @@ public final class SocketCANPort: CANPort, Sendable {
                 try socket.send(raw)
                 return (.sent(stamped), nil, false)
             } catch {
-                switch error.rawValue {
-                case ENOBUFS, EAGAIN:
+                if error.isTransientlyFull {
                     return state.writeQueue.enqueue(frame) ? (.queued(stamped), nil, true) : (.failed(.transmitQueueFull), nil, false)
-                case ENETDOWN, ENODEV, ENXIO:
-                    return (.failed(.interfaceDown(interface)), "send: \(error)", false)
-                default:
-                    return (.failed(.other("send on \(interface): \(error)")), nil, false)
                 }
+                if error.isInterfaceGone { return (.failed(.interfaceDown(interface)), "send: \(error)", false) }
+                return (.failed(.other("send on \(interface): \(error)")), nil, false)
             }
         }
         if let down { markDown(down) }
@@ -166,7 +159,7 @@ public final class SocketCANPort: CANPort, Sendable {
                 let reception = try socket.receive()
                 deliver(reception)
             } catch {
-                if error.rawValue == EAGAIN { continue }
+                if error == .wouldBlock { continue }
                 markDown("receive: \(error)")
             }
         }
@@ -216,7 +209,7 @@ public final class SocketCANPort: CANPort, Sendable {
                     try socket.send(Self.raw(frame))
                     return .written
                 } catch {
-                    return error.rawValue == ENOBUFS || error.rawValue == EAGAIN ? .full : .failed("send on \(interface): \(error)")
+                    return error.isTransientlyFull ? .full : .failed("send on \(interface): \(error)")
                 }
             }
             if case let .dropped(count, reason) = flushed { state.health.lastError = "\(reason): \(count) queued frames dropped" }

@@ -4,10 +4,6 @@ import LinuxSupport
 import SocketCAN
 import VehicleKit
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 // carplay-ecu's two playbacks: a scenario on the simulated vehicle, and a candump
 // replay in its place.
 
@@ -86,5 +82,5 @@ func runReplay(_ path: String, interface: String, loop: Bool, step: Bool, quiet:
     stop.cancel()
     await port.close()
     try? FileDescriptor.standardError.writeAll("carplay-ecu: replay done: \(sent) frames sent\(failed > 0 ? ", \(failed) lost (bus busy)" : "")\n")
-    exit(0)
+    exitProcess(0)
 }

@@ -6,10 +6,6 @@ import SocketCAN
 import Varlink
 import VehicleKit
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 // carplay-ecu: the simulated vehicle as its own process on a CAN interface.
 let usage = """
     usage: carplay-ecu --can IFACE --profile DIR [--faults JSON|@FILE] [--state JSON]
@@ -43,13 +39,13 @@ let usage = """
 
 func fail(_ text: String, code: Int32 = 2) -> Never {
     try? FileDescriptor.standardError.writeAll("carplay-ecu: \(text)\n")
-    exit(code)
+    exitProcess(code)
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print(usage)
-    exit(0)
+    exitProcess(0)
 }
 var interface: String?
 var profileDirectory: String?
@@ -204,4 +200,4 @@ if let (server, loop) = control {
 }
 await port.close()
 try? FileDescriptor.standardError.writeAll("carplay-ecu: stopped; \(node.statistics())\n")
-exit(0)
+exitProcess(0)
