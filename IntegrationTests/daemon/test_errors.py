@@ -74,24 +74,8 @@ def test_handle_of_an_unresolved_intent_is_invalid_parameter(sedan):
 
 
 # ------------------------------------------------------------------ a locked car
-def test_a_locked_car_takes_climate_seats_and_signals(sedan):
-    """SiriKit's restriction is the caller's device, not the car: the shipped cars
-    refuse nothing while locked (pre-conditioning a parked car, finding it by its horn)."""
-    climate = {"temperature": {"value": 25, "unit": "celsius"}, "climateZone": "frontLeft"}
-    assert sedan.perform("SetCarLockStatus", {"locked": True})["response"]["code"] == "success"
-    try:
-        assert commanded(sedan.state())["lock.locked"] is True
-        for intent, parameters in (("SetClimateSettingsInCar", climate),
-                                   ("SetSeatSettingsInCar", {"seat": "driver", "enableHeating": True, "level": 2}),
-                                   ("ActivateCarSignal", {"signals": ["audible"]})):
-            reply = sedan.perform(intent, parameters)
-            assert reply["response"]["code"] == "success", (intent, reply["response"])
-        assert sedan.state()["climate.temperature.left"] == 25
-    finally:
-        # Root outside a logind session is the system itself: unlocking is not refused.
-        assert sedan.perform("SetCarLockStatus", {"locked": False})["response"]["code"] == "success"
-
-
+# That the shipped cars refuse nothing while locked is engine logic alone: EngineTests'
+# aLockedCarTakesClimateSeatsAndSignals, in virtual time. Here: the policy's Varlink error.
 def test_the_car_lock_policy_is_carplayds_own(daemons, workdir):
     """A profile may still refuse intents while the car is locked: carplayd's policy,
     answered as CarLocked (the old key name reads the same)."""
