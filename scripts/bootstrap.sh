@@ -38,7 +38,7 @@ as_root() {
 # ---------------------------------------------------------------- Debian
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep "install ok installed" >/dev/null; then
         missing+=("$pkg")
     fi
 done

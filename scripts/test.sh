@@ -194,7 +194,7 @@ stage_release_build() {
     local p
     for p in carplayd carplayctl carplay-ecu carplay-bench; do
         [ -x "$RELEASE_BIN/$p" ] || die "release build: no $RELEASE_BIN/$p"
-        ! ldd "$RELEASE_BIN/$p" | grep -q libswiftCore || die "release build: $RELEASE_BIN/$p loads libswiftCore (not static)"
+        ! ldd "$RELEASE_BIN/$p" | grep libswiftCore >/dev/null || die "release build: $RELEASE_BIN/$p loads libswiftCore (not static)"
     done
     echo "release binaries: $RELEASE_BIN"
 }

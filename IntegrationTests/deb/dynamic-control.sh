@@ -12,8 +12,10 @@ if [ -n "${CARPLAYD_DYNAMIC_BIN:-}" ]; then
 else
     candidates=("$REPO/.build/debug/carplayd" "$REPO/.build/release/carplayd")
 fi
+# grep reads to the end (not -q): under pipefail, grep -q's early exit can kill ldd
+# with SIGPIPE and fail the pipeline though the library is there (it did, once).
 for bin in "${candidates[@]}"; do
-    if [ -x "$bin" ] && ldd "$bin" 2>/dev/null | grep -q libswiftCore; then
+    if [ -x "$bin" ] && ldd "$bin" 2>/dev/null | grep libswiftCore >/dev/null; then
         echo "$bin"
         exit 0
     fi

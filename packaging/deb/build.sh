@@ -18,7 +18,7 @@ for tool in dpkg-deb dpkg-shlibdeps strip gzip perl; do
 done
 for p in carplayd carplayctl carplay-ecu; do
     [ -x "$BIN_SRC/$p" ] || { echo "deb: $BIN_SRC/$p missing: run make build STATIC=1" >&2; exit 1; }
-    if ldd "$BIN_SRC/$p" | grep -q 'libswiftCore\|/usr/lib/swift'; then
+    if ldd "$BIN_SRC/$p" | grep 'libswiftCore\|/usr/lib/swift' >/dev/null; then
         echo "deb: $BIN_SRC/$p loads the Swift runtime from the toolchain; build with STATIC=1" >&2; exit 1
     fi
 done

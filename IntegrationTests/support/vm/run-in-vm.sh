@@ -140,7 +140,7 @@ run_native() {
 ensure_packages() {
     local missing=() pkg
     for pkg in "${APT_PACKAGES[@]}"; do
-        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep "install ok installed" >/dev/null || missing+=("$pkg")
     done
     [ "${#missing[@]}" -eq 0 ] && return 0
     command -v apt-get >/dev/null 2>&1 || die "missing packages (${missing[*]}) and no apt-get"
