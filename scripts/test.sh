@@ -15,18 +15,20 @@
 # Then, in a full run:
 #   7. the release build, once: make build STATIC=1 (--static-swift-stdlib, .build/static)
 #      with carplay-bench, for the daemon tests, the systemd test and the package
-#   8. the fuzz targets' ASan build (Fuzz/build.sh), started in the background at idle
-#      CPU priority: it uses what stages 9-12 leave of the 2 cores
-#   9. the Debian package: make deb-files, lintian, man pages, dpkg -x with /opt/swift
+#   8. the Debian package: make deb-files, lintian, man pages, dpkg -x with /opt/swift
 #      masked (IntegrationTests/deb/host.sh)
-#  10. the real carplayd end to end over its Varlink socket (IntegrationTests/daemon, pytest)
-#  11. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (IntegrationTests/soak)
-#  12. ONE boot of the systemd VM (IntegrationTests/vm-suites) for, in order: the vcan
-#      bench (IntegrationTests/vcan; natively before the boot where the kernel has vcan),
-#      carplayd under systemd as PID 1 (IntegrationTests/systemd), the Debian package's
-#      dpkg -i/reload/upgrade/-r/--purge with no toolchain (IntegrationTests/deb)
-#  13. the fuzz targets, 30 s each, as many at once as there are cores (Fuzz/run.sh:
-#      DBC, profile, candump, frames, Varlink)
+#   9. ONE boot of the systemd VM (IntegrationTests/vm-suites), started in the background
+#      at nice 10 (vm_suites_start), for, in order: the vcan bench (IntegrationTests/vcan;
+#      natively before the boot where the kernel has vcan), carplayd under systemd as PID 1
+#      (IntegrationTests/systemd), the Debian package's dpkg -i/reload/upgrade/-r/--purge
+#      with no toolchain (IntegrationTests/deb); while it runs on one core, 10-13 use the
+#      other:
+#  10. the fuzz targets' ASan build (Fuzz/build.sh), in the background at idle CPU priority
+#  11. the real carplayd end to end over its Varlink socket (IntegrationTests/daemon, pytest)
+#  12. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (IntegrationTests/soak)
+#  13. the fuzz targets, 30 s each, one per core the VM leaves (Fuzz/run.sh: DBC, profile,
+#      candump, frames, Varlink)
+#  14. vm_suites: waits for the VM suites and prints their results
 # Each stage prints its wall time at its end; the run ends with a table of them and the
 # total, then one line "N passed, 0 failed" (IntegrationTests/README.md has the figures).
 #
@@ -34,7 +36,8 @@
 #        scripts/test.sh --quick            stages 1-6 only (minutes), then the same line
 #        scripts/test.sh --only STAGE...   just those stages, in that order, no summary
 #          (stages: bootstrap format corpus build golden protection_vectors swift_test decode_cli
-#          real_dbcs intents release_build fuzz_build package daemon soak vm_suites fuzz;
+#          real_dbcs intents release_build package vm_suites_start fuzz_build daemon soak fuzz
+#          vm_suites (alone: in the foreground);
 #          and vcan, systemd, deb: each VM suite alone, in a boot of its own, deb with the
 #          package stage first. Each expects what earlier ones built, e.g. `--only corpus
 #          golden`; the release build and the package are made when missing)
@@ -361,6 +364,8 @@ stage_fuzz() {
     fi
     local cores
     cores="$(nproc 2>/dev/null || echo 1)"
+    # A core of its own per target: the VM suites, when they run in the background, take one.
+    if [ -n "$VM_SUITES_PID" ] && [ "$cores" -gt 1 ]; then cores=$((cores - 1)); fi
     step "fuzz targets, $seconds s each, $cores at a time (Fuzz/run.sh)"
     bash "$REPO_ROOT/Fuzz/run.sh" --seconds "$seconds" --parallel "$cores" | tee -a "$RESULTS"
 }
@@ -407,7 +412,7 @@ stage_systemd() {
 # The stages of each tier, in order: the quick tier first (a unit failure shows within
 # minutes), then what needs the release build, the fuzzer or the VM.
 QUICK_STAGES=(bootstrap format corpus build golden protection_vectors swift_test decode_cli real_dbcs intents)
-FULL_STAGES=("${QUICK_STAGES[@]}" release_build fuzz_build package daemon soak vm_suites fuzz)
+FULL_STAGES=("${QUICK_STAGES[@]}" release_build package vm_suites_start fuzz_build daemon soak fuzz vm_suites)
 
 # Wall time per stage: printed at each stage's end, and as a table (with the total) at
 # the end of the run -- also when a stage fails, for the stages that ran.
@@ -452,6 +457,7 @@ print_times() {
 on_exit() {
     local rc=$?
     if [ -n "$FUZZ_BUILD_PID" ]; then kill -- -"$FUZZ_BUILD_PID" 2>/dev/null || true; fi
+    if [ -n "$VM_SUITES_PID" ]; then kill -- -"$VM_SUITES_PID" 2>/dev/null || true; fi
     if [ "$rc" -ne 0 ] && [ -n "$CURRENT_STAGE" ]; then
         echo "test.sh: stage $CURRENT_STAGE failed (exit $rc)" >&2
         print_times >&2
@@ -459,16 +465,46 @@ on_exit() {
 }
 trap on_exit EXIT
 
+# The VM suites run under emulation for ~7 minutes on one core; a full run starts them in
+# the background (vm_suites_start) as soon as the package exists, and runs the daemon
+# tests, the soak and the fuzz targets on the other core meanwhile; vm_suites then waits
+# for them and prints their results. The VM runs at nice 10: the daemon tests and the
+# soak bound how long a client may wait, and must not lose the CPU to the emulator.
+VM_SUITES_PID=""
+VM_SUITES_LOG="$REPO_ROOT/.build/vm-suites.log"
+
+vm_suites_command() {
+    need_release_build
+    need_package
+    dynamic_control
+    export CARPLAY_BIN_DIR="$("$SWIFT" build --show-bin-path)" CARPLAY_RELEASE_BIN_DIR="$RELEASE_BIN"
+}
+
+stage_vm_suites_start() {
+    vm_suites_command
+    step "vcan bench, carplayd under systemd and the Debian package in one VM boot, in the background at nice 10 (log: ${VM_SUITES_LOG#"$REPO_ROOT"/})"
+    # setsid: its own process group, ended with the run if the run fails first.
+    setsid --wait nice -n 10 bash -c 'start=$(date +%s); bash "$1/IntegrationTests/vm-suites/run.sh"; rc=$?; echo "vm-suites: exit $rc after $(($(date +%s) - start)) s (in the background)"; exit "$rc"' \
+        _ "$REPO_ROOT" > "$VM_SUITES_LOG" 2>&1 < /dev/null &
+    VM_SUITES_PID=$!
+}
+
 stage_vm_suites() {
     # The vcan bench, carplayd under systemd and the Debian package under systemd in ONE
     # boot of the systemd VM (IntegrationTests/vm-suites; the vcan bench natively first
     # where the kernel has vcan). Each suite prints its own results; any failure fails.
-    need_release_build
-    need_package
-    dynamic_control
+    if [ -n "$VM_SUITES_PID" ]; then
+        step "waiting for the VM suites started in the background"
+        local rc=0
+        wait "$VM_SUITES_PID" || rc=$?
+        VM_SUITES_PID=""
+        tee -a "$RESULTS" < "$VM_SUITES_LOG"
+        [ "$rc" = 0 ] || die "the VM suites failed (exit $rc; above, and in ${VM_SUITES_LOG#"$REPO_ROOT"/})"
+        return
+    fi
+    vm_suites_command
     step "vcan bench, carplayd under systemd and the Debian package in one VM boot (IntegrationTests/vm-suites)"
-    CARPLAY_BIN_DIR="$("$SWIFT" build --show-bin-path)" CARPLAY_RELEASE_BIN_DIR="$RELEASE_BIN" \
-        bash "$REPO_ROOT/IntegrationTests/vm-suites/run.sh" | tee -a "$RESULTS"
+    bash "$REPO_ROOT/IntegrationTests/vm-suites/run.sh" | tee -a "$RESULTS"
 }
 
 main() {
