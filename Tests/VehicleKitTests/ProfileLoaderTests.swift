@@ -492,6 +492,36 @@ struct ProfileFixture {
         fixture.expectError(path: "dbc", #"cannot read the DBC file "sedan/saloon.dbc""#)
     }
 
+    /// A schema 1 profile (`e2e`, binding-level `values`) is refused at `schema`, saying
+    /// how to move it, before anything else in it is read.
+    @Test func schema1IsRefusedWithTheWayToSchema2() throws {
+        var fixture = try ProfileFixture("sedan")
+        fixture.json = #"""
+            {
+              "schema": 1, "name": "Old Sedan", "carNames": ["Old"], "driverSide": "left", "dbc": "sedan.dbc", "lock": true,
+              "policies": {"confirmationTimeoutMs": 300, "unreachableAfterCycles": 5},
+              "bindings": {
+                "lock.locked": {
+                  "command": {"message": "BodyCommand", "signal": "Lock", "idle": "NoRequest"},
+                  "status": {"message": "BodyStatus", "signal": "Lock"},
+                  "values": {"false": "Unlocked", "true": "Locked"}
+                }
+              },
+              "e2e": {"BodyCommand": {"dataID": 4144, "crc": "Crc", "counter": "AliveCounter"}},
+              "acknowledgement": {"message": "CommandAck", "commandId": "AckCommandId", "counter": "AckCounter", "result": "AckResult", "accepted": "Accepted"}
+            }
+            """#
+        #expect(
+            throws: ProfileError(
+                file: "sedan/profile.json", path: "schema",
+                reason:
+                    "schema 1 is no longer read; move the profile to schema 2 as VehicleProfiles/README.md, \"Moving from schema 1\", explains (e2e becomes messages.<name>.protection, binding values go onto command and status)"
+            )
+        ) { try fixture.load() }
+        try fixture.json(#""schema": 1,"#, #""schema": 3,"#)
+        fixture.expectError(path: "schema", "unsupported schema version 3; this loader reads schema 2")
+    }
+
     @Test func invalidJSON() throws {
         var fixture = try ProfileFixture("sedan")
         try fixture.json(#""schema": 2,"#, #""schema": 2,,"#)
