@@ -30,6 +30,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "IntegrationTests" / "support" / "intents"))
 import check_intents  # noqa: E402
 import loadgen  # noqa: E402
+import protection  # noqa: E402
 import python_peer  # noqa: E402
 import workload  # noqa: E402
 
@@ -106,14 +107,13 @@ def compare_frames(args, sock):
                 problems.append("%s=%r: %s" % (key, value, loadgen.outcome(reply)))
                 continue
             message, values = peer.command_values(key, value)
-            config = peer.e2e.get(message.name, {})
-            skip = (config.get("crc"), config.get("counter"))
+            skip = vehicle.protected_signals(message.name)
             frames = [check_intents.parse_log_line(line) for line in reply["parameters"]["frames"]]
             sent = [data for frame_id, data in frames if frame_id == message.frame_id]
             if len(sent) != 1:
                 problems.append("%s=%r: carplayd sent %d %s frames" % (key, value, len(sent), message.name))
                 continue
-            problem = vehicle.check_e2e(message.frame_id, sent[0])
+            problem = protection.Protection(vehicle.protection_entries).check(message, sent[0])
             if problem:
                 problems.append("%s=%r: carplayd's frame: %s" % (key, value, problem))
             decoded = message.decode(sent[0][: message.length])

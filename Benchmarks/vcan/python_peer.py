@@ -2,8 +2,8 @@
 """The Python peer of the vcan bench: what someone would write instead of carplayd,
 with python-can and cantools. It sends the command frames carplayd's intents produce
 (the same DBC messages and signals, "no request" in the others, E2E CRC-8 and alive
-counter as the profile's `e2e` section says) to carplay-ecu and waits for the status
-frame that shows the commanded value (its CRC checked, decoded with cantools).
+counter as the profile's `messages.<M>.protection` says) to carplay-ecu and waits for
+the status frame that shows the commanded value (its CRC checked, decoded with cantools).
 
     python_peer.py --profile DIR --interface vcan0 --clients N --intents M --json
 
@@ -38,7 +38,7 @@ class Peer:
         directory = Path(directory)
         self.profile = json.loads((directory / "profile.json").read_text())
         self.db = cantools.database.load_file(str(directory / self.profile["dbc"]), strict=True)
-        self.e2e = self.profile.get("e2e", {})
+        self.e2e = carplay_e2e.entries(self.profile)
         self.bindings = self.profile["bindings"]
         self.interface = interface
         self.timeout = timeout
@@ -69,9 +69,10 @@ class Peer:
         self.bus.shutdown()
 
     # -- frames
-    def signal_value(self, key, value):
-        """The DBC signal value (a number or a choice name) of property value `value`."""
-        mapping = self.bindings[key].get("values")
+    def signal_value(self, key, side, value):
+        """The DBC signal value (a number or a choice name) of property value `value` on the
+        binding's `side` ("command" or "status"), through that side's `values`."""
+        mapping = self.bindings[key][side].get("values")
         if mapping is not None:
             text = json.dumps(value) if isinstance(value, bool) else str(value)
             return mapping[text]
@@ -82,7 +83,7 @@ class Peer:
         message = self.db.get_message_by_name(command["message"])
         values = {s.name: 0 for s in message.signals}
         values.update(self.idle[command["message"]])
-        values[command["signal"]] = self.signal_value(key, value)
+        values[command["signal"]] = self.signal_value(key, "command", value)
         return message, values
 
     def protect(self, message, values):
@@ -90,7 +91,7 @@ class Peer:
         if config:
             values[config["counter"]] = self.counters.get(message.name, 0)
             self.counters[message.name] = (values[config["counter"]] + 1) % 15
-            values[config["crc"]] = 0
+            values[config["checksum"]] = 0
         payload = bytearray(message.encode(values, scaling=True, strict=False))
         if config:
             carplay_e2e.protect(message, config, payload)
@@ -126,7 +127,7 @@ class Peer:
         status = self.bindings[key]["status"]
         status_message = self.db.get_message_by_name(status["message"])
         event = threading.Event()
-        waiter = (status["signal"], self.signal_value(key, value), event)
+        waiter = (status["signal"], self.signal_value(key, "status", value), event)
         with self.wait_lock:
             self.waiters.setdefault(status_message.frame_id, []).append(waiter)
         try:
@@ -158,7 +159,7 @@ def main():
             for value in (value_a, value_b):
                 message, values = peer.command_values(key, value)
                 config = peer.e2e.get(message.name, {})
-                shown = {k: str(v) for k, v in values.items() if k not in (config.get("crc"), config.get("counter"))}
+                shown = {k: str(v) for k, v in values.items() if k not in (config.get("checksum"), config.get("counter"))}
                 out["%s=%s" % (key, json.dumps(value))] = {"message": message.name, "signals": shown}
         print(json.dumps(out))
         return 0

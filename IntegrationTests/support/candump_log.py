@@ -26,7 +26,7 @@ def write_status_log(path, profile_dir, phases, interval=0.1, start=1700000000.0
     dbc = next(Path(profile_dir).glob("*.dbc"))
     db = cantools.database.load_file(str(dbc), strict=False)
     _, names = status_messages(profile_dir)
-    e2e = profile.get("e2e", {})
+    e2e = carplay_e2e.entries(profile)
     counters = {name: 0 for name in names}
     lines = []
     t = start
@@ -42,7 +42,7 @@ def write_status_log(path, profile_dir, phases, interval=0.1, start=1700000000.0
                 if config:
                     values[config["counter"]] = counters[name]
                     counters[name] = (counters[name] + 1) % 15
-                    values[config["crc"]] = 0
+                    values[config["checksum"]] = 0
                 payload = bytearray(message.encode(values, strict=False, scaling=True))
                 if config:
                     carplay_e2e.protect(message, config, payload)

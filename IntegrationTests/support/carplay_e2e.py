@@ -3,7 +3,26 @@
 CRC-8 SAE J1850 over the data ID (low byte, high byte) and every payload byte but the
 CRC's own; the CRC signal is a byte-aligned 8-bit signal (`start // 8` is its byte in
 either byte order). Written from docs/CAN.md, independently of the Swift code.
+
+A `config` is a profile's `messages.<M>.protection` entry of scheme `carplayd-e2e`:
+{"scheme": "carplayd-e2e", "dataID": N, "checksum": SIGNAL, "counter": SIGNAL}.
 """
+
+SCHEME = "carplayd-e2e"
+
+
+def entries(profile):
+    """The profile's carplayd-e2e entries by message name. The peers that use this module
+    protect nothing else, so another scheme is an error rather than frames sent unprotected."""
+    out = {}
+    for name, settings in profile.get("messages", {}).items():
+        entry = settings.get("protection", {"scheme": "none"})
+        if entry["scheme"] == "none":
+            continue
+        if entry["scheme"] != SCHEME:
+            raise ValueError("messages[%r].protection: scheme %r; this peer knows only %s" % (name, entry["scheme"], SCHEME))
+        out[name] = entry
+    return out
 
 
 def crc8_j1850(data):
@@ -16,8 +35,8 @@ def crc8_j1850(data):
 
 
 def crc_byte(message, config):
-    """Index of the CRC byte of `message` under its E2E `config` (the profile's entry)."""
-    return message.get_signal_by_name(config["crc"]).start // 8
+    """Index of the CRC byte of `message` under its E2E `config`."""
+    return message.get_signal_by_name(config["checksum"]).start // 8
 
 
 def expected_crc(message, config, payload):

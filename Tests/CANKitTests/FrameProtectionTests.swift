@@ -609,7 +609,7 @@ extension FrameProtectionTests {
 
 extension FrameProtectionTests {
     @Suite struct CarplaydE2E {
-        /// Schema 1's E2E layouts: the data ID, the CRC byte, the counter's byte and nibble,
+        /// carplayd-e2e layouts: the data ID, the CRC byte, the counter's byte and nibble,
         /// and the same as fields.
         static let layouts:
             [(dataID: UInt16, crcOffset: Int, counterOffset: Int, highNibble: Bool, checksum: PayloadField, counter: PayloadField, length: Int)] = [
@@ -623,7 +623,7 @@ extension FrameProtectionTests {
         /// What carplayd-e2e must produce, written out: the counter in its nibble, then
         /// CRC-8 SAE J1850 (bitwise) over the data ID's low and high byte and every payload
         /// byte but the CRC byte -- what the Python peer `IntegrationTests/support/carplay_e2e.py` checks.
-        @Test func protectsAsSchema1Says() throws {
+        @Test func protectsAsWrittenOut() throws {
             var generator = SplitMix64(seed: 0xE2E)
             for layout in Self.layouts {
                 let protection = try FrameProtection(scheme: .carplaydE2E(dataID: layout.dataID), checksum: layout.checksum, counter: layout.counter)

@@ -285,15 +285,20 @@ struct ProfileFixture {
         fixture.expectError(path: #"bindings["power.fuelPercent"].status.scale"#, #"unknown key "scale""#)
     }
 
-    @Test func missingIdle() throws {
+    /// Without idle a setpoint's signal always carries a value (a frame repeats the current one).
+    @Test func setpointWithoutIdle() throws {
         var fixture = try ProfileFixture("sedan")
         try fixture.json(#""signal": "TargetTempRight", "idle": "NoRequest"}"#, #""signal": "TargetTempRight"}"#)
-        fixture.expectError(path: #"bindings["climate.temperature.right"].command.idle"#, "missing idle", "TargetTempRight")
+        guard case let .setpoint(setpoint)? = try fixture.load().bindings[.temperature(zone: "right")]?.command else {
+            Issue.record("the right zone's temperature is not a setpoint")
+            return
+        }
+        #expect(setpoint.idle == nil)
     }
 
     @Test func idleChoiceThatDoesNotExist() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.json(#""signal": "Horn", "idle": "NoRequest"}"#, #""signal": "Horn", "idle": "Idle"}"#)
+        try fixture.json(#""signal": "Horn", "idle": "NoRequest""#, #""signal": "Horn", "idle": "Idle""#)
         fixture.expectError(path: #"bindings["signal.audible"].command.idle"#, #"no choice "Idle" in signal "Horn""#)
     }
 
@@ -306,25 +311,26 @@ struct ProfileFixture {
     @Test func valuesChoiceThatDoesNotExist() throws {
         var fixture = try ProfileFixture("sedan")
         try fixture.json(#""sourceAUX": "Aux""#, #""sourceAUX": "Auxiliary""#)
-        fixture.expectError(path: #"bindings["audio.source"].values["sourceAUX"]"#, #"no choice "Auxiliary" in signal "Source" of message "AudioCommand""#)
+        fixture.expectError(
+            path: #"bindings["audio.source"].command.values["sourceAUX"]"#, #"no choice "Auxiliary" in signal "Source" of message "AudioCommand""#)
     }
 
     @Test func valuesChoiceMissingInStatusSignal() throws {
         var fixture = try ProfileFixture("sedan")
         try fixture.dbc(#"3 "Aux" 4 "CarPlay" ;"#, #"3 "AUX" 4 "CarPlay" ;"#)
-        fixture.expectError(path: #"bindings["audio.source"].values["sourceAUX"]"#, #"no choice "Aux" in signal "Source" of message "AudioStatus""#)
+        fixture.expectError(path: #"bindings["audio.source"].status.values["sourceAUX"]"#, #"no choice "Aux" in signal "Source" of message "AudioStatus""#)
     }
 
     @Test func audioSourceWithoutValue() throws {
         var fixture = try ProfileFixture("sedan")
         try fixture.json(#", "sourceCarPlay": "CarPlay"}"#, "}")
-        fixture.expectError(path: #"bindings["audio.source"].values["sourceCarPlay"]"#, "missing: the car has sourceCarPlay")
+        fixture.expectError(path: #"bindings["audio.source"].command.values["sourceCarPlay"]"#, "missing: the car has sourceCarPlay")
     }
 
     @Test func bandWithoutValue() throws {
         var fixture = try ProfileFixture("suv")
         try fixture.json(#", "satellite": "SiriusXM"}"#, "}")
-        fixture.expectError(path: #"bindings["radio.band"].values["satellite"]"#, "missing: the car has satellite")
+        fixture.expectError(path: #"bindings["radio.band"].command.values["satellite"]"#, "missing: the car has satellite")
     }
 
     /// Fuzz regression (profile target): a DBC range whose minimum is above its maximum,
@@ -342,33 +348,30 @@ struct ProfileFixture {
         // The first message of sedan.dbc is ClimateCommand.
         try fixture.dbc("SG_ Crc : 0|8@1+", "SG_ Crc : 52|8@1+")
         fixture.expectError(
-            path: #"e2e["ClimateCommand"].crc"#, "`crc` must be one whole byte (8 bits starting at a byte boundary), not 8 bits from start bit 52")
+            path: #"messages["ClimateCommand"].protection.checksum"#,
+            "`checksum` must be one whole byte (8 bits starting at a byte boundary), not 8 bits from start bit 52")
     }
 
     @Test func crcOfWrongWidth() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.json(#""SeatCommand": {"dataID": 4112, "crc": "Crc""#, #""SeatCommand": {"dataID": 4112, "crc": "HeatFrontLeft""#)
-        fixture.expectError(path: #"e2e["SeatCommand"].crc"#, "must be one whole byte (8 bits starting at a byte boundary), not 4 bits")
+        try fixture.json(#""dataID": 4112, "checksum": "Crc""#, #""dataID": 4112, "checksum": "HeatFrontLeft""#)
+        fixture.expectError(
+            path: #"messages["SeatCommand"].protection.checksum"#, "must be one whole byte (8 bits starting at a byte boundary), not 4 bits")
     }
 
     @Test func counterNotInANibble() throws {
         var fixture = try ProfileFixture("suv")
-        try fixture.json(
-            #""BodyCommand": {"dataID": 8256, "crc": "Crc", "counter": "AliveCounter"}"#,
-            #""BodyCommand": {"dataID": 8256, "crc": "Crc", "counter": "DoorLock"}"#)
-        fixture.expectError(path: #"e2e["BodyCommand"].counter"#, "`counter` must be one nibble (bits 0...3 or 4...7 of one byte), not 2 bits")
+        try fixture.json(#""dataID": 8256, "checksum": "Crc", "counter": "AliveCounter""#, #""dataID": 8256, "checksum": "Crc", "counter": "DoorLock""#)
+        fixture.expectError(
+            path: #"messages["BodyCommand"].protection.counter"#, "`counter` must be one nibble (bits 0...3 or 4...7 of one byte), not 2 bits")
     }
 
-    @Test func boundMessageWithoutE2E() throws {
+    /// Protection is per message: a message the profile does not protect carries none.
+    @Test func boundMessageWithoutProtection() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.json(#""SeatStatus": {"dataID": 4368, "crc": "Crc", "counter": "AliveCounter"},"#, "")
-        fixture.expectError(path: #"e2e["SeatStatus"]"#, #"missing: message "SeatStatus" is used by bindings["seat.frontLeft.heating"].status"#)
-    }
-
-    @Test func duplicateDataID() throws {
-        var fixture = try ProfileFixture("sedan")
-        try fixture.json(#""SeatStatus": {"dataID": 4368"#, #""SeatStatus": {"dataID": 4352"#)
-        fixture.expectError(path: #"e2e["SeatStatus"].dataID"#, "data ID 4352 is also used by ClimateStatus")
+        try fixture.json(#""SeatStatus": {"protection": {"scheme": "carplayd-e2e", "dataID": 4368, "checksum": "Crc", "counter": "AliveCounter"}},"#, "")
+        let profile = try fixture.load()
+        #expect(profile.protection["SeatStatus"] == nil && profile.protection["SeatCommand"] != nil)
     }
 
     @Test func statusOnlyKeyWithCommand() throws {
@@ -379,10 +382,19 @@ struct ProfileFixture {
         fixture.expectError(path: #"bindings["power.fuelPercent"].command"#, "power.fuelPercent is status only")
     }
 
-    @Test func commandedKeyWithoutCommand() throws {
+    /// A binding without a command is read-only: reported, not commandable.
+    @Test func bindingWithoutCommandIsReadOnly() throws {
         var fixture = try ProfileFixture("suv")
-        try fixture.json(#""command": {"message": "BodyCommand", "signal": "FlashLights", "idle": "NoRequest"},"#, "")
-        fixture.expectError(path: #"bindings["signal.visible"].command"#, "missing command")
+        try fixture.json(
+            #"""
+                  "command": {
+                    "kind": "setpoint", "message": "BodyCommand", "signal": "FlashLights", "idle": "NoRequest",
+                    "values": {"false": "Off", "true": "On"}
+                  },
+
+            """#, "")
+        let profile = try fixture.load()
+        #expect(profile.isReadOnly("signal.visible") && !profile.isReadOnly(.locked))
     }
 
     @Test func missingBindingForZone() throws {
@@ -480,9 +492,39 @@ struct ProfileFixture {
         fixture.expectError(path: "dbc", #"cannot read the DBC file "sedan/saloon.dbc""#)
     }
 
+    /// A schema 1 profile (`e2e`, binding-level `values`) is refused at `schema`, saying
+    /// how to move it, before anything else in it is read.
+    @Test func schema1IsRefusedWithTheWayToSchema2() throws {
+        var fixture = try ProfileFixture("sedan")
+        fixture.json = #"""
+            {
+              "schema": 1, "name": "Old Sedan", "carNames": ["Old"], "driverSide": "left", "dbc": "sedan.dbc", "lock": true,
+              "policies": {"confirmationTimeoutMs": 300, "unreachableAfterCycles": 5},
+              "bindings": {
+                "lock.locked": {
+                  "command": {"message": "BodyCommand", "signal": "Lock", "idle": "NoRequest"},
+                  "status": {"message": "BodyStatus", "signal": "Lock"},
+                  "values": {"false": "Unlocked", "true": "Locked"}
+                }
+              },
+              "e2e": {"BodyCommand": {"dataID": 4144, "crc": "Crc", "counter": "AliveCounter"}},
+              "acknowledgement": {"message": "CommandAck", "commandId": "AckCommandId", "counter": "AckCounter", "result": "AckResult", "accepted": "Accepted"}
+            }
+            """#
+        #expect(
+            throws: ProfileError(
+                file: "sedan/profile.json", path: "schema",
+                reason:
+                    "schema 1 is no longer read; move the profile to schema 2 as VehicleProfiles/README.md, \"Moving from schema 1\", explains (e2e becomes messages.<name>.protection, binding values go onto command and status)"
+            )
+        ) { try fixture.load() }
+        try fixture.json(#""schema": 1,"#, #""schema": 3,"#)
+        fixture.expectError(path: "schema", "unsupported schema version 3; this loader reads schema 2")
+    }
+
     @Test func invalidJSON() throws {
         var fixture = try ProfileFixture("sedan")
-        try fixture.json(#""schema": 1,"#, #""schema": 1,,"#)
+        try fixture.json(#""schema": 2,"#, #""schema": 2,,"#)
         fixture.expectError(path: "", "not valid JSON")
     }
 
@@ -528,12 +570,16 @@ struct ProfileFixture {
         fixture.expectError(path: "acknowledgement.accepted", #"no choice "OK" in signal "AckResult""#)
     }
 
+    /// A command signal no binding writes carries its default in every frame (here 0: no
+    /// `messages.<M>.defaults`, no NoRequest choice, no start value).
     @Test func commandSignalLeftUnbound() throws {
         var fixture = try ProfileFixture("sedan")
         try fixture.dbc(
             " SG_ DefrostRear : 44|2@1+ (1,0) [0|3] \"\" ClimateECU\n",
             " SG_ DefrostRear : 44|2@1+ (1,0) [0|3] \"\" ClimateECU\n SG_ Ionizer : 46|2@1+ (1,0) [0|3] \"\" ClimateECU\n")
-        fixture.expectError(path: "bindings", #"signal "Ionizer" of command message "ClimateCommand" is not bound"#)
+        let profile = try fixture.load()
+        let ionizer = try #require(profile.database.message(named: "ClimateCommand")?.signal(named: "Ionizer"))
+        #expect(profile.defaultRaw(of: ionizer, in: "ClimateCommand") == 0)
     }
 }
 
@@ -568,6 +614,6 @@ struct ProfileFixture {
     @Test func everyConnectorIsMapped() throws {
         var fixture = try ProfileFixture("suv")
         try fixture.json(#""values": {"none": "None", "ccs2": "CCS2", "mennekes": "Type2"}"#, #""values": {"none": "None", "ccs2": "CCS2"}"#)
-        fixture.expectError(path: #"bindings["power.activeConnector"].values["mennekes"]"#, "missing: the car has mennekes")
+        fixture.expectError(path: #"bindings["power.activeConnector"].status.values["mennekes"]"#, "missing: the car has mennekes")
     }
 }

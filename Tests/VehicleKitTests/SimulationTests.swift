@@ -74,10 +74,12 @@ enum TestVehicle {
     /// so the car lacks it.
     static func profile(cycleTime: Int? = 100) throws -> VehicleProfile {
         let database = try DBCDatabase(parsing: dbc(cycleTime: cycleTime), source: "test.dbc")
-        func binding(_ signal: String, idle: Int128?, values: [String: String] = [:], command: Bool = true) -> PropertyBinding {
-            PropertyBinding(
-                command: command ? SignalReference(message: "VehicleCommand", signal: signal) : nil, idleRawValue: idle,
-                status: SignalReference(message: "VehicleStatus", signal: signal), values: values)
+        /// A setpoint and its status, both mapping `values` (property value -> choice name).
+        func binding(_ signal: String, idle: Int128?, values: [String: String] = [:]) -> PropertyBinding {
+            let mapping = ValueMapping(values: values.mapValues { [.choice($0)] })
+            return PropertyBinding(
+                command: .setpoint(SetpointCommand(signal: SignalReference(message: "VehicleCommand", signal: signal), idle: idle, values: mapping)),
+                status: SignalReference(message: "VehicleStatus", signal: signal), statusValues: mapping)
         }
         return VehicleProfile(
             identifier: "test", displayName: "Test Car", carNames: ["Test"], driverSide: .left, database: database,
@@ -93,8 +95,7 @@ enum TestVehicle {
                 .locked: binding("Lock", idle: 3, values: ["true": "Locked", "false": "Unlocked"]),
                 .signal(.audible): binding("Horn", idle: 3, values: ["true": "On", "false": "Off"]),
                 .seat(.frontLeft, .heating): binding("SeatHeat", idle: 7),
-                .cabinTemperature: PropertyBinding(
-                    command: nil, idleRawValue: nil, status: SignalReference(message: "VehicleStatus", signal: "CabinTemp"), values: [:]),
+                .cabinTemperature: PropertyBinding(command: nil, status: SignalReference(message: "VehicleStatus", signal: "CabinTemp")),
             ],
             protection: [
                 "VehicleCommand": MessageProtection(

@@ -69,6 +69,6 @@ import Testing
         var fixture = try ProfileFixture("sedan")
         try fixture.json(#""sourceUSB": "USB""#, #""sourceUSB": "USB", "USB": "USB""#)
         // Keys in sorted order: "USB" before "sourceUSB".
-        fixture.expectError(path: #"bindings["audio.source"].values["sourceUSB"]"#, #""sourceUSB" and "USB" both name sourceUSB"#)
+        fixture.expectError(path: #"bindings["audio.source"].command.values["sourceUSB"]"#, #""sourceUSB" and "USB" both name sourceUSB"#)
     }
 }

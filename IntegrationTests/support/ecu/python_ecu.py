@@ -3,7 +3,8 @@
 cantools with the profile's DBC -- none of carplayd's code.
 
 It reads the profile's profile.json for which signals carry which property (the
-bindings) and its E2E layout, then:
+bindings: setpoint commands only) and its E2E layout (`messages.<M>.protection`,
+carplayd-e2e), then:
 - accepts command frames whose E2E CRC (CRC-8 SAE J1850 over data ID low, high and
   the payload without the CRC byte) is right, applies every command signal that is
   not at its "no request" value, acknowledges with the result "Accepted";
@@ -34,7 +35,7 @@ class Ecu:
         directory = Path(directory)
         self.profile = json.loads((directory / "profile.json").read_text())
         self.db = cantools.database.load_file(str(directory / self.profile["dbc"]), strict=True)
-        self.e2e = self.profile.get("e2e", {})
+        self.e2e = carplay_e2e.entries(self.profile)
         self.fd = any(m.is_fd for m in self.db.messages)
         self.bus = can.Bus(interface="socketcan", channel=interface, fd=self.fd)
         self.lock = threading.Lock()
@@ -46,6 +47,8 @@ class Ecu:
             self.state.setdefault(status["message"], {})
             command = binding.get("command")
             if command:
+                if command.get("kind", "setpoint") != "setpoint":
+                    raise SystemExit("python-ecu: bindings[%r].command is %s; this ECU plays setpoint commands only" % (key, command["kind"]))
                 message = self.db.get_message_by_name(command["message"])
                 signal_ = message.get_signal_by_name(command["signal"])
                 idle = command["idle"]
@@ -57,7 +60,7 @@ class Ecu:
         for name in self.state:
             message = self.db.get_message_by_name(name)
             for s in message.signals:
-                if name in self.e2e and s.name in (self.e2e[name]["crc"], self.e2e[name]["counter"]):
+                if name in self.e2e and s.name in (self.e2e[name]["checksum"], self.e2e[name]["counter"]):
                     continue
                 if s.choices:
                     names = [str(n) for v, n in s.choices.items() if str(n) not in ("NoRequest", "Invalid")]
@@ -76,7 +79,7 @@ class Ecu:
         self.counters[message.name] = (counter + 1) % 15
         values = message.decode(bytes(payload), decode_choices=False)
         values[config["counter"]] = counter
-        values[config["crc"]] = 0
+        values[config["checksum"]] = 0
         payload = bytearray(message.encode(values, strict=False))
         carplay_e2e.protect(message, config, payload)
         return bytes(payload)

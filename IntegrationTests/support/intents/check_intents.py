@@ -3,8 +3,7 @@
 
 Runs `carplayctl perform --simulate PROFILE_DIR INTENT_JSON` for a scenario per
 intent (built from the profile's own capabilities, so nothing is hard-coded per
-car) and checks, independently of the Swift code, for profiles of schema 1 and 2
-(VehicleProfiles/README.md, "Schema 2"):
+car) and checks, independently of the Swift code (VehicleProfiles/README.md):
 
 - the response code; a property bound without a command (read-only), or a value a
   momentary command has no request for, makes the intent answer `failure`/`notResolved`
@@ -34,11 +33,11 @@ car) and checks, independently of the Swift code, for profiles of schema 1 and 2
   the status signal's resolution when a unit or linear mapping converts them).
 
 "The state before" is what the simulated vehicle prints for an intent that changes
-nothing (GetCarPowerLevelStatus), read once per profile. Schema 1 profiles get the same
-scenarios as before schema 2; schema 2 ones also every climate zone, fan off, auto mode,
-climate control and each value a momentary command cannot set. A profile that
-`carplayctl profile check` refuses is one FAIL line. DBCs that cantools refuses in
-strict mode (overlapping signals in production files) are read non-strict for schema 2.
+nothing (GetCarPowerLevelStatus), read once per profile. The scenarios include every
+climate zone, fan off, auto mode, climate control and each value a momentary command
+cannot set. A profile that `carplayctl profile check` refuses is one FAIL line. DBCs
+that cantools refuses in strict mode (overlapping signals in production files) are
+read non-strict.
 
 Prints one line per scenario and `N passed, N failed`; exits 1 on any failure.
 """
@@ -90,30 +89,22 @@ class Vehicle:
     def __init__(self, directory):
         self.directory = Path(directory)
         self.profile = json.loads((self.directory / "profile.json").read_text())
-        self.schema = self.profile.get("schema", 1)
         path = str(self.directory / self.profile["dbc"])
         try:
             self.db = cantools.database.load_file(path, strict=True)
         except cantools.database.UnsupportedDatabaseFormatError:
-            if self.schema == 1:
-                raise
             # production DBCs (vw_mqb.dbc) have overlapping signals in messages no profile uses
             self.db = cantools.database.load_file(path, strict=False)
         self.bindings = self.profile["bindings"]
         self.settings = self.profile.get("messages", {})
-        if self.schema == 1:
-            self.e2e = self.profile.get("e2e", {})
-            entries = protection.from_schema1(self.e2e)
-        else:
-            entries = protection.from_schema2(self.settings)
-            for message_name, table in self.settings.items():
-                for signal_name, choices in table.get("choices", {}).items():
-                    signal = self.signal(message_name, signal_name)
-                    known = dict(signal.choices or {})
-                    for raw, name in choices.items():
-                        known.setdefault(int(raw), NamedSignalValue(int(raw), name))
-                    signal.choices = known
-        self.protection_entries = entries
+        for message_name, table in self.settings.items():
+            for signal_name, choices in table.get("choices", {}).items():
+                signal = self.signal(message_name, signal_name)
+                known = dict(signal.choices or {})
+                for raw, name in choices.items():
+                    known.setdefault(int(raw), NamedSignalValue(int(raw), name))
+                signal.choices = known
+        self.protection_entries = protection.entries(self.profile)
         self.initial = None
 
     def message(self, name):
@@ -122,26 +113,15 @@ class Vehicle:
     def signal(self, message, signal):
         return self.message(message).get_signal_by_name(signal)
 
-    # ----- the binding model, schema 1 read as schema 2 -----
+    # ----- the binding model -----
 
     def command(self, key):
-        """The binding's command with its `kind`, None when read-only (or unbound)."""
-        binding = self.bindings.get(key, {})
-        command = binding.get("command")
-        if command is None:
-            return None
-        if self.schema == 1:
-            command = dict(command, kind="setpoint")
-            if "values" in binding:
-                command["values"] = binding["values"]
-        return command
+        """The binding's command with its `kind` (setpoint when not given), None when read-only (or unbound)."""
+        command = self.bindings.get(key, {}).get("command")
+        return None if command is None else dict({"kind": "setpoint"}, **command)
 
     def status(self, key):
-        binding = self.bindings.get(key, {})
-        status = binding.get("status")
-        if status is not None and self.schema == 1 and "values" in binding:
-            status = dict(status, values=binding["values"])
-        return status
+        return self.bindings.get(key, {}).get("status")
 
     def read_only(self, key):
         return key in self.bindings and self.command(key) is None
@@ -233,7 +213,7 @@ class Vehicle:
             listed = {raw for raws in table.values() for raw in raws} | invalid
             return (lambda raw: raw not in listed), "raw outside %s" % sorted(listed)
         if isinstance(value, str):
-            raw = self.raw(message_name, signal_name, value)   # schema 1's case names may be choice names
+            raw = self.raw(message_name, signal_name, value)   # a case the table leaves out: a choice of that name
             return (lambda got: got == raw), "raw %d" % raw
         phys, converted = self.physical(key, side, value, expected)
         exact = (phys - signal.offset) / signal.scale
@@ -285,8 +265,7 @@ class Vehicle:
 def scenarios(vehicle, carplayctl):
     """(name, intent json, expected response code, {property: value} commanded[, extra args])."""
     p = vehicle.profile
-    schema2 = vehicle.schema >= 2
-    initial = initial_state(vehicle, carplayctl) if schema2 else {}
+    initial = initial_state(vehicle, carplayctl)
     out = []
 
     def flipped(key, default):
@@ -301,49 +280,45 @@ def scenarios(vehicle, carplayctl):
     if climate:
         c = climate["temperature"]["celsius"]
         target = c["min"] + c["step"] * round(((c["max"] - c["min"]) / 2) / c["step"])
-        zones = climate["zones"] if schema2 else climate["zones"][:1]
-        for zone in zones:
+        for zone in climate["zones"]:
             key = "climate.temperature.%s" % zone["id"]
             zone_target = target
-            if schema2 and initial.get(key) is not None and same(initial[key], target):
+            if initial.get(key) is not None and same(initial[key], target):
                 zone_target = target + c["step"]       # a step scenario that presses nothing checks nothing
-            name = "climate temperature %s" % zone["id"] if schema2 else "climate temperature"
-            out.append((name, {"intent": "SetClimateSettingsInCar", "parameters": {
+            out.append(("climate temperature %s" % zone["id"], {"intent": "SetClimateSettingsInCar", "parameters": {
                 "temperature": {"value": zone_target, "unit": "celsius"}, "climateZone": zone["seats"][0]}},
                 "success", {key: zone_target}))
         if climate.get("fanSpeedLevels", 0) >= 2:
             out.append(("climate fan", {"intent": "SetClimateSettingsInCar", "parameters": {"fanSpeedIndex": 2}},
                         "success", {"climate.fanSpeed": 2}))
-        if schema2:
-            out.append(("climate fan off", {"intent": "SetClimateSettingsInCar", "parameters": {"enableFan": False}},
-                        "success", {"climate.fan": False}))
+        out.append(("climate fan off", {"intent": "SetClimateSettingsInCar", "parameters": {"enableFan": False}},
+                    "success", {"climate.fan": False}))
         if climate.get("airConditioner"):
             out.append(("climate A/C off", {"intent": "SetClimateSettingsInCar", "parameters": {"enableAirConditioner": False}},
                         "success", {"climate.airConditioner": False}))
-        if schema2 and climate.get("autoMode"):
+        if climate.get("autoMode"):
             value = flipped("climate.autoMode", True)
             out.append(("climate auto %s" % value_key(value), {"intent": "SetClimateSettingsInCar", "parameters": {
                 "enableAutoMode": value}}, "success", {"climate.autoMode": value}))
-        if schema2 and climate.get("climateControl"):
+        if climate.get("climateControl"):
             value = flipped("climate.climateControl", False)
             out.append(("climate control %s" % value_key(value), {"intent": "SetClimateSettingsInCar", "parameters": {
                 "enableClimateControl": value}}, "success", {"climate.climateControl": value}))
         if climate.get("recirculation"):
             out.append(("climate recirculation", {"intent": "SetClimateSettingsInCar", "parameters": {"airCirculationMode": "recirculateAir"}},
                         "success", {"climate.airCirculation": "recirculateAir"}))
-    if schema2:
-        # a momentary command may leave values without a request: those must be refused
-        domains = {"climate.airConditioner": [True, False], "climate.autoMode": [True, False],
-                   "climate.climateControl": [True, False], "climate.fan": [True, False],
-                   "climate.airCirculation": ["freshAir", "recirculateAir"], "lock.locked": [True, False]}
-        domains.update({"defroster.%s" % d: [True, False] for d in p.get("defrosters", [])})
-        for key, domain in sorted(domains.items()):
-            command = vehicle.command(key) or {}
-            if command.get("kind") != "momentary":
-                continue
-            for value in domain:
-                if value_key(value) not in command["requests"]:
-                    out.append(("%s %s (no request)" % (key, value_key(value)), intent_for(key, value), "failure", {key: value}))
+    # a momentary command may leave values without a request: those must be refused
+    domains = {"climate.airConditioner": [True, False], "climate.autoMode": [True, False],
+               "climate.climateControl": [True, False], "climate.fan": [True, False],
+               "climate.airCirculation": ["freshAir", "recirculateAir"], "lock.locked": [True, False]}
+    domains.update({"defroster.%s" % d: [True, False] for d in p.get("defrosters", [])})
+    for key, domain in sorted(domains.items()):
+        command = vehicle.command(key) or {}
+        if command.get("kind") != "momentary":
+            continue
+        for value in domain:
+            if value_key(value) not in command["requests"]:
+                out.append(("%s %s (no request)" % (key, value_key(value)), intent_for(key, value), "failure", {key: value}))
     for defroster in p.get("defrosters", []):
         out.append(("defroster %s" % defroster, {"intent": "SetDefrosterSettingsInCar", "parameters": {"enable": True, "defroster": defroster}},
                     "success", {"defroster.%s" % defroster: True}))
@@ -658,7 +633,7 @@ def check(carplayctl, vehicle, name, intent, code, expected, extra=()):
     output, process = run(carplayctl, vehicle, intent, list(extra))
     if output is None:
         return "no JSON on stdout (exit %d): %s" % (process.returncode, first_line(process.stderr))
-    initial = initial_state(vehicle, carplayctl) if vehicle.schema >= 2 else {}
+    initial = initial_state(vehicle, carplayctl)
     frames = [parse_log_line(line) for line in output["frames"]]
     return check_output(vehicle, intent, code, expected, output, frames, initial)
 

@@ -6,9 +6,9 @@ cantools `message` is protected as its profile entry says, else what is wrong. T
 schemes (VehicleProfiles/README.md, `messages.<M>.protection`):
 
 - `none` (or no entry): nothing;
-- `carplayd-e2e` (schema 1's `e2e`, `crc` there, `checksum` in schema 2): what
-  IntegrationTests/support/carplay_e2e.py checks -- CRC-8 SAE J1850 over the data ID (low, high) and the
-  payload without the CRC byte; the alive counter 0...14;
+- `carplayd-e2e`: what IntegrationTests/support/carplay_e2e.py checks -- CRC-8 SAE
+  J1850 over the data ID (low, high) and the payload without the CRC byte; the alive
+  counter 0...14;
 - `counter`: the counter signal moves on by 1 modulo 2^bits from one frame of the
   message to the next;
 - `vw-mqb`: CRC-8H2F (polynomial 0x2F, init 0xFF, final XOR 0xFF) over the payload
@@ -85,14 +85,9 @@ def toyota_checksum(frame_id, payload):
 
 # ----- per-profile checker ---------------------------------------------------------------
 
-def from_schema1(e2e):
-    """Schema 1's `e2e` table as schema 2 protection entries."""
-    return {name: {"scheme": "carplayd-e2e", "dataID": entry["dataID"], "checksum": entry["crc"], "counter": entry["counter"]}
-            for name, entry in e2e.items()}
-
-
-def from_schema2(messages):
-    return {name: settings["protection"] for name, settings in messages.items() if "protection" in settings}
+def entries(profile):
+    """The profile's protection entries (`messages.<M>.protection`) by message name."""
+    return {name: settings["protection"] for name, settings in profile.get("messages", {}).items() if "protection" in settings}
 
 
 class Protection:
@@ -114,11 +109,10 @@ class Protection:
         payload = bytes(payload[: message.length])
         raw = message.decode(payload, decode_choices=False, scaling=False)
         name = message.name
-        if scheme == "carplayd-e2e":
-            config = {"dataID": entry["dataID"], "crc": entry["checksum"], "counter": entry["counter"]}
-            if not carplay_e2e.trusted(message, config, payload):
+        if scheme == carplay_e2e.SCHEME:
+            if not carplay_e2e.trusted(message, entry, payload):
                 return "%s: CRC 0x%02X, expected 0x%02X" % (
-                    name, payload[carplay_e2e.crc_byte(message, config)], carplay_e2e.expected_crc(message, config, payload))
+                    name, payload[carplay_e2e.crc_byte(message, entry)], carplay_e2e.expected_crc(message, entry, payload))
             if not 0 <= raw[entry["counter"]] <= 14:
                 return "%s: alive counter %d outside 0..14" % (name, raw[entry["counter"]])
             return None

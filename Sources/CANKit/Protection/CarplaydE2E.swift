@@ -1,4 +1,4 @@
-/// carplayd's own E2E checksum (schema 1's `e2e`): CRC-8 SAE J1850 --
+/// carplayd's own E2E checksum (scheme `carplayd-e2e`, the example cars'): CRC-8 SAE J1850 --
 /// initial value 0xFF, final XOR 0xFF -- over the data ID's low byte, its high byte, then
 /// every payload byte but the checksum byte, in offset order. The counter (0...14) is
 /// written first, so the CRC covers it.

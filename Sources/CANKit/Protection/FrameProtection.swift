@@ -28,8 +28,8 @@ public struct FrameProtection: Hashable, Sendable {
     public enum Scheme: Hashable, Sendable {
         /// A rolling counter of 1...8 bits (0...2^n-1), no checksum.
         case counter
-        /// Schema 1's E2E (`CarplaydE2E`): CRC-8 SAE J1850 over the data ID and the
-        /// payload, 4-bit counter 0...14.
+        /// carplayd's own E2E (`CarplaydE2E`, the example cars'): CRC-8 SAE J1850 over the
+        /// data ID and the payload, 4-bit counter 0...14.
         case carplaydE2E(dataID: UInt16)
         /// AUTOSAR E2E profile 1 (`AutosarE2EP1`), 4-bit counter 0...14.
         case autosarP1(dataID: UInt16, mode: AutosarP1DataIDMode)

@@ -9,8 +9,8 @@ extension ProfileReader {
 
     func resolveBindings(_ node: JSONNode, profile: VehicleProfile) throws(ProfileError) -> [PropertyKey: ResolvedBinding] {
         var resolved: [PropertyKey: ResolvedBinding] = [:]
-        // "message.signal" -> the path that binds it, and whether as a setpoint (schema 2
-        // shares setpoint and status signals, never a setpoint with a request).
+        // "message.signal" -> the path that binds it, and whether as a setpoint (setpoint
+        // and status may share a signal, a setpoint and a request never).
         var owners: [String: (path: String, setpoint: Bool)] = [:]
         // "message.signal=raw" -> the request that uses that value.
         var requests: [String: String] = [:]
@@ -23,38 +23,22 @@ extension ProfileReader {
             guard capability.enabled else {
                 throw bindingNode.error("the car has no such capability: \(rawKey) needs \(capability.needs)")
             }
-            let object = try bindingNode.object(known: schema == 1 ? ["command", "status", "values", "signalUnit"] : ["command", "status", "signalUnit"])
+            let object = try bindingNode.object(known: ["command", "status", "signalUnit"])
             let statusNode = try object.required("status")
-            let status = try resolveSignal(statusNode, known: ["message", "signal"] + (schema == 1 ? [] : Self.mappingKeys), database: profile.database)
-
-            var command: PropertyCommand?
-            var commandSignals: [ResolvedSignal] = []
-            var statusValues = ValueMapping()
+            let statusKeys = ["message", "signal"] + Self.mappingKeys
+            let status = try resolveSignal(statusNode, known: statusKeys, database: profile.database)
             if let commandNode = object.optional("command"), key.isStatusOnly {
                 throw commandNode.error("\(rawKey) is status only: the vehicle reports it and nothing sets it, so it cannot have a command")
             }
-            if schema == 1 {
-                (command, commandSignals, statusValues) = try schema1Binding(object, key: key, kind: kind, status: status, database: profile.database)
-            } else {
-                statusValues = try parseMapping(
-                    statusNode.object(known: ["message", "signal"] + Self.mappingKeys), key: key, kind: kind, signal: status, isStatus: true)
-                if let commandNode = object.optional("command") {
-                    (command, commandSignals) = try parseCommand(commandNode, key: key, kind: kind, profile: profile)
-                }
+            let statusValues = try parseMapping(statusNode.object(known: statusKeys), key: key, kind: kind, signal: status, isStatus: true)
+            var command: PropertyCommand?
+            var commandSignals: [ResolvedSignal] = []
+            if let commandNode = object.optional("command") {
+                (command, commandSignals) = try parseCommand(commandNode, key: key, kind: kind, profile: profile)
             }
 
             // Who binds which signal.
-            if schema == 1 {
-                for reference in commandSignals + [status] {
-                    let id = "\(reference.message.name).\(reference.signal.name)"
-                    if let owner = owners[id] {
-                        throw fail(
-                            reference.path + ".signal",
-                            "signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\" is already bound by \(owner.path)")
-                    }
-                    owners[id] = (reference.path, true)
-                }
-            } else if let command {
+            if let command {
                 let isSetpoint = if case .setpoint = command { true } else { false }
                 for reference in commandSignals {
                     let id = "\(reference.message.name).\(reference.signal.name)"
@@ -88,11 +72,11 @@ extension ProfileReader {
                     default: AirCirculationMode.allCases.map(\.rawValue)
                     }
                 var sides: [(path: String, names: Set<String>, exact: Bool)] = [
-                    (schema == 1 ? object.path("values") : statusNode.childPath("values", quoted: false), Set(statusValues.values.keys), true)
+                    (statusNode.childPath("values", quoted: false), Set(statusValues.values.keys), true)
                 ]
                 switch command {
                 case let .setpoint(setpoint)?:
-                    sides.append((bindingNode.childPath("command", quoted: false) + ".values", Set(setpoint.values.values.keys), schema == 2))
+                    sides.append((bindingNode.childPath("command", quoted: false) + ".values", Set(setpoint.values.values.keys), true))
                 case let .momentary(momentary)?:
                     sides.append((bindingNode.childPath("command", quoted: false) + ".requests", Set(momentary.requests.keys), false))
                 default: break
@@ -146,66 +130,6 @@ extension ProfileReader {
         case let .toggle(toggle): [toggle.press]
         case let .step(step): [step.up, step.down]
         }
-    }
-
-    /// Schema 1: `command` {message, signal, idle} and `values` (case -> choice name),
-    /// the same on both signals.
-    func schema1Binding(
-        _ object: JSONObject, key: PropertyKey, kind: PropertyKind, status: ResolvedSignal, database: DBCDatabase
-    ) throws(ProfileError) -> (PropertyCommand?, [ResolvedSignal], ValueMapping) {
-        var command: ResolvedSignal?
-        var idle: Int128?
-        if let commandNode = object.optional("command") {
-            let resolvedCommand = try resolveSignal(commandNode, known: ["message", "signal", "idle"], database: database)
-            let commandObject = try commandNode.object(known: ["message", "signal", "idle"])
-            guard let idleNode = commandObject.optional("idle") else {
-                throw fail(
-                    commandObject.path("idle"),
-                    "missing idle: the value signal \"\(resolvedCommand.signal.name)\" carries when a command frame does not change \(key.rawValue) (a choice name such as \"NoRequest\", or a raw number)"
-                )
-            }
-            idle = try rawValue(idleNode, signal: resolvedCommand.signal, message: resolvedCommand.message).raw
-            command = resolvedCommand
-        } else if !key.isStatusOnly {
-            throw fail(object.path("command"), "missing command: \(key.rawValue) is set by intents, so it needs a command signal (message, signal, idle)")
-        }
-        var mapping = ValueMapping()
-        if let valuesNode = object.optional("values") {
-            let allowed: [String]
-            switch kind {
-            case .bool: allowed = ["false", "true"]
-            case let .enumeration(cases): allowed = cases.names
-            case .integer, .number: throw valuesNode.error("values map booleans and enumerations; \(key.rawValue) is a number")
-            }
-            var bySignalChoice: [String: String] = [:]
-            var spelled: [String: String] = [:]
-            for (text, entry) in try valuesNode.map() {
-                let name = kind.canonicalName(text)
-                guard allowed.contains(name) else {
-                    throw entry.error("\"\(text)\" is not a value of \(key.rawValue); expected \(allowed.joined(separator: ", "))")
-                }
-                if let other = spelled.updateValue(text, forKey: name) { throw entry.error("\"\(text)\" and \"\(other)\" both name \(name)") }
-                let choice = try entry.string()
-                for reference in [command, status].compactMap({ $0 }) {
-                    guard let raw = reference.signal.choiceValue(named: choice) else {
-                        throw entry.error(
-                            "no choice \"\(choice)\" in signal \"\(reference.signal.name)\" of message \"\(reference.message.name)\"\(choiceList(reference.signal))"
-                        )
-                    }
-                    if reference.path == command?.path, raw == idle {
-                        throw entry.error("choice \"\(choice)\" is the idle value of signal \"\(reference.signal.name)\"")
-                    }
-                }
-                if let other = bySignalChoice[choice] { throw entry.error("choice \"\(choice)\" is already the value of \"\(other)\"") }
-                bySignalChoice[choice] = name
-                mapping.values[name] = [.choice(choice)]
-            }
-            if kind == .bool, mapping.values.count != 2 {
-                throw valuesNode.error("a boolean maps both \"false\" and \"true\"")
-            }
-        }
-        let setpoint = command.map { PropertyCommand.setpoint(SetpointCommand(signal: $0.reference, idle: idle, values: mapping)) }
-        return (setpoint, command.map { [$0] } ?? [], mapping)
     }
 
     func resolveSignal(_ node: JSONNode, known: [String], database: DBCDatabase) throws(ProfileError) -> ResolvedSignal {

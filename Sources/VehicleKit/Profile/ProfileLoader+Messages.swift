@@ -1,8 +1,8 @@
 import CANKit
 import CarplayJSON
 
-/// What a schema 2 profile adds to the DBC's messages (`messages`), the schema 1
-/// `e2e` table, and the acknowledgement message.
+/// What a profile adds to the DBC's messages (`messages`), and the acknowledgement
+/// message.
 struct DeclaredMessages {
     var settings: [String: MessageSettings] = [:]
     var protection: [String: MessageProtection] = [:]

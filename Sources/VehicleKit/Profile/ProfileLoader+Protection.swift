@@ -1,14 +1,14 @@
 import CANKit
 import CarplayJSON
 
-/// Frame protection: schema 2's `messages.<name>.protection` and schema 1's `e2e` table.
-/// The layouts a scheme accepts are `FrameProtection`'s rules; this file only reads the
-/// profile's keys and puts the JSON path before its errors.
+/// Frame protection: `messages.<name>.protection`. The layouts a scheme accepts are
+/// `FrameProtection`'s rules; this file only reads the profile's keys and puts the JSON
+/// path before its errors.
 extension ProfileReader {
     /// The schemes `protection.scheme` may name.
     static let protectionSchemes = ["none", "counter", "carplayd-e2e", "autosar-p1", "autosar-p2", "autosar-p5", "vw-mqb", "honda", "toyota"]
 
-    /// Schema 2: one message's `protection`; nil for `none`.
+    /// One message's `protection`; nil for `none`.
     func parseProtection(_ node: JSONNode, message: DBCMessage) throws(ProfileError) -> MessageProtection? {
         let entry = try node.object(known: ["scheme", "dataID", "dataIDs", "dataIDMode", "checksum", "counter"])
         let schemeNode = try entry.required("scheme")
@@ -56,16 +56,14 @@ extension ProfileReader {
             let protection = try FrameProtection(scheme: scheme, checksum: checksum.map(PayloadField.init), counter: counter.map(PayloadField.init))
             return MessageProtection(message: message.name, checksumSignal: checksum?.name, counterSignal: counter?.name, protection: protection)
         } catch {
-            throw fail(Self.path(of: error, in: entry, checksumKey: "checksum"), error.description)
+            throw fail(Self.path(of: error, in: entry), error.description)
         }
     }
 
     /// The key a protection error is about (its text names it in backquotes), else the entry.
-    static func path(of error: FrameProtectionError, in entry: JSONObject, checksumKey: String) -> String {
+    static func path(of error: FrameProtectionError, in entry: JSONObject) -> String {
         let text = error.description
-        for key in ["checksum", "counter", "dataIDs", "dataID"] where text.contains("`\(key)`") {
-            return entry.path(key == "checksum" ? checksumKey : key)
-        }
+        for key in ["checksum", "counter", "dataIDs", "dataID"] where text.contains("`\(key)`") { return entry.path(key) }
         return entry.path
     }
 
@@ -89,31 +87,6 @@ extension ProfileReader {
             bytes[index] = UInt8(value)
         }
         return DataIDs(bytes)
-    }
-
-    /// Schema 1: `e2e`, every entry carplayd's E2E with `crc`, `counter` and a data ID
-    /// used once.
-    func resolveE2E(_ node: JSONNode, database: DBCDatabase) throws(ProfileError) -> [String: MessageProtection] {
-        var result: [String: MessageProtection] = [:]
-        var dataIDs: [Int: String] = [:]
-        for (name, entryNode) in try node.map() {
-            let entry = try entryNode.object(known: ["dataID", "crc", "counter"])
-            guard let message = database.message(named: name) else { throw entryNode.error("no message \"\(name)\" in \(dbcName)") }
-            let idNode = try entry.required("dataID")
-            let dataID = try idNode.integer()
-            guard (0...0xFFFF).contains(dataID) else { throw idNode.error("a data ID is 16 bits (0...65535), not \(dataID)") }
-            if let other = dataIDs[dataID] { throw idNode.error("data ID \(dataID) is also used by \(other)") }
-            dataIDs[dataID] = name
-            let crc = try protectionSignal(entry.required("crc"), message: message)
-            let counter = try protectionSignal(entry.required("counter"), message: message)
-            do {
-                let protection = try FrameProtection(scheme: .carplaydE2E(dataID: UInt16(dataID)), checksum: PayloadField(crc), counter: PayloadField(counter))
-                result[name] = MessageProtection(message: name, checksumSignal: crc.name, counterSignal: counter.name, protection: protection)
-            } catch {
-                throw fail(Self.path(of: error, in: entry, checksumKey: "crc"), error.description.replacing("`checksum`", with: "`crc`"))
-            }
-        }
-        return result
     }
 
     func protectionSignal(_ node: JSONNode, message: DBCMessage) throws(ProfileError) -> DBCSignal {

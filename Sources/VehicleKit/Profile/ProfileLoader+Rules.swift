@@ -69,61 +69,20 @@ extension ProfileReader {
     }
 
     /// Every status message has a cycle time (reachability counts cycles); protection
-    /// signals carry no property. Schema 1 also asks what its DBCs were written for:
-    /// every bound message E2E-protected, every command signal bound, an acknowledgement.
-    func checkCoverage(profile: VehicleProfile, bindings: [PropertyKey: ResolvedBinding], acknowledgementPath: String) throws(ProfileError) {
+    /// signals carry no property.
+    func checkCoverage(profile: VehicleProfile, bindings: [PropertyKey: ResolvedBinding]) throws(ProfileError) {
         let sorted = bindings.values.sorted { $0.key < $1.key }
-        var used: [(message: DBCMessage, by: String)] = []
-        for binding in sorted {
-            if let command = binding.commandSignals.first { used.append((command.message, command.path)) }
-            used.append((binding.status.message, binding.status.path))
-        }
-        if let acknowledgement = profile.acknowledgement, let message = profile.database.message(named: acknowledgement.message) {
-            used.append((message, acknowledgementPath))
-        }
-        let references = sorted.flatMap { $0.commandSignals + [$0.status] }
-        for (message, by) in used {
-            guard let protection = profile.protection[message.name] else {
-                if schema == 1 {
-                    throw fail(
-                        "e2e[\"\(message.name)\"]",
-                        "missing: message \"\(message.name)\" is used by \(by), and every command and status message is E2E-protected")
-                }
-                continue
-            }
-            for reference in references where reference.message.name == message.name {
-                if protection.isProtectionSignal(reference.signal.name) {
-                    throw fail(reference.path + ".signal", "signal \"\(reference.signal.name)\" is the protection checksum or counter of \"\(message.name)\"")
-                }
+        for reference in sorted.flatMap({ $0.commandSignals + [$0.status] }) {
+            let message = reference.message.name
+            if profile.protection[message]?.isProtectionSignal(reference.signal.name) == true {
+                throw fail(reference.path + ".signal", "signal \"\(reference.signal.name)\" is the protection checksum or counter of \"\(message)\"")
             }
         }
         for binding in sorted where profile.cycleTime(of: binding.status.message) == nil {
-            if schema == 1 {
-                throw fail(
-                    binding.status.path + ".message",
-                    "status message \"\(binding.status.message.name)\" has no GenMsgCycleTime in \(dbcName); reachability (unreachableAfterCycles) needs it")
-            }
             throw fail(
                 "messages[\"\(binding.status.message.name)\"].cycleTimeMs",
                 "missing: status message \"\(binding.status.message.name)\" (\(binding.status.path)) has no GenMsgCycleTime in \(dbcName), so the profile gives its period; reachability (unreachableAfterCycles) needs it"
             )
-        }
-        guard schema == 1 else { return }
-        let commandMessages = Set(sorted.compactMap { $0.commandMessage?.name })
-        for name in commandMessages.sorted() {
-            guard let message = profile.database.message(named: name) else { continue }
-            let protection = profile.protection[name]
-            for signal in message.signals where protection?.isProtectionSignal(signal.name) != true {
-                let bound = sorted.contains { $0.commandSignals.contains { $0.message.name == name && $0.signal.name == signal.name } }
-                if !bound {
-                    throw fail(
-                        "bindings",
-                        "signal \"\(signal.name)\" of command message \"\(name)\" is not bound to a property, so a command frame could not say what it carries")
-                }
-            }
-        }
-        if !commandMessages.isEmpty, profile.acknowledgement == nil {
-            throw fail(acknowledgementPath, "missing: the profile has commands, so it needs the vehicle's acknowledgement message")
         }
     }
 

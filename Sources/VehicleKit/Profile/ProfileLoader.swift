@@ -3,7 +3,7 @@ import CarplayJSON
 
 /// Loads `VehicleProfiles/<vehicle>/`: `profile.json` and the DBC it names, resolves
 /// every reference into the DBC and checks the rules of VehicleProfiles/README.md
-/// (schema 1 and 2). Files are read through `readFile`
+/// (schema 2). Files are read through `readFile`
 /// (nil: the file cannot be read), so VehicleKit does no I/O of its own.
 ///
 /// The work is split by concern: capabilities and policies
@@ -22,8 +22,12 @@ public enum ProfileLoader {
     /// The profile file inside a vehicle folder.
     public static let profileFileName = "profile.json"
 
-    /// The schema versions this loader reads.
-    public static let schemas = 1...2
+    /// The schema version this loader reads.
+    public static let schema = 2
+
+    /// Why a schema 1 profile is refused, and where its author learns to move it.
+    static let schema1Refusal =
+        "schema 1 is no longer read; move the profile to schema 2 as VehicleProfiles/README.md, \"Moving from schema 1\", explains (e2e becomes messages.<name>.protection, binding values go onto command and status)"
 
     public static func load(directory: String, readFile: (String) -> [UInt8]?) throws(ProfileError) -> VehicleProfile {
         try withoutActuallyEscaping(readFile) { (readFile) throws(ProfileError) -> VehicleProfile in
@@ -59,12 +63,11 @@ struct ResolvedBinding {
     var commandMessage: DBCMessage? { commandSignals.first?.message }
 }
 
-/// One profile being read: the file, its schema, the DBC so far.
+/// One profile being read: the file, the DBC so far.
 struct ProfileReader {
     let directory: String
     let readFile: (String) -> [UInt8]?
     let file: String
-    var schema = 1
     var dbcName = ""
 
     init(directory: String, readFile: @escaping (String) -> [UInt8]?) {
@@ -75,24 +78,23 @@ struct ProfileReader {
 
     func fail(_ path: String, _ reason: String) -> ProfileError { ProfileError(file: file, path: path, reason: reason) }
 
-    static let commonKeys = [
+    /// The keys of the root. `e2e` (schema 1's) is known only to be refused saying where its entries go.
+    static let rootKeys = [
         "schema", "name", "carNames", "driverSide", "dbc", "climate", "defrosters", "seats", "radio", "audioSources",
-        "profileSlots", "lock", "carSignals", "power", "policies", "bindings", "acknowledgement", "car",
+        "profileSlots", "lock", "carSignals", "power", "policies", "messages", "bindings", "acknowledgement", "car", "e2e",
     ]
 
     mutating func load() throws(ProfileError) -> VehicleProfile {
         guard let bytes = readFile(file) else { throw fail("", "cannot read the file") }
-        let root = try JSONNode(parsing: bytes, file: file).object(known: Self.commonKeys + ["e2e", "messages"])
+        let root = try JSONNode(parsing: bytes, file: file).object(known: Self.rootKeys)
 
         let schemaNode = try root.required("schema")
-        schema = try schemaNode.integer()
-        guard ProfileLoader.schemas.contains(schema) else {
-            throw schemaNode.error("unsupported schema version \(schema); this loader reads schema 1 and 2")
+        let schema = try schemaNode.integer()
+        if schema == 1 { throw schemaNode.error(ProfileLoader.schema1Refusal) }
+        guard schema == ProfileLoader.schema else {
+            throw schemaNode.error("unsupported schema version \(schema); this loader reads schema \(ProfileLoader.schema)")
         }
-        if schema == 1, root.has("messages") {
-            throw fail(root.path("messages"), "messages is schema 2 (VehicleProfiles/README.md); this profile says schema 1")
-        }
-        if schema == 2, root.has("e2e") {
+        if root.has("e2e") {
             throw fail(root.path("e2e"), "e2e is schema 1; in schema 2 each message declares its protection in messages.<name>.protection")
         }
 
@@ -139,22 +141,19 @@ struct ProfileReader {
 
         // What the profile adds to the DBC comes first: bindings may name its choices.
         var declared = DeclaredMessages()
-        if schema == 2, let node = root.optional("messages") {
-            declared = try parseMessages(node, database: &database)
-        }
+        if let node = root.optional("messages") { declared = try parseMessages(node, database: &database) }
 
         var profile = VehicleProfile(
             identifier: Self.identifier(of: directory), displayName: displayName, carNames: carNames, driverSide: driverSide,
             database: database, climate: climate, defrosters: defrosters, seats: seats, radio: radio,
             audioSources: audioSources, profileSlots: profileSlots, hasLock: hasLock, carSignals: carSignals, power: power,
-            bindings: [:], protection: [:], acknowledgement: nil, messages: declared.settings, policies: policies)
+            bindings: [:], protection: declared.protection, acknowledgement: nil, messages: declared.settings, policies: policies)
         profile.car = car
 
-        profile.protection = schema == 1 ? try resolveE2E(root.required("e2e"), database: database) : declared.protection
         let resolved = try resolveBindings(try root.required("bindings"), profile: profile)
         profile.bindings = resolved.mapValues { $0.binding }
         profile.acknowledgement = try resolveAcknowledgement(root.optional("acknowledgement"), database: database, bindings: resolved)
-        try checkCoverage(profile: profile, bindings: resolved, acknowledgementPath: root.path("acknowledgement"))
+        try checkCoverage(profile: profile, bindings: resolved)
         try checkRanges(profile: profile, bindings: resolved, root: root)
         return profile
     }

@@ -2,7 +2,7 @@ import CANKit
 
 /// How one state property travels over the bus: the command that changes it (nil: the
 /// property is reported but this car takes no command for it) and the status signal that
-/// reports it. See VehicleProfiles/README.md, "Schema 2".
+/// reports it. See VehicleProfiles/README.md, "`bindings`: each property".
 public struct PropertyBinding: Sendable, Hashable {
     public var command: PropertyCommand?
     /// The status signal that reports the property.
@@ -19,15 +19,6 @@ public struct PropertyBinding: Sendable, Hashable {
         self.status = status
         self.statusValues = statusValues
         self.signalUnit = signalUnit
-    }
-
-    /// Schema 1's shape: a setpoint command (when `command` is given) and status, both
-    /// mapping `values` (SiriKit case or "true"/"false" -> DBC choice name).
-    public init(command: SignalReference?, idleRawValue: Int128?, status: SignalReference, values: [String: String], signalUnit: String? = nil) {
-        let mapping = ValueMapping(values: values.mapValues { [.choice($0)] })
-        self.init(
-            command: command.map { .setpoint(SetpointCommand(signal: $0, idle: idleRawValue, values: mapping)) },
-            status: status, statusValues: mapping, signalUnit: signalUnit)
     }
 
     /// `radio.frequency`: the signal value for a frequency of `band` (in the band's unit).
