@@ -1,6 +1,7 @@
 import CANBus
 import CANKit
 import VehicleKit
+import VehicleSimulator
 
 /// One vehicle being driven: the head unit's port on the vehicle's bus, the controller
 /// reading it, and the intent engine over them; for a simulated vehicle also the

@@ -4,6 +4,7 @@ import SimulatorControl
 import SocketCAN
 import Varlink
 import VehicleKit
+import VehicleSimulator
 
 /// carplayd as a service: `run()` starts the vehicle session and the Varlink server,
 /// then serves until SIGTERM/SIGINT (graceful stop) while SIGHUP reloads.

@@ -3,6 +3,7 @@ import CANKit
 import LinuxSupport
 import SocketCAN
 import VehicleKit
+import VehicleSimulator
 
 #if canImport(Glibc)
 import Glibc

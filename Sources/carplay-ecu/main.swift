@@ -5,6 +5,7 @@ import SimulatorControl
 import SocketCAN
 import Varlink
 import VehicleKit
+import VehicleSimulator
 
 #if canImport(Glibc)
 import Glibc

@@ -4,6 +4,7 @@ import CarIntents
 import CarplayJSON
 import LinuxSupport
 import VehicleKit
+import VehicleSimulator
 
 /// `carplayctl perform --simulate PROFILE_DIR 'INTENT_JSON' [--state 'JSON']`: one
 /// intent against an in-process simulated vehicle, without a daemon.

@@ -5,6 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 import VehicleKit
+import VehicleSimulator
 
 @testable import CarIntents
 

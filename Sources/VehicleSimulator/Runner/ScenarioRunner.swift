@@ -1,3 +1,5 @@
+import VehicleKit
+
 /// Plays a scenario on a running simulated vehicle: sleeps until the schedule's next
 /// occurrence, then applies what is due through the node's own mechanisms -- `override`
 /// (the vehicle's own change, status frames at once), `setFaults`, `setDriveState`.

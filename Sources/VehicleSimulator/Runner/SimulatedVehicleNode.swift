@@ -1,6 +1,7 @@
 import CANBus
 import CANKit
 import Synchronization
+import VehicleKit
 
 /// The simulated vehicle on a bus: feeds every frame from `port` to a
 /// `VehicleSimulation`, runs its `tick` at `nextDeadline`, and sends what both return.
