@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "VehicleSimulator", dependencies: ["CANKit", "CANBus", "CarplayJSON", "VehicleKit"]),
 
         // The eleven intents: resolve, confirm, handle; the controller over a bus.
-        .target(name: "CarIntents", dependencies: ["CANKit", "CANBus", "VehicleKit", "VehicleSimulator", "CarplayJSON"]),
+        .target(name: "CarIntents", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarplayJSON"]),
 
         // The only place that talks to the Linux C libraries.
         .target(name: "LinuxSupport", dependencies: ["CSocketCAN", "CSystemd", "CCarplayLinux"]),
