@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "CANKit", targets: ["CANKit"]),
         .library(name: "VehicleKit", targets: ["VehicleKit"]),
+        .library(name: "VehicleSimulator", targets: ["VehicleSimulator"]),
         .library(name: "CarIntents", targets: ["CarIntents"]),
         .executable(name: "carplayctl", targets: ["carplayctl"]),
         .executable(name: "carplayd", targets: ["carplayd"]),
@@ -45,9 +46,12 @@ let package = Package(
         // The bus abstraction and the in-process virtual bus (vcan semantics).
         .target(name: "CANBus", dependencies: ["CANKit"]),
 
-        // Vehicle profiles, state, state <-> frames, the simulated vehicle: all pure but
-        // SimulatedVehicleNode, which runs the simulation on a port (tasks, timers, sends).
-        .target(name: "VehicleKit", dependencies: ["CANKit", "CANBus", "CarplayJSON"]),
+        // Pure: vehicle profiles, state, state <-> frames (both ends of the bus).
+        .target(name: "VehicleKit", dependencies: ["CANKit", "CarplayJSON"]),
+
+        // The simulated vehicle: the pure simulation (frames in, state, frames out; faults,
+        // scenarios) and, in Runner/, what runs it on a port (tasks, timers, sends).
+        .target(name: "VehicleSimulator", dependencies: ["CANKit", "CANBus", "CarplayJSON", "VehicleKit"]),
 
         // The eleven intents: resolve, confirm, handle; the controller over a bus.
         .target(name: "CarIntents", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarplayJSON"]),
@@ -60,13 +64,16 @@ let package = Package(
 
         // io.carplayd.Simulator over a simulated vehicle, and who may call it: served by
         // carplayd's embedded vehicle and carplay-ecu's --control socket alike.
-        .target(name: "SimulatorControl", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit"], plugins: ["EmbedInterfaces"]),
+        .target(
+            name: "SimulatorControl", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit", "VehicleSimulator"], plugins: ["EmbedInterfaces"]),
 
         // The daemon: configuration, the Varlink service, daemon state, lifecycle. Its
         // interface texts are docs/*.varlink, embedded at build time.
         .target(
             name: "CarplayDaemon",
-            dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit"],
+            dependencies: [
+                "CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit", "VehicleSimulator",
+            ],
             plugins: ["EmbedInterfaces"]),
         .plugin(name: "EmbedInterfaces", capability: .buildTool(), dependencies: ["embed-interfaces"]),
         .executableTarget(name: "embed-interfaces", path: "Plugins/embed-interfaces"),
@@ -74,14 +81,17 @@ let package = Package(
         // Thin executables.
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),
         .executableTarget(
-            name: "carplay-ecu", dependencies: ["CANBus", "CarplayJSON", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit"]),
+            name: "carplay-ecu",
+            dependencies: ["CANBus", "CarplayJSON", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit", "VehicleSimulator"]),
         // The benchmark executables, beside their drivers: the load generator of
         // Benchmarks/intents (a client of a running carplayd) and the CPU cost of one
         // intent's frame path (Benchmarks/frames/run.sh).
         .executableTarget(
             name: "carplay-bench", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit"], path: "Benchmarks/intents/carplay-bench"),
-        .executableTarget(name: "frames-bench", dependencies: ["CANKit", "LinuxSupport", "VehicleKit"], path: "Benchmarks/frames", exclude: ["run.sh"]),
-        .executableTarget(name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink"]),
+        .executableTarget(
+            name: "frames-bench", dependencies: ["CANKit", "LinuxSupport", "VehicleKit", "VehicleSimulator"], path: "Benchmarks/frames", exclude: ["run.sh"]),
+        .executableTarget(
+            name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "VehicleSimulator", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink"]),
 
         // What the test targets share: the repository's paths, the DBC corpus, hex
         // helpers, a Varlink server on a temporary socket.
@@ -93,10 +103,14 @@ let package = Package(
         .testTarget(name: "SocketCANTests", dependencies: ["SocketCAN", "CANKit", "LinuxSupport"]),
         .testTarget(
             name: "CarplayDaemonTests",
-            dependencies: ["CarplayDaemon", "SimulatorControl", "Varlink", "CarplayJSON", "LinuxSupport", "CANBus", "CANKit", "CarIntents", "TestSupport"]),
+            dependencies: [
+                "CarplayDaemon", "SimulatorControl", "Varlink", "CarplayJSON", "LinuxSupport", "CANBus", "CANKit", "CarIntents", "VehicleSimulator",
+                "TestSupport",
+            ]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "LinuxSupport", "TestSupport"]),
-        .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANBus", "CANKit", "CarplayJSON", "TestSupport"]),
-        .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "CANBus", "CANKit", "CarplayJSON", "TestSupport"]),
+        .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANKit", "CarplayJSON", "TestSupport"]),
+        .testTarget(name: "VehicleSimulatorTests", dependencies: ["VehicleSimulator", "VehicleKit", "CANBus", "CANKit", "CarplayJSON", "TestSupport"]),
+        .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "VehicleSimulator", "CANBus", "CANKit", "CarplayJSON", "TestSupport"]),
         // Runs the built carplayctl binary as a subprocess; depending on the executable
         // target makes SwiftPM build it before the tests. CANKit lists a DBC's names.
         // Varlink, LinuxSupport, CarplayJSON: the fake daemon of ClientVerbTests.

@@ -3,8 +3,8 @@
 #
 #   Fuzz/build.sh [TARGET...]        (default: every Fuzz/<target>.swift)
 #
-# No SwiftPM: the pure modules a target needs (CarplayJSON, CANKit, CANBus,
-# VehicleKit, and the parsing part of Varlink, Sources/Varlink/VarlinkMessage.swift)
+# No SwiftPM: the pure modules a target needs (CarplayJSON, CANKit, VehicleKit, and
+# the parsing part of Varlink, Sources/Varlink/VarlinkMessage.swift)
 # are compiled module by module with `swiftc -sanitize=fuzzer,address`, so their code
 # is coverage-instrumented and checked by ASan; each target file is then compiled and
 # linked against them. libFuzzer supplies main(). Output: .build/fuzz/bin/<target>.
@@ -30,15 +30,15 @@ BIN="$OUT/bin"
 mkdir -p "$MODULES" "$BIN" "$OUT/generated"
 
 # -O with debug info: fast enough to fuzz, symbolized ASan reports. lld: the gold
-# linker warns about every ASan helper symbol.
-FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -warnings-as-errors -use-ld=lld)
+# linker warns about every ASan helper symbol. -package-name: what SwiftPM passes, so
+# `package` declarations (shared between the package's modules) compile.
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -warnings-as-errors -use-ld=lld -package-name carplayd)
 
 # Module name -> source files, and module dependencies, in build order.
 module_sources() {
     case "$1" in
         CarplayJSON) ls Sources/CarplayJSON/*.swift ;;
         CANKit) find Sources/CANKit -name '*.swift' | sort ;;
-        CANBus) ls Sources/CANBus/*.swift ;;
         VehicleKit) find Sources/VehicleKit -name '*.swift' | sort ;;
         # Only the message framing and parsing: the server needs the C shim and sockets.
         Varlink) echo Sources/Varlink/VarlinkMessage.swift ;;
@@ -49,8 +49,7 @@ module_sources() {
 module_deps() {
     case "$1" in
         CANKit) echo CarplayJSON ;;
-        CANBus) echo CarplayJSON CANKit ;;
-        VehicleKit) echo CarplayJSON CANKit CANBus ;;
+        VehicleKit) echo CarplayJSON CANKit ;;
         Varlink) echo CarplayJSON ;;
         *) echo "" ;;
     esac
@@ -60,7 +59,7 @@ module_deps() {
 target_modules() {
     case "$1" in
         dbc|candump) echo CarplayJSON CANKit ;;
-        profile|frames) echo CarplayJSON CANKit CANBus VehicleKit ;;
+        profile|frames) echo CarplayJSON CANKit VehicleKit ;;
         varlink) echo CarplayJSON Varlink ;;
         *) echo "build.sh: no module list for target $1 (add it to Fuzz/build.sh)" >&2; exit 2 ;;
     esac

@@ -19,6 +19,7 @@
 import CANKit
 import LinuxSupport
 import VehicleKit
+import VehicleSimulator
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import CANKit
 import LinuxSupport
 import VehicleKit
+import VehicleSimulator
 
 /// What the embedded vehicle plays besides answering commands: a scenario (timed
 /// vehicle-side events and faults) or, instead of the vehicle, a recorded candump log.

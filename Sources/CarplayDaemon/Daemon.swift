@@ -4,6 +4,7 @@ import SimulatorControl
 import SocketCAN
 import Varlink
 import VehicleKit
+import VehicleSimulator
 
 /// carplayd as a service: `run()` starts the vehicle session and the Varlink server,
 /// then serves until SIGTERM/SIGINT (graceful stop) while SIGHUP reloads.
@@ -44,12 +45,12 @@ public final class Daemon: Sendable {
             if case let .failure(error) = played { log.error(error.description) }
             return 2
         }
-        let opened = Self.openVehicle(configuration, profile: profile, faults: faults, playback: playback)
+        let opened = Self.openVehicle(configuration, profile: profile, faults: faults, playback: playback, log: log)
         guard case let .success(vehicle) = opened else {
             if case let .failure(error) = opened { log.error(error.description) }
             return 1
         }
-        let session = await Self.startSession(configuration, profile: profile, vehicle: vehicle, store: store, scenario: playback.scenario, log: log)
+        let session = await Self.startSession(configuration, profile: profile, vehicle: vehicle, store: store)
         let state = DaemonState(
             session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(configuration), simulatorAccess: simulatorAccess(configuration)
         )
@@ -76,7 +77,7 @@ public final class Daemon: Sendable {
         }
         let reachable = await session.controller.waitUntilReachable(timeout: .seconds(2))
         let bus =
-            session.isSimulated
+            session.simulatedVehicle != nil
             ? "embedded simulated vehicle on an in-process \(session.interface)\(playback.scenario == nil ? "" : ", playing \(configuration.scenario!)")"
             : session.isReplay ? "replaying \(configuration.replay!) on an in-process \(session.interface)" : "CAN interface \(session.interface)"
         let listening = passed == nil ? socketPath : "\(socketPath) (socket-activated, fd \(passed!.rawValue))"
@@ -113,17 +114,18 @@ public final class Daemon: Sendable {
 
     /// The one decision that is the daemon's: which bus. A CAN interface, where only the
     /// profile's status and acknowledgement frames pass the kernel's filters, or the
-    /// embedded simulated vehicle. (Synchronous: the throwing step stays out of `run`'s
-    /// coroutine, see there.)
-    static func openVehicle(_ configuration: DaemonConfiguration, profile: VehicleProfile, faults: FaultPlan, playback: Playback = .none) -> Result<
-        VehicleSession.Vehicle, DaemonError
-    > {
+    /// embedded simulated vehicle, playing `playback`'s scenario (its lines to `log`), or
+    /// its replay. (Synchronous: the throwing step stays out of `run`'s coroutine, see there.)
+    static func openVehicle(
+        _ configuration: DaemonConfiguration, profile: VehicleProfile, faults: FaultPlan, playback: Playback = .none, log: Logger? = nil
+    ) -> Result<VehicleSession.Vehicle, DaemonError> {
         if let replay = playback.replay { return .success(.replayed(replay, loop: playback.replayLoop)) }
         guard let interface = configuration.canInterface else {
             var simulation = VehicleSimulation(profile: profile, faults: faults)
             // Nothing reads the embedded vehicle's own log (carplayd logs each intent itself).
             simulation.logLimit = 0
-            return .success(.simulated(simulation))
+            return .success(
+                .inProcess(EmbeddedVehicle(simulation, scenario: playback.scenario, scenarioLog: { line in log?.info("scenario: \(line)") })))
         }
         var ids = VehicleFrames(profile: profile).statusMessages.values.map(\.message.canID)
         if let ack = profile.acknowledgement, let message = profile.database.message(named: ack.message) { ids.append(message.canID) }
@@ -135,10 +137,9 @@ public final class Daemon: Sendable {
     }
 
     /// The session on `vehicle`, with the configured confirmation timeout and the saved car profiles.
-    static func startSession(
-        _ configuration: DaemonConfiguration, profile: VehicleProfile, vehicle: VehicleSession.Vehicle, store: CarProfileStore, scenario: Scenario? = nil,
-        log: Logger? = nil
-    ) async -> VehicleSession {
+    static func startSession(_ configuration: DaemonConfiguration, profile: VehicleProfile, vehicle: VehicleSession.Vehicle, store: CarProfileStore) async
+        -> VehicleSession
+    {
         var profile = profile
         if let milliseconds = configuration.confirmationTimeoutMilliseconds {
             profile.policies.confirmationTimeout = .milliseconds(milliseconds)
@@ -147,8 +148,7 @@ public final class Daemon: Sendable {
         return await VehicleSession(
             profile: profile, vehicle: vehicle, savedProfiles: store.load(profile: identifier), restrictedWhileLocked: configuration.restrictedWhileLocked,
             carIdentifier: carIdentifier(profile: identifier),
-            persist: { profiles in try store.save(profiles, profile: identifier) },
-            scenario: scenario, scenarioLog: { line in log?.info("scenario: \(line)") })
+            persist: { profiles in try store.save(profiles, profile: identifier) })
     }
 
     /// `INCar.carIdentifier`: stable for this unit and profile, and not the VIN nor the
@@ -310,14 +310,12 @@ public final class Daemon: Sendable {
             if case let .failure(error) = played { log.error("reload: \(error); keeping the running vehicle") }
             return
         }
-        let opened = Self.openVehicle(next, profile: profile, faults: faults, playback: playback)
+        let opened = Self.openVehicle(next, profile: profile, faults: faults, playback: playback, log: log)
         guard case let .success(vehicle) = opened else {
             if case let .failure(error) = opened { log.error("reload: \(error); keeping the running vehicle") }
             return
         }
-        let session = await Self.startSession(
-            next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory),
-            scenario: playback.scenario, log: log)
+        let session = await Self.startSession(next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory))
         let old = state.replace(
             session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(next), simulatorAccess: simulatorAccess(next))
         await old.stop()

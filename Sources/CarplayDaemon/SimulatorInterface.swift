@@ -1,5 +1,7 @@
+import CarIntents
 import SimulatorControl
 import Varlink
+import VehicleSimulator
 
 /// `io.carplayd.Simulator` on the daemon's socket: the embedded vehicle's panel, faults and
 /// drive state (SimulatorService), for the callers `SimulatorAccess` allows. Not served on
@@ -9,6 +11,12 @@ public enum SimulatorInterface {
 
     /// The interface text, served verbatim: docs/io.carplayd.Simulator.varlink.
     public static let description = SimulatorService.interfaceDescription
+}
+
+extension VehicleSession {
+    /// The embedded simulated vehicle, which io.carplayd.Simulator drives; nil on a CAN
+    /// interface or a replay.
+    var simulatedVehicle: SimulatedVehicleNode? { (inProcessNode as? EmbeddedVehicle)?.vehicle }
 }
 
 extension VehicleService {
@@ -24,7 +32,7 @@ extension VehicleService {
     func simulator(_ request: Request) {
         // A reload to a CAN interface (or to simulator-control = off) leaves the interface
         // listed until a restart: no simulator is offered then.
-        guard let vehicle = request.session.vehicle, let access = state.simulatorAccess else {
+        guard let vehicle = request.session.simulatedVehicle, let access = state.simulatorAccess else {
             request.replies.send(error: SimulatorService.noSimulator)
             return
         }

@@ -83,7 +83,7 @@ public final class VehicleService: VarlinkService {
         let (current, reachable) = session.controller.snapshot()
         let health = session.busHealth()
         var bus: [String: JSONValue] = [
-            "interface": .string(session.interface), "kind": .string(session.isSimulated ? "embedded" : "socketcan"),
+            "interface": .string(session.interface), "kind": .string(session.simulatedVehicle != nil ? "embedded" : "socketcan"),
             "untrustedFrames": .integer(session.controller.untrustedFrames), "state": .string(health.state.rawValue),
             "droppedFrames": .integer(Int(health.droppedFrames)), "errorFrames": .integer(health.errorFrames),
             "restarts": .integer(health.restarts),

@@ -1,6 +1,7 @@
 import CarplayJSON
 import Varlink
 import VehicleKit
+import VehicleSimulator
 
 /// `io.carplayd.Simulator` over one simulated vehicle: its faults, what it holds, its
 /// drive state and the driver's own changes (the car's panel). One implementation for

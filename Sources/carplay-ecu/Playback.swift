@@ -3,6 +3,7 @@ import CANKit
 import LinuxSupport
 import SocketCAN
 import VehicleKit
+import VehicleSimulator
 
 // carplay-ecu's two playbacks: a scenario on the simulated vehicle, and a candump
 // replay in its place.

@@ -5,6 +5,7 @@ import SimulatorControl
 import SocketCAN
 import Varlink
 import VehicleKit
+import VehicleSimulator
 
 // carplay-ecu: the simulated vehicle as its own process on a CAN interface.
 let usage = """

@@ -4,6 +4,7 @@ import CarIntents
 import CarplayJSON
 import LinuxSupport
 import VehicleKit
+import VehicleSimulator
 
 /// `carplayctl perform --simulate PROFILE_DIR 'INTENT_JSON' [--state 'JSON']`: one
 /// intent against an in-process simulated vehicle, without a daemon.
@@ -98,7 +99,7 @@ enum PerformCommand {
             }
         }
         let session = await VehicleSession(
-            profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile, state: state, faults: faults)), savedProfiles: saved)
+            profile: profile, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: profile, state: state, faults: faults))), savedProfiles: saved)
         // The whole state first, so relative settings and the printed state are complete.
         guard await session.controller.waitUntilComplete(timeout: .seconds(3)) else {
             await session.stop()

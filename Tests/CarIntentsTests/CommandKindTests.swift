@@ -2,6 +2,7 @@ import CANBus
 import CANKit
 import Foundation
 import Testing
+import VehicleSimulator
 
 @testable import CarIntents
 @testable import VehicleKit

@@ -1,6 +1,7 @@
 import CANBus
 import Testing
 import VehicleKit
+import VehicleSimulator
 
 @testable import CarIntents
 

@@ -5,6 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 import VehicleKit
+import VehicleSimulator
 
 @testable import CarIntents
 
@@ -24,10 +25,11 @@ enum ShippedProfiles {
 /// A simulated vehicle and a head unit on one virtual bus, in virtual time.
 struct Rig: Stoppable {
     let session: VehicleSession
+    /// The session's simulated vehicle.
+    let vehicle: SimulatedVehicleNode
     let time: VirtualTime
     var engine: IntentEngine { session.engine }
     var controller: VehicleController { session.controller }
-    var vehicle: SimulatedVehicleNode { session.vehicle! }
 
     /// `confirmationTimeout` replaces the profile's.
     static func start(
@@ -47,14 +49,13 @@ struct Rig: Stoppable {
         var initial = VehicleSimulation.defaultState(for: profile)
         for (key, value) in state { initial[key] = value }
         let clock = ManualClock()
-        let session = await VehicleSession(
-            profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile, state: initial, faults: faults)), headUnitPort: headUnitPort,
-            clock: clock)
-        let time = VirtualTime(clock: clock, vehicle: session.vehicle)
+        let embedded = EmbeddedVehicle(VehicleSimulation(profile: profile, state: initial, faults: faults), clock: clock)
+        let session = await VehicleSession(profile: profile, vehicle: .inProcess(embedded), headUnitPort: headUnitPort, clock: clock)
+        let time = VirtualTime(clock: clock, vehicle: embedded.vehicle)
         // The vehicle's first frames are due at once: no time needs to pass.
         let complete = try await time.run(step: .zero) { await session.controller.waitUntilComplete(timeout: .seconds(10)) }
         #expect(complete == true, "the simulated \(profile.displayName) sent all its status messages")
-        return Rig(session: session, time: time)
+        return Rig(session: session, vehicle: embedded.vehicle, time: time)
     }
 
     /// Performs `json` while virtual time moves on.

@@ -5,6 +5,7 @@ import Synchronization
 import TestSupport
 import Testing
 import VehicleKit
+import VehicleSimulator
 
 @testable import CarIntents
 
@@ -84,7 +85,7 @@ struct FaultRig: Stoppable {
     var time: VirtualTime { rig.time }
     var engine: IntentEngine { session.engine }
     var controller: VehicleController { session.controller }
-    var vehicle: SimulatedVehicleNode { session.vehicle! }
+    var vehicle: SimulatedVehicleNode { rig.vehicle }
     var port: FlakyPort { session.port as! FlakyPort }
     var bus: VirtualCANBus { session.virtualBus! }
 

@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 import VehicleKit
+import VehicleSimulator
 
 @testable import CarIntents
 

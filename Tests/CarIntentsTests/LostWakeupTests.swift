@@ -3,6 +3,7 @@ import CANKit
 import TestSupport
 import Testing
 import VehicleKit
+import VehicleSimulator
 
 @testable import CarIntents
 

@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
 import VehicleKit
+import VehicleSimulator
 
 @testable import CarIntents
 
@@ -63,9 +64,8 @@ import VehicleKit
         // Virtual time: the sedan confirms (or refuses) while a command is sent, so time
         // only has to pass for the vehicle to fall silent.
         let clock = ManualClock()
-        let session = await VehicleSession(
-            profile: profile, vehicle: .simulated(VehicleSimulation(profile: profile, state: VehicleSimulation.defaultState(for: profile))),
-            restrictedWhileLocked: Set(IntentName.allCases), clock: clock)
+        let embedded = EmbeddedVehicle(VehicleSimulation(profile: profile, state: VehicleSimulation.defaultState(for: profile)), clock: clock)
+        let session = await VehicleSession(profile: profile, vehicle: .inProcess(embedded), restrictedWhileLocked: Set(IntentName.allCases), clock: clock)
         try await stopping(session) { session in
             #expect(await session.controller.waitUntilComplete(timeout: .seconds(10)))
             let engine = session.engine
@@ -78,9 +78,9 @@ import VehicleKit
                 record(name, "device locked", await engine.run(.perform, intent) { .locked(reason: "the session is locked") })
                 if let parameters = Self.unresolved[name] { record(name, "not resolved", await engine.run(.perform, try Self.intent(name, parameters))) }
             }
-            session.vehicle!.setFaults(FaultPlan([FaultRule(.reject(result: nil))]))
+            embedded.vehicle.setFaults(FaultPlan([FaultRule(.reject(result: nil))]))
             for name in IntentName.allCases { record(name, "rejected", await engine.run(.perform, try Self.intent(name, Self.handled[name]!))) }
-            session.vehicle!.setFaults(FaultPlan([FaultRule(.silence)]))
+            embedded.vehicle.setFaults(FaultPlan([FaultRule(.silence)]))
             clock.advance(by: session.controller.reachabilityWindow + .milliseconds(1))
             #expect(session.controller.isReachable == false)
             for name in IntentName.allCases { record(name, "unreachable", await engine.run(.perform, try Self.intent(name, Self.handled[name]!))) }
@@ -90,7 +90,8 @@ import VehicleKit
             locked.policies.refusedWhileCarLocked = Set(IntentName.allCases.map(\.rawValue))
             var lockedState = VehicleSimulation.defaultState(for: locked)
             lockedState[.locked] = .bool(true)
-            let lockedSession = await VehicleSession(profile: locked, vehicle: .simulated(VehicleSimulation(profile: locked, state: lockedState)))
+            let lockedSession = await VehicleSession(
+                profile: locked, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: locked, state: lockedState))))
             try await stopping(lockedSession) { lockedSession in
                 #expect(await lockedSession.controller.waitUntilComplete(timeout: .seconds(10)))
                 for name in IntentName.allCases {
@@ -100,7 +101,7 @@ import VehicleKit
                 // The SUV's satellite radio is not subscribed.
                 let suv = try ShippedProfiles.load("suv")
                 let suvSession = await VehicleSession(
-                    profile: suv, vehicle: .simulated(VehicleSimulation(profile: suv, state: VehicleSimulation.defaultState(for: suv))))
+                    profile: suv, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: suv, state: VehicleSimulation.defaultState(for: suv)))))
                 try await stopping(suvSession) { suvSession in
                     #expect(await suvSession.controller.waitUntilComplete(timeout: .seconds(10)))
                     let satellite = await suvSession.engine.run(.perform, try Self.intent(.setRadioStation, #"{"stationName":"jazz cafe"}"#))

@@ -2,6 +2,7 @@ import CANBus
 import TestSupport
 import Testing
 import VehicleKit
+import VehicleSimulator
 
 @testable import CarIntents
 

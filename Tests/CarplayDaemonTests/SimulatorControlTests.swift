@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 import Varlink
 import VehicleKit
+import VehicleSimulator
 
 @testable import CarplayDaemon
 @testable import LinuxSupport

@@ -100,6 +100,12 @@ public struct SteppedRange: Sendable, Hashable {
     public var max: Double
     public var step: Double
 
+    package init(min: Double, max: Double, step: Double) {
+        self.min = min
+        self.max = max
+        self.step = step
+    }
+
     public func contains(_ value: Double) -> Bool { value >= min - 1e-9 && value <= max + 1e-9 }
 
     /// Clamped into the range, then snapped to the nearest step from `min`.

@@ -1,3 +1,5 @@
+import VehicleKit
+
 /// The car's limits: what a real ECU would refuse, the starting state, and the
 /// `wrongValue` fault's "one step off".
 extension VehicleSimulation {

@@ -1,17 +1,21 @@
+import CANBus
+import VehicleKit
+
 /// Plays a scenario on a running simulated vehicle: sleeps until the schedule's next
 /// occurrence, then applies what is due through the node's own mechanisms -- `override`
 /// (the vehicle's own change, status frames at once), `setFaults`, `setDriveState`.
+/// It sleeps on the node's clock, the simulation's time (a test's manual clock moves both).
 public final class ScenarioRunner: Sendable {
     public let scenario: Scenario
     private let node: SimulatedVehicleNode
-    private let clock: ContinuousClock
+    private let clock: any MonotonicClock
     private let log: @Sendable (String) -> Void
 
     /// `log` gets one line per applied occurrence (and why one could not be applied).
-    public init(scenario: Scenario, node: SimulatedVehicleNode, clock: ContinuousClock = .init(), log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(scenario: Scenario, node: SimulatedVehicleNode, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.scenario = scenario
         self.node = node
-        self.clock = clock
+        self.clock = node.clock
         self.log = log
     }
 
@@ -34,7 +38,7 @@ public final class ScenarioRunner: Sendable {
             await playTimed(origin: origin, simulationOrigin: simulationOrigin)
             // Reacting lasts the scenario's duration, or until the scenario is stopped.
             if !scenario.loop, let duration = scenario.duration {
-                try? await clock.sleep(until: origin.advanced(by: duration), tolerance: .milliseconds(1))
+                try? await clock.sleep(until: origin.advanced(by: duration))
             } else {
                 while !Task.isCancelled { try? await clock.sleep(for: .seconds(3600)) }
             }
@@ -50,7 +54,7 @@ public final class ScenarioRunner: Sendable {
     private func playTimed(origin: ContinuousClock.Instant, simulationOrigin: Duration) async {
         var schedule = ScenarioSchedule(scenario)
         while let next = schedule.nextTime {
-            do { try await clock.sleep(until: origin.advanced(by: next), tolerance: .milliseconds(1)) } catch { return }
+            do { try await clock.sleep(until: origin.advanced(by: next)) } catch { return }
             if Task.isCancelled { return }
             for occurrence in schedule.due(through: clock.now - origin) {
                 apply(occurrence, simulationTime: simulationOrigin + occurrence.time)
@@ -72,7 +76,7 @@ public final class ScenarioRunner: Sendable {
                     let occurrence = ScenarioSchedule.Occurrence(time: heard + late - origin, event: index, pass: 0, number: counts[index])
                     counts[index] += 1
                     pending.addTask {
-                        do { try await self.clock.sleep(until: heard.advanced(by: late), tolerance: .milliseconds(1)) } catch { return }
+                        do { try await self.clock.sleep(until: heard.advanced(by: late)) } catch { return }
                         self.apply(occurrence, simulationTime: simulationOrigin + occurrence.time)
                     }
                 }

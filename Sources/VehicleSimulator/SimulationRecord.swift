@@ -1,4 +1,5 @@
 import CarplayJSON
+import VehicleKit
 
 /// Counters of what the simulated vehicle did.
 public struct SimulationStatistics: Sendable, Hashable {

@@ -1,6 +1,7 @@
 import CANBus
 import CANKit
 import Synchronization
+import VehicleKit
 
 /// The simulated vehicle on a bus: feeds every frame from `port` to a
 /// `VehicleSimulation`, runs its `tick` at `nextDeadline`, and sends what both return.
@@ -14,7 +15,8 @@ import Synchronization
 /// simulated (a switched-off ECU hears nothing).
 public final class SimulatedVehicleNode: Sendable {
     private let port: any CANPort
-    private let clock: any MonotonicClock
+    /// The simulation's time (a `ScenarioRunner` on the node sleeps on it too).
+    let clock: any MonotonicClock
     private let core: Mutex<Core>
     /// Frames received while another thread was simulating: that thread simulates them
     /// too before it returns, so a sender never waits (or spins) on a busy vehicle.

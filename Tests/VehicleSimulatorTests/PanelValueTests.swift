@@ -1,6 +1,7 @@
 import CarplayJSON
 import Testing
 import VehicleKit
+import VehicleSimulator
 
 /// The driver's own changes (`panelValues`): decoded by the key's kind as `--state` is,
 /// checked against the car as a command is, each error naming its key.

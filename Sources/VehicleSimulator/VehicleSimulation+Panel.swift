@@ -1,4 +1,5 @@
 import CarplayJSON
+import VehicleKit
 
 /// The car's own panel: values the driver sets (a knob, a seat button, the key fob, the
 /// fuel falling), checked as the car's controls allow before `override` applies them.

@@ -5,8 +5,9 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+import VehicleKit
 
-@testable import VehicleKit
+@testable import VehicleSimulator
 
 /// Scenario files (Scenario.swift): what they say, how their errors name the JSON path,
 /// and when their events are due (ScenarioSchedule.swift); the runner on a node.

@@ -1,4 +1,5 @@
 import CANKit
+import VehicleKit
 
 /// The simulated car plugged in or driving, as the vehicle's own doing: the head unit
 /// learns of it only from status frames. Set through `setDriveState` (the daemon's

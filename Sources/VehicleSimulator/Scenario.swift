@@ -1,4 +1,5 @@
 import CarplayJSON
+import VehicleKit
 
 /// A script of what happens to the simulated vehicle on its own -- the driver turns a
 /// knob, locks the doors with the key, the fuel falls, a charger is plugged in, a

@@ -1,4 +1,5 @@
 import CANKit
+import VehicleKit
 
 /// Tunables of the simulated vehicle's behaviour.
 public struct SimulationDynamics: Sendable, Hashable {

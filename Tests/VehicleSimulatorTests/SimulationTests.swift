@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import VehicleKit
+@testable import VehicleSimulator
 
 /// A small vehicle built in the test: one E2E-protected command message, one
 /// E2E-protected status message (cyclic every 100 ms, or event-only), one

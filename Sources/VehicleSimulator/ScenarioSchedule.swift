@@ -1,3 +1,5 @@
+import VehicleKit
+
 /// When a scenario's events are due: a pure, deterministic cursor over time since the
 /// scenario started. Each event yields its occurrences in order (pass by pass when the
 /// scenario loops); the schedule hands out the earliest first, ties by the event's place

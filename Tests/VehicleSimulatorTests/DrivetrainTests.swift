@@ -1,7 +1,8 @@
 import CANKit
 import Testing
+import VehicleKit
 
-@testable import VehicleKit
+@testable import VehicleSimulator
 
 /// The simulated car's drivetrain model (VehicleSimulation+Drivetrain.swift) on the shipped
 /// SUV (90 kWh, 3 kWh reserve, 14.5 kWh/100 km, ccs2 150 kW, mennekes 11 kW) and sedan

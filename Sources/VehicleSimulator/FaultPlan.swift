@@ -1,4 +1,5 @@
 import CarplayJSON
+import VehicleKit
 
 /// Faults the simulated vehicle injects: a list of rules, scriptable from tests and
 /// (as JSON) from a file or flags. Rules can be replaced while the vehicle runs
