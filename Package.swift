@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "Varlink", dependencies: ["CarplayJSON", "LinuxSupport"]),
 
         // The bus abstraction and the in-process virtual bus (vcan semantics).
-        .target(name: "CANBus", dependencies: ["CANKit"]),
+        .target(name: "CANBus", dependencies: ["CANKit", "LinuxSupport"]),
 
         // Pure: vehicle profiles, state, state <-> frames (both ends of the bus).
         .target(name: "VehicleKit", dependencies: ["CANKit", "CarplayJSON"]),
