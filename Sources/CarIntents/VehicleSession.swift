@@ -70,9 +70,6 @@ public final class VehicleSession: Sendable {
     /// The in-process bus (a test may open more ports on it); nil on a CAN interface.
     public var virtualBus: VirtualCANBus? { inProcessNode?.bus }
 
-    /// Whether the bus carries a replayed log (`.replayed`).
-    public var isReplay: Bool { inProcessNode is ReplayedDrive }
-
     public func busHealth() -> BusHealth { port.health() }
 
     /// Stops reading, stops the in-process node, closes the port.

@@ -1,58 +1,96 @@
 import CANKit
+import CarIntents
 import LinuxSupport
+import SocketCAN
 import VehicleKit
 import VehicleSimulator
 
-/// What the embedded vehicle plays besides answering commands: a scenario (timed
-/// vehicle-side events and faults) or, instead of the vehicle, a recorded candump log.
-struct Playback: Sendable {
-    var scenario: Scenario?
-    var replay: CandumpReplay?
-    var replayLoop = false
+/// Where the daemon's vehicle is: the one decision that is the daemon's, made from the
+/// configuration (and the files it names) by `Daemon.vehicleSource`, for a start and a
+/// reload alike. Everything after it -- the port, the session, the log line -- follows
+/// from the case.
+enum VehicleSource: Sendable {
+    /// A CAN interface: the vehicle is whatever answers there.
+    case canInterface(String)
+    /// The embedded simulated vehicle, playing a scenario (timed vehicle-side events and
+    /// faults) from `file` if one is configured.
+    case embedded(scenario: Scenario?, file: String?)
+    /// A recorded candump log on the in-process bus, instead of the vehicle.
+    case replay(CandumpReplay, file: String, loop: Bool)
 
-    static let none = Playback()
+    /// The vehicle as the start-up log line names it.
+    func description(interface: String) -> String {
+        switch self {
+        case .canInterface: "CAN interface \(interface)"
+        case let .embedded(_, file): "embedded simulated vehicle on an in-process \(interface)\(file.map { ", playing \($0)" } ?? "")"
+        case let .replay(_, file, _): "replaying \(file) on an in-process \(interface)"
+        }
+    }
 }
 
 extension Daemon {
-    /// The configured scenario and replay, read and checked against the profile. Both
-    /// belong to the embedded default: a real bus has a real car.
-    static func playback(_ configuration: DaemonConfiguration, profile: VehicleProfile) -> Result<Playback, DaemonError> {
-        var playback = Playback.none
-        if configuration.canInterface != nil {
+    /// The configured vehicle, its scenario or replay read and checked against the
+    /// profile. A scenario and a replay belong to the embedded default: a real bus has a
+    /// real car; and a replay takes the simulated vehicle's place.
+    static func vehicleSource(_ configuration: DaemonConfiguration, profile: VehicleProfile) -> Result<VehicleSource, DaemonError> {
+        if let interface = configuration.canInterface {
             if configuration.scenario != nil {
                 return .failure(
                     DaemonError(
-                        "--scenario plays the embedded simulated vehicle; on a CAN interface (\(configuration.canInterface!)) the vehicle is whatever answers there (run the scenario there with carplay-ecu --scenario)"
+                        "--scenario plays the embedded simulated vehicle; on a CAN interface (\(interface)) the vehicle is whatever answers there (run the scenario there with carplay-ecu --scenario)"
                     ))
             }
             if configuration.replay != nil {
                 return .failure(
                     DaemonError(
-                        "--replay plays a log onto the embedded in-process bus; on a CAN interface (\(configuration.canInterface!)) use carplay-ecu --replay or canplayer"
-                    ))
+                        "--replay plays a log onto the embedded in-process bus; on a CAN interface (\(interface)) use carplay-ecu --replay or canplayer"))
             }
-            return .success(playback)
+            return .success(.canInterface(interface))
         }
         if configuration.scenario != nil, configuration.replay != nil {
             return .failure(DaemonError("--scenario and --replay exclude each other: a replay takes the simulated vehicle's place"))
         }
-        if let file = configuration.scenario {
-            guard let bytes = try? FileDescriptor.readFile(atPath: file) else { return .failure(DaemonError("--scenario: cannot read \(file)")) }
-            do {
-                playback.scenario = try Scenario(parsing: String(decoding: bytes, as: UTF8.self), source: file, profile: profile)
-            } catch {
-                return .failure(DaemonError("--scenario: \(error)"))
-            }
-        }
         if let file = configuration.replay {
             guard let bytes = try? FileDescriptor.readFile(atPath: file) else { return .failure(DaemonError("--replay: cannot read \(file)")) }
             do {
-                playback.replay = try CandumpReplay(parsing: bytes)
+                return .success(.replay(try CandumpReplay(parsing: bytes), file: file, loop: configuration.replayLoop))
             } catch {
                 return .failure(DaemonError("--replay: \(file): \(error)"))
             }
-            playback.replayLoop = configuration.replayLoop
         }
-        return .success(playback)
+        guard let file = configuration.scenario else { return .success(.embedded(scenario: nil, file: nil)) }
+        guard let bytes = try? FileDescriptor.readFile(atPath: file) else { return .failure(DaemonError("--scenario: cannot read \(file)")) }
+        do {
+            let scenario = try Scenario(parsing: String(decoding: bytes, as: UTF8.self), source: file, profile: profile)
+            return .success(.embedded(scenario: scenario, file: file))
+        } catch {
+            return .failure(DaemonError("--scenario: \(error)"))
+        }
+    }
+
+    /// The vehicle side of a session for `source`. On a CAN interface only the profile's
+    /// status and acknowledgement frames pass the kernel's filters; the embedded vehicle's
+    /// scenario lines go to `log`. (Synchronous: the throwing step stays out of `run`'s
+    /// coroutine, see there.)
+    static func openVehicle(_ source: VehicleSource, profile: VehicleProfile, faults: FaultPlan, log: Logger? = nil) -> Result<
+        VehicleSession.Vehicle, DaemonError
+    > {
+        switch source {
+        case let .replay(replay, _, loop):
+            return .success(.replayed(replay, loop: loop))
+        case let .embedded(scenario, _):
+            var simulation = VehicleSimulation(profile: profile, faults: faults)
+            // Nothing reads the embedded vehicle's own log (carplayd logs each intent itself).
+            simulation.logLimit = 0
+            return .success(.inProcess(EmbeddedVehicle(simulation, scenario: scenario, scenarioLog: { line in log?.info("scenario: \(line)") })))
+        case let .canInterface(interface):
+            var ids = VehicleFrames(profile: profile).statusMessages.values.map(\.message.canID)
+            if let ack = profile.acknowledgement, let message = profile.database.message(named: ack.message) { ids.append(message.canID) }
+            do {
+                return .success(.bus(try SocketCANPort(interface: interface, fd: profile.database.messages.contains(where: \.isFD), acceptedIDs: ids)))
+            } catch {
+                return .failure(DaemonError("cannot open CAN interface \(interface): \(error)"))
+            }
+        }
     }
 }

@@ -40,12 +40,12 @@ public final class Daemon: Sendable {
             return 2
         }
         if let text = configuration.simulatorFaults { log.warning("the simulated vehicle runs with faults: \(text)") }
-        let played = Self.playback(configuration, profile: profile)
-        guard case let .success(playback) = played else {
-            if case let .failure(error) = played { log.error(error.description) }
+        let chosen = Self.vehicleSource(configuration, profile: profile)
+        guard case let .success(source) = chosen else {
+            if case let .failure(error) = chosen { log.error(error.description) }
             return 2
         }
-        let opened = Self.openVehicle(configuration, profile: profile, faults: faults, playback: playback, log: log)
+        let opened = Self.openVehicle(source, profile: profile, faults: faults, log: log)
         guard case let .success(vehicle) = opened else {
             if case let .failure(error) = opened { log.error(error.description) }
             return 1
@@ -76,10 +76,7 @@ public final class Daemon: Sendable {
             return 1
         }
         let reachable = await session.controller.waitUntilReachable(timeout: .seconds(2))
-        let bus =
-            session.simulatedVehicle != nil
-            ? "embedded simulated vehicle on an in-process \(session.interface)\(playback.scenario == nil ? "" : ", playing \(configuration.scenario!)")"
-            : session.isReplay ? "replaying \(configuration.replay!) on an in-process \(session.interface)" : "CAN interface \(session.interface)"
+        let bus = source.description(interface: session.interface)
         let listening = passed == nil ? socketPath : "\(socketPath) (socket-activated, fd \(passed!.rawValue))"
         log.info("listening on \(listening) (\(profile.displayName), profile \(directory); \(bus)\(reachable ? "" : ", vehicle not reachable yet"))")
         let notifier = SystemdNotifier()
@@ -110,30 +107,6 @@ public final class Daemon: Sendable {
             return 0
         }
         return 0
-    }
-
-    /// The one decision that is the daemon's: which bus. A CAN interface, where only the
-    /// profile's status and acknowledgement frames pass the kernel's filters, or the
-    /// embedded simulated vehicle, playing `playback`'s scenario (its lines to `log`), or
-    /// its replay. (Synchronous: the throwing step stays out of `run`'s coroutine, see there.)
-    static func openVehicle(
-        _ configuration: DaemonConfiguration, profile: VehicleProfile, faults: FaultPlan, playback: Playback = .none, log: Logger? = nil
-    ) -> Result<VehicleSession.Vehicle, DaemonError> {
-        if let replay = playback.replay { return .success(.replayed(replay, loop: playback.replayLoop)) }
-        guard let interface = configuration.canInterface else {
-            var simulation = VehicleSimulation(profile: profile, faults: faults)
-            // Nothing reads the embedded vehicle's own log (carplayd logs each intent itself).
-            simulation.logLimit = 0
-            return .success(
-                .inProcess(EmbeddedVehicle(simulation, scenario: playback.scenario, scenarioLog: { line in log?.info("scenario: \(line)") })))
-        }
-        var ids = VehicleFrames(profile: profile).statusMessages.values.map(\.message.canID)
-        if let ack = profile.acknowledgement, let message = profile.database.message(named: ack.message) { ids.append(message.canID) }
-        do {
-            return .success(.bus(try SocketCANPort(interface: interface, fd: profile.database.messages.contains(where: \.isFD), acceptedIDs: ids)))
-        } catch {
-            return .failure(DaemonError("cannot open CAN interface \(interface): \(error)"))
-        }
     }
 
     /// The session on `vehicle`, with the configured confirmation timeout and the saved car profiles.
@@ -305,12 +278,12 @@ public final class Daemon: Sendable {
             if case let .failure(error) = parsedFaults { log.error("reload: --simulator-faults: \(error); keeping the running vehicle") }
             return
         }
-        let played = Self.playback(next, profile: profile)
-        guard case let .success(playback) = played else {
-            if case let .failure(error) = played { log.error("reload: \(error); keeping the running vehicle") }
+        let chosen = Self.vehicleSource(next, profile: profile)
+        guard case let .success(source) = chosen else {
+            if case let .failure(error) = chosen { log.error("reload: \(error); keeping the running vehicle") }
             return
         }
-        let opened = Self.openVehicle(next, profile: profile, faults: faults, playback: playback, log: log)
+        let opened = Self.openVehicle(source, profile: profile, faults: faults, log: log)
         guard case let .success(vehicle) = opened else {
             if case let .failure(error) = opened { log.error("reload: \(error); keeping the running vehicle") }
             return

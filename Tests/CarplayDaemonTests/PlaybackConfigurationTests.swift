@@ -43,7 +43,7 @@ import VehicleKit
         }
     }
 
-    func playback(_ arguments: [String], scenario text: String? = nil) throws -> Result<Playback, DaemonError> {
+    func vehicleSource(_ arguments: [String], scenario text: String? = nil) throws -> Result<VehicleSource, DaemonError> {
         var arguments = arguments
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-\(UInt32.random(in: 0...UInt32.max)).json")
         if let text {
@@ -53,13 +53,17 @@ import VehicleKit
         defer { try? FileManager.default.removeItem(at: file) }
         let configuration = try DaemonConfiguration.parse(arguments: arguments, environment: [:]) { _ in nil }
         let (_, profile) = try Daemon.loadProfile(TestPaths.repository("VehicleProfiles/sedan").path)
-        return Daemon.playback(configuration, profile: profile)
+        return Daemon.vehicleSource(configuration, profile: profile)
     }
 
     @Test func scenarioIsCheckedAgainstTheProfile() throws {
-        let good = try playback([], scenario: #"{"events": [{"at": 1, "set": {"lock.locked": true}}]}"#)
-        #expect((try? good.get().scenario?.events.count) == 1)
-        let bad = try playback([], scenario: #"{"events": [{"at": 1, "set": {"seat.rearLeft.massage": 2}}]}"#)
+        let good = try vehicleSource([], scenario: #"{"events": [{"at": 1, "set": {"lock.locked": true}}]}"#)
+        guard case let .embedded(scenario, file)? = try? good.get() else {
+            Issue.record("not the embedded vehicle: \(good)")
+            return
+        }
+        #expect(scenario?.events.count == 1 && file != nil)
+        let bad = try vehicleSource([], scenario: #"{"events": [{"at": 1, "set": {"seat.rearLeft.massage": 2}}]}"#)
         guard case let .failure(error) = bad else { Issue.record("accepted"); return }
         #expect(error.description.hasPrefix("--scenario: "))
         #expect(
@@ -69,14 +73,36 @@ import VehicleKit
     }
 
     @Test func refusedOnACANInterface() throws {
-        let scenario = try playback(["--can", "can0"], scenario: #"{"events": []}"#)
+        let scenario = try vehicleSource(["--can", "can0"], scenario: #"{"events": []}"#)
         guard case let .failure(error) = scenario else { Issue.record("accepted"); return }
         #expect(error.description.hasPrefix("--scenario plays the embedded simulated vehicle; on a CAN interface (can0)"))
-        let replay = try playback(["--can", "can0", "--replay", "/nonexistent.log"])
+        let replay = try vehicleSource(["--can", "can0", "--replay", "/nonexistent.log"])
         guard case let .failure(replayError) = replay else { Issue.record("accepted"); return }
         #expect(replayError.description.hasPrefix("--replay plays a log onto the embedded in-process bus"))
-        let both = try playback(["--replay", "/nonexistent.log"], scenario: #"{"events": []}"#)
+        let both = try vehicleSource(["--replay", "/nonexistent.log"], scenario: #"{"events": []}"#)
         guard case let .failure(bothError) = both else { Issue.record("accepted"); return }
         #expect(bothError.description.hasPrefix("--scenario and --replay exclude each other"))
+    }
+
+    /// The one decision, made once: the CAN interface, the embedded vehicle, or a replay,
+    /// and the start-up line says which.
+    @Test func oneSourceFromTheConfiguration() throws {
+        guard case let .canInterface(name)? = try? vehicleSource(["--can", "can1"]).get() else { Issue.record("not the CAN interface"); return }
+        #expect(name == "can1")
+        #expect(VehicleSource.canInterface("can1").description(interface: "can1") == "CAN interface can1")
+        guard case let .embedded(scenario, file)? = try? vehicleSource([]).get() else { Issue.record("not the embedded vehicle"); return }
+        #expect(scenario == nil && file == nil)
+        #expect(VehicleSource.embedded(scenario: nil, file: nil).description(interface: "vcan0") == "embedded simulated vehicle on an in-process vcan0")
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UInt32.random(in: 0...UInt32.max)).log")
+        try "(1.000000) vcan0 123#00\n".write(to: log, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: log) }
+        guard case let .replay(_, path, loop)? = try? vehicleSource(["--replay", log.path, "--replay-loop"]).get() else {
+            Issue.record("not a replay")
+            return
+        }
+        #expect(path == log.path && loop)
+        let unreadable = try vehicleSource(["--replay", "/nonexistent.log"])
+        guard case let .failure(error) = unreadable else { Issue.record("accepted"); return }
+        #expect(error.description == "--replay: cannot read /nonexistent.log")
     }
 }
