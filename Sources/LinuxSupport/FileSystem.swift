@@ -116,6 +116,8 @@ public enum Signals {
     public static let terminate = SIGTERM
     public static let interrupt = SIGINT
     public static let hangup = SIGHUP
+    /// The terminal's window changed size.
+    public static let windowChange = SIGWINCH
 
     /// Stops the default action of `signals` and yields each delivery.
     public static func stream(_ signals: [Int32]) -> AsyncStream<Int32> {

@@ -1,9 +1,5 @@
 import LinuxSupport
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Exit codes, documented in `carplayctl --help` and docs/CLI.md.
 enum ExitCode {
     static let success: Int32 = 0
@@ -91,7 +87,7 @@ enum CarplayCtl {
         var arguments = arguments
         // `carplayctl --socket PATH VERB ...` works like `carplayctl VERB ... --socket PATH`.
         if arguments.count >= 2, arguments[0] == "--socket" {
-            setenv("CARPLAYD_SOCKET", arguments[1], 1)
+            setEnvironmentVariable("CARPLAYD_SOCKET", to: arguments[1])
             arguments.removeFirst(2)
         }
         guard let name = arguments.first else {

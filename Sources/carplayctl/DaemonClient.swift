@@ -2,10 +2,6 @@ import CarplayJSON
 import LinuxSupport
 import Varlink
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The daemon could not be reached (no socket, nobody listening, or the connection
 /// broke): exit code 3.
 struct DaemonUnreachable: Error, CustomStringConvertible {
@@ -76,7 +72,7 @@ func isOption(_ argument: String) -> Bool {
 }
 
 /// Standard input and output are both a terminal: the user can be asked.
-func isInteractive() -> Bool { isatty(0) == 1 && isatty(1) == 1 }
+func isInteractive() -> Bool { Terminal.isTerminal(.standardInput) && Terminal.isTerminal(.standardOutput) }
 
 /// Writes `text` and a newline to stdout right away (no stdio buffering, so lines of
 /// `monitor` and prompts appear in order and at once).
@@ -92,7 +88,7 @@ final class DaemonConnection {
 
     init(_ options: DaemonOptions) throws(DaemonUnreachable) {
         // A daemon that goes away while we write must give an error, not kill us.
-        signal(SIGPIPE, SIG_IGN)
+        Signals.ignoreBrokenPipes()
         path = options.socketPath
         do {
             client = try VarlinkClient(path: path)

@@ -1,10 +1,6 @@
 import CarplayJSON
 import LinuxSupport
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `status`, `monitor`, `describe`, `call`: the daemon's other methods.
 enum StateVerbs {
     static func noPositional(_ arguments: [String], _ options: inout DaemonOptions) throws {
@@ -97,15 +93,11 @@ enum StateVerbs {
 
     /// "12:00:01.250", local time.
     static func clockTime() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
-        var parts = tm()
-        localtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let millis = Int(now.tv_nsec / 1_000_000)
+        let now = WallClock.timeOfDay()
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let millis = now.millisecond
         let fraction = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(fraction)"
+        return "\(two(now.hour)):\(two(now.minute)):\(two(now.second)).\(fraction)"
     }
 
     // MARK: - traffic

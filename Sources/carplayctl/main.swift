@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import LinuxSupport
 
 // carplayctl: parse the arguments, pick the verb, run it (systemd's small tools' shape).
-exit(await CarplayCtl.run(arguments: Array(CommandLine.arguments.dropFirst())))
+exitProcess(await CarplayCtl.run(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -27,4 +27,19 @@ import Testing
     @Test func errnoDescribesItself() {
         #expect(Errno(2).description.contains("No such file"))
     }
+
+    @Test func aThreadSleepsAtLeastWhatItAskedOnTheMonotonicClock() {
+        let start = MonotonicTime.seconds()
+        MonotonicTime.sleep(seconds: 0.02)
+        #expect(MonotonicTime.seconds() - start >= 0.02)
+        let now = WallClock.timeOfDay()
+        #expect((0..<24).contains(now.hour) && (0..<60).contains(now.minute) && (0...60).contains(now.second))
+        #expect((0..<1000).contains(now.millisecond))
+    }
+
+    @Test func theEnvironmentIsSetForTheProcess() {
+        setEnvironmentVariable("CARPLAYD_TEST_VARIABLE", to: "a=b")
+        defer { unsetenv("CARPLAYD_TEST_VARIABLE") }
+        #expect(CarplaydPaths.environment()["CARPLAYD_TEST_VARIABLE"] == "a=b")
+    }
 }

@@ -1,10 +1,6 @@
 import CarplayJSON
 import LinuxSupport
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Everything that reaches the dash, in the order it arrived.
 enum DashEvent: Sendable {
     case state([String: JSONValue], at: Double)
@@ -40,7 +36,7 @@ enum DashFeeds {
             } catch {
                 sink.yield(.lost("\(error)"))
             }
-            sleep(1)
+            MonotonicTime.sleep(seconds: 1)
         }
     }
 
@@ -58,7 +54,7 @@ enum DashFeeds {
                 daemon = nil
                 sink.yield(.lost("\(error)"))
             }
-            sleep(1)
+            MonotonicTime.sleep(seconds: 1)
         }
     }
 
@@ -112,8 +108,4 @@ extension DashFeeds {
 }
 
 /// Seconds on the monotonic clock (rates and marks must not jump with the wall clock).
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
+func monotonicSeconds() -> Double { MonotonicTime.seconds() }

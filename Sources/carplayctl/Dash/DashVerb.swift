@@ -2,10 +2,6 @@ import CANKit
 import CarplayJSON
 import LinuxSupport
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `carplayctl dash`: the live car, full screen, from the daemon's Monitor stream.
 enum DashVerb {
     static let usage = """
@@ -55,7 +51,7 @@ enum DashVerb {
         let colors = (environment("NO_COLOR") ?? "").isEmpty
 
         let (events, sink) = AsyncStream<DashEvent>.makeStream()
-        let signals = Signals.stream([Signals.interrupt, Signals.terminate, SIGWINCH])
+        let signals = Signals.stream([Signals.interrupt, Signals.terminate, Signals.windowChange])
         let forwarder = Task {
             for await number in signals { sink.yield(.signal(number)) }
         }
@@ -73,7 +69,7 @@ enum DashVerb {
         return ExitCode.success
     }
 
-    static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+    static func environment(_ name: String) -> String? { CarplaydPaths.environment()[name] }
 
     /// Applies a daemon event; true when the dash should end.
     static func apply(_ event: DashEvent, to model: inout DashModel, now: Double) -> Bool {
@@ -83,7 +79,7 @@ enum DashVerb {
         case let .traffic(reply): model.apply(traffic: reply)
         case let .lost(reason): model.lost(reason)
         case let .finished(number, result): model.finish(number, result, now: now)
-        case let .signal(number) where number != SIGWINCH: return true
+        case let .signal(number) where number != Signals.windowChange: return true
         case .signal, .input: break
         }
         model.expire(now: now)
@@ -108,7 +104,7 @@ enum DashVerb {
             let now = monotonicSeconds()
             if apply(event, to: &model, now: now) { break }
             switch event {
-            case .signal(SIGWINCH):
+            case .signal(Signals.windowChange):
                 size = Terminal.size(of: .standardOutput) ?? size
                 screen.invalidate()
             case let .input(bytes):
