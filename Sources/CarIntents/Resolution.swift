@@ -1,6 +1,11 @@
 import CarplayJSON
 import VehicleKit
 
+/// SiriKit's resolution result kinds (ResolutionKind in the Varlink interface).
+public enum ResolutionKind: String, Sendable, Hashable, CaseIterable {
+    case success, disambiguation, confirmationRequired, needsValue, notRequired, unsupported
+}
+
 /// SiriKit's resolution result for one parameter.
 /// JSON: `{"kind":"success","value":…}`, `{"kind":"disambiguation","options":[…]}`,
 /// `{"kind":"confirmationRequired","value":…,"reason":"…"}`, `{"kind":"needsValue","reason":"…"}`,
@@ -14,14 +19,14 @@ public enum ResolutionResult: Sendable, Hashable {
     case notRequired
     case unsupported(reason: String)
 
-    public var kind: String {
+    public var kind: ResolutionKind {
         switch self {
-        case .success: "success"
-        case .disambiguation: "disambiguation"
-        case .confirmationRequired: "confirmationRequired"
-        case .needsValue: "needsValue"
-        case .notRequired: "notRequired"
-        case .unsupported: "unsupported"
+        case .success: .success
+        case .disambiguation: .disambiguation
+        case .confirmationRequired: .confirmationRequired
+        case .needsValue: .needsValue
+        case .notRequired: .notRequired
+        case .unsupported: .unsupported
         }
     }
 
@@ -34,7 +39,7 @@ public enum ResolutionResult: Sendable, Hashable {
     }
 
     public var jsonValue: JSONValue {
-        var object: [String: JSONValue] = ["kind": .string(kind)]
+        var object: [String: JSONValue] = ["kind": .string(kind.rawValue)]
         switch self {
         case let .success(value): object["value"] = value
         case let .disambiguation(options): object["options"] = .array(options)
@@ -45,6 +50,21 @@ public enum ResolutionResult: Sendable, Hashable {
         case .notRequired: break
         }
         return .object(object)
+    }
+
+    /// The JSON form read back (a client reading a reply): the members `jsonValue` writes
+    /// for the kind, others ignored; a success without a value holds null.
+    public init(json node: JSONNode) throws(JSONContentError) {
+        let object = try node.object()
+        func reason() throws(JSONContentError) -> String { try object.required("reason").string() }
+        switch try object.required("kind").enumeration(ResolutionKind.self, what: "resolution kind") {
+        case .success: self = .success(object.optional("value")?.value ?? .null)
+        case .disambiguation: self = .disambiguation(try object.required("options").array().map(\.value))
+        case .confirmationRequired: self = .confirmationRequired(try object.required("value").value, reason: try reason())
+        case .needsValue: self = .needsValue(reason: try reason())
+        case .notRequired: self = .notRequired
+        case .unsupported: self = .unsupported(reason: try reason())
+        }
     }
 }
 

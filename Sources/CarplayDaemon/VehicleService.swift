@@ -258,7 +258,7 @@ public final class VehicleService: VarlinkService {
             if !text.isEmpty { text += " " }
             text += name
             text += "="
-            text += result.kind
+            text += result.kind.rawValue
         }
         return text
     }

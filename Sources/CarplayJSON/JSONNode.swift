@@ -51,17 +51,24 @@ public struct JSONNode: Sendable {
         return path.isEmpty ? key : "\(path).\(key)"
     }
 
+    /// An object whose keys are not checked: a Varlink reply, to which a newer peer may
+    /// add members.
+    public func object() throws(JSONContentError) -> JSONObject {
+        guard case let .object(fields) = value else { throw error("expected an object, found \(value.typeName)") }
+        return JSONObject(fields: fields, node: self)
+    }
+
     /// An object whose keys must all be in `known`.
     public func object(known: [String]) throws(JSONContentError) -> JSONObject {
-        guard case let .object(fields) = value else { throw error("expected an object, found \(value.typeName)") }
-        let unknown = fields.keys.filter { !known.contains($0) }.sorted()
+        let object = try object()
+        let unknown = object.fields.keys.filter { !known.contains($0) }.sorted()
         if let first = unknown.first {
             let suggestion = known.first { $0.lowercased() == first.lowercased() || Self.closeEnough($0, first) }
             throw JSONContentError(
                 file: file, path: childPath(first, quoted: false),
                 reason: "unknown key \"\(first)\"" + (suggestion.map { " (did you mean \"\($0)\"?)" } ?? "") + "; known keys: \(known.joined(separator: ", "))")
         }
-        return JSONObject(fields: fields, node: self)
+        return object
     }
 
     /// An object with keys chosen by the author (bindings, e2e, values), in sorted key order.

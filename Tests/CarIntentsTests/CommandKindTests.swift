@@ -246,7 +246,7 @@ extension Rig {
             #expect(state[.fanSpeed] == .integer(0), "the display shows level 0 while off")
             let turnOn = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableFan":true}}"#)
             #expect(turnOn.response.code == .failure, "climate.fan is read-only on this car: \(turnOn.response)")
-            #expect(turnOn.resolution.parameters.first { $0.name == "enableFan" }?.result.kind == "unsupported")
+            #expect(turnOn.resolution.parameters.first { $0.name == "enableFan" }?.result.kind == .unsupported)
         }
     }
 }
