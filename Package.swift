@@ -67,6 +67,11 @@ let package = Package(
         .target(
             name: "SimulatorControl", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit", "VehicleSimulator"], plugins: ["EmbedInterfaces"]),
 
+        // The client side of io.carplayd.Vehicle and io.carplayd.Simulator: typed requests,
+        // replies and errors, decoded once (a reply that does not fit names its JSON path),
+        // in the types and enums the daemon's side uses.
+        .target(name: "CarplayClient", dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayJSON", "Varlink", "VehicleKit"]),
+
         // The daemon: configuration, the Varlink service, daemon state, lifecycle. Its
         // interface texts are docs/*.varlink, embedded at build time.
         .target(
@@ -106,6 +111,11 @@ let package = Package(
             dependencies: [
                 "CarplayDaemon", "SimulatorControl", "Varlink", "CarplayJSON", "LinuxSupport", "CANBus", "CANKit", "CarIntents", "VehicleSimulator",
                 "TestSupport",
+            ]),
+        .testTarget(
+            name: "CarplayClientTests",
+            dependencies: [
+                "CarplayClient", "CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit", "VehicleSimulator", "TestSupport",
             ]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "LinuxSupport", "TestSupport"]),
         .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANKit", "CarplayJSON", "TestSupport"]),

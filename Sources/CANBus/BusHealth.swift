@@ -2,7 +2,7 @@ import CANKit
 
 /// How a CAN bus is doing, from the controller's error frames and the socket.
 public struct BusHealth: Sendable, Hashable, CustomStringConvertible {
-    public enum State: String, Sendable, Hashable {
+    public enum State: String, Sendable, Hashable, CaseIterable {
         case errorActive = "error-active"
         case errorWarning = "error-warning"
         case errorPassive = "error-passive"

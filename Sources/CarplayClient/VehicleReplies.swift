@@ -1,0 +1,273 @@
+import CANBus
+import CANKit
+import CarIntents
+import CarplayJSON
+import VehicleKit
+
+/// GetState: the live state from trusted status frames (a flat map of property keys,
+/// values as the vehicle reported them), whether the vehicle is reachable, and the bus.
+public struct GetStateReply: CarplaydReply {
+    public static let method = "io.carplayd.Vehicle.GetState"
+    public var json: [String: JSONValue]
+    public var state: [String: JSONValue]
+    public var reachable: Bool
+    public var bus: BusStatus
+
+    public init(members: JSONObject) throws(JSONContentError) {
+        json = members.fields
+        state = try members.required("state").members()
+        reachable = try members.required("reachable").bool()
+        bus = try BusStatus(json: members.required("bus"))
+    }
+}
+
+/// The interface's CANBus: the bus the vehicle is on and its health.
+public struct BusStatus: Sendable, Hashable {
+    public var interface: String
+    /// embedded (in-process, simulated) or socketcan.
+    public var kind: String
+    /// Frames that failed their E2E or checksum check.
+    public var untrustedFrames: Int
+    public var health: BusHealth
+
+    public init(json node: JSONNode) throws(JSONContentError) {
+        let members = try node.object()
+        interface = try members.required("interface").string()
+        kind = try members.required("kind").string()
+        untrustedFrames = try members.required("untrustedFrames").integer()
+        health = BusHealth()
+        health.state = try members.required("state").enumeration(BusHealth.State.self, what: "bus state")
+        let dropped = try members.required("droppedFrames")
+        guard let count = UInt32(exactly: try dropped.integer()) else { throw dropped.error("expected a count of frames") }
+        health.droppedFrames = count
+        health.errorFrames = try members.required("errorFrames").integer()
+        health.restarts = try members.required("restarts").integer()
+        health.lastError = try members.optional("lastError")?.string()
+    }
+}
+
+/// GetBusTraffic: what the bus carried per CAN ID since the session started, and the
+/// session's age in seconds, read with the counts.
+public struct GetBusTrafficReply: CarplaydReply {
+    public static let method = "io.carplayd.Vehicle.GetBusTraffic"
+    public var json: [String: JSONValue]
+    public var messages: [Message]
+    public var uptime: Double
+
+    /// The interface's MessageTraffic.
+    public struct Message: Sendable, Hashable {
+        public var id: CANID
+        /// The DBC message's name.
+        public var name: String?
+        public var received: Int
+        /// Of `received`, those that failed their E2E or checksum check.
+        public var untrusted: Int
+        public var sent: Int
+        /// The last frame received, a candump -L line.
+        public var lastFrame: String?
+    }
+
+    public init(members: JSONObject) throws(JSONContentError) {
+        json = members.fields
+        uptime = try members.required("uptime").number()
+        messages = try members.required("messages").array(Message.init)
+    }
+}
+
+extension GetBusTrafficReply.Message {
+    init(json node: JSONNode) throws(JSONContentError) {
+        let message = try node.object()
+        let idNode = try message.required("id")
+        guard let id = CANID(candump: try idNode.string()) else { throw idNode.error("expected a CAN ID as candump writes it") }
+        self.id = id
+        name = try message.optional("name")?.string()
+        received = try message.required("received").integer()
+        untrusted = try message.required("untrusted").integer()
+        sent = try message.required("sent").integer()
+        lastFrame = try message.optional("lastFrame")?.string()
+    }
+}
+
+/// Describe: the profile's capabilities, an object of the daemon's own shape (printed as
+/// it comes); `VehicleDescription` reads what a client draws from it.
+public struct DescribeReply: CarplaydReply {
+    public static let method = "io.carplayd.Vehicle.Describe"
+    public var json: [String: JSONValue]
+    public var vehicle: [String: JSONValue]
+
+    public init(members: JSONObject) throws(JSONContentError) {
+        json = members.fields
+        vehicle = try members.required("vehicle").members()
+    }
+
+    /// The members of `vehicle` a client draws.
+    public func description() throws(CarplaydClientError) -> VehicleDescription {
+        do {
+            return try VehicleDescription(json: JSONNode(value: .object(vehicle), path: "vehicle", file: Self.method))
+        } catch {
+            throw .unexpectedReply(error)
+        }
+    }
+}
+
+/// What Describe says of the vehicle that a client draws (the dash): a member it lacks
+/// means the car lacks it.
+public struct VehicleDescription: Sendable, Hashable {
+    public struct Zone: Sendable, Hashable {
+        /// The zone's name in the state keys (`climate.temperature.ID`).
+        public var id: String
+        public var seats: [CarSeat]
+
+        public init(id: String, seats: [CarSeat]) {
+            self.id = id
+            self.seats = seats
+        }
+    }
+
+    /// A seat's features: the highest level of each, 0 for none.
+    public struct Seat: Sendable, Hashable {
+        public var seat: CarSeat
+        public var heating: Int
+        public var cooling: Int
+        public var massage: Int
+
+        public init(seat: CarSeat, heating: Int = 0, cooling: Int = 0, massage: Int = 0) {
+            self.seat = seat
+            self.heating = heating
+            self.cooling = cooling
+            self.massage = massage
+        }
+    }
+
+    public struct Range: Sendable, Hashable {
+        public var min: Double
+        public var max: Double
+        public var step: Double
+    }
+
+    public struct Station: Sendable, Hashable {
+        public var name: String
+        public var type: RadioType
+        public var frequency: Double?
+        public var channel: Int?
+    }
+
+    /// The profile's display name and identifier.
+    public var name: String?
+    public var identifier: String?
+    /// The state keys the profile binds.
+    public var properties: [String]
+    public var zones: [Zone]
+    /// The climate's temperature range in degrees Celsius.
+    public var celsius: Range?
+    public var fanSpeedLevels: Int?
+    public var seats: [Seat]
+    public var driverSide: DriverSide?
+    public var defrosters: [CarDefroster]
+    /// Named stations.
+    public var stations: [Station]
+
+    public init(json node: JSONNode) throws(JSONContentError) {
+        let vehicle = try node.object()
+        name = try vehicle.optional("name")?.string()
+        identifier = try vehicle.optional("identifier")?.string()
+        properties = try vehicle.list("properties") { node throws(JSONContentError) in try node.string() }
+        let climate = try vehicle.optional("climate")?.object()
+        zones = try climate?.list("zones", Zone.init) ?? []
+        celsius = try climate?.optional("celsius").map(Range.init)
+        fanSpeedLevels = try climate?.optional("fanSpeedLevels")?.integer()
+        seats = try vehicle.list("seats", Seat.init)
+        driverSide = try vehicle.optional("driverSide")?.enumeration(DriverSide.self, what: "driver side")
+        defrosters = try vehicle.list("defrosters") { node throws(JSONContentError) in try node.siriKitCase(CarDefroster.self, what: "defroster") }
+        stations = try vehicle.optional("radio")?.object().list("stations", Station.init) ?? []
+    }
+}
+
+extension VehicleDescription.Zone {
+    init(json node: JSONNode) throws(JSONContentError) {
+        let zone = try node.object()
+        id = try zone.required("id").string()
+        seats = try zone.list("seats") { node throws(JSONContentError) in try node.siriKitCase(CarSeat.self, what: "seat") }
+    }
+}
+
+extension VehicleDescription.Seat {
+    init(json node: JSONNode) throws(JSONContentError) {
+        let seat = try node.object()
+        self.seat = try seat.required("seat").siriKitCase(CarSeat.self, what: "seat")
+        heating = try seat.optional("heating")?.integer() ?? 0
+        cooling = try seat.optional("cooling")?.integer() ?? 0
+        massage = try seat.optional("massage")?.integer() ?? 0
+    }
+}
+
+extension VehicleDescription.Range {
+    init(json node: JSONNode) throws(JSONContentError) {
+        let range = try node.object()
+        min = try range.required("min").number()
+        max = try range.required("max").number()
+        step = try range.required("step").number()
+    }
+}
+
+extension VehicleDescription.Station {
+    init(json node: JSONNode) throws(JSONContentError) {
+        let station = try node.object()
+        name = try station.required("name").string()
+        type = try station.required("type").siriKitCase(RadioType.self, what: "radio type")
+        frequency = try station.optional("frequency")?.number()
+        channel = try station.optional("channel")?.integer()
+    }
+}
+
+/// One reply of Monitor: a change of the live state (the changed keys, their values,
+/// the frame that changed them), or, with commands, a command's progress (then only
+/// `command`).
+public struct MonitorReply: CarplaydReply {
+    public static let method = "io.carplayd.Vehicle.Monitor"
+    public var json: [String: JSONValue]
+    public var keys: [String]
+    public var state: [String: JSONValue]
+    /// The frame, a candump -L line.
+    public var frame: String?
+    public var command: Command?
+
+    /// The interface's CommandProgress: a command in flight, sent for an intent of any
+    /// client; `id` pairs its replies.
+    public struct Command: Sendable, Hashable {
+        public enum Status: String, Sendable, Hashable, CaseIterable {
+            case pending, confirmed, failed
+        }
+
+        public var id: Int
+        /// The intent it carries out (nil: a command not sent for an intent).
+        public var intent: IntentName?
+        /// Property key -> the value set, as in GetState.
+        public var targets: [String: JSONValue]
+        public var status: Status
+        /// Why it failed, as an intent response's reason (timeout, rejectedByVehicle, ...).
+        public var reason: String?
+        /// What the vehicle reported, for people.
+        public var detail: String?
+    }
+
+    public init(members: JSONObject) throws(JSONContentError) {
+        json = members.fields
+        keys = try members.optional("keys")?.strings() ?? []
+        state = try members.optional("state")?.members() ?? [:]
+        frame = try members.optional("frame")?.string()
+        command = try members.optional("command").map(Command.init)
+    }
+}
+
+extension MonitorReply.Command {
+    init(json node: JSONNode) throws(JSONContentError) {
+        let command = try node.object()
+        id = try command.required("id").integer()
+        intent = try command.optional("intent")?.enumeration(IntentName.self, what: "intent")
+        targets = try command.required("targets").members()
+        status = try command.required("status").enumeration(Status.self, what: "status")
+        reason = try command.optional("reason")?.string()
+        detail = try command.optional("detail")?.string()
+    }
+}
