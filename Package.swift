@@ -96,7 +96,8 @@ let package = Package(
         .executableTarget(
             name: "frames-bench", dependencies: ["CANKit", "LinuxSupport", "VehicleKit", "VehicleSimulator"], path: "Benchmarks/frames", exclude: ["run.sh"]),
         .executableTarget(
-            name: "carplayctl", dependencies: ["CANKit", "CANBus", "VehicleKit", "VehicleSimulator", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink"]),
+            name: "carplayctl",
+            dependencies: ["CANKit", "CANBus", "VehicleKit", "VehicleSimulator", "CarIntents", "CarplayClient", "CarplayJSON", "LinuxSupport"]),
 
         // What the test targets share: the repository's paths, the DBC corpus, hex
         // helpers, a Varlink server on a temporary socket.

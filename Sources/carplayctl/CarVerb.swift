@@ -1,11 +1,11 @@
+import CarplayClient
 import CarplayJSON
+import VehicleKit
 
 /// `carplayctl car`: play the driver of a simulated car (io.carplayd.Simulator, on
 /// carplayd's embedded vehicle or carplay-ecu's --control socket): what the car does on
 /// its own, which the daemon learns only from its status frames.
 enum CarVerb {
-    static let interface = "io.carplayd.Simulator"
-
     static let usage = """
         usage: carplayctl car set KEY VALUE [KEY VALUE...] [--json] [--socket PATH]
                carplayctl car plug CONNECTOR|none [--json] [--socket PATH]
@@ -29,29 +29,41 @@ enum CarVerb {
         var positional = try IntentVerbs.parse(arguments, &options) { _, _ in false }
         guard !positional.isEmpty else { throw UsageError("give set, plug, drive or show; see carplayctl car --help") }
         let command = positional.removeFirst()
-        let method: String
-        var parameters: [String: JSONValue] = [:]
+        // The request and how its reply reads, both decided before connecting: a usage
+        // error sends nothing.
+        let request: (CarplaydClient) throws -> (json: [String: JSONValue], text: String)
         switch command {
         case "set":
-            parameters["values"] = .object(try values(positional))
-            method = "SetVehicleState"
+            let values = try values(positional)
+            request = { client in
+                let reply = try client.setVehicleState(values)
+                return (reply.json, "The driver set:\n" + lines(reply.values))
+            }
         case "plug":
             guard positional.count == 1 else { throw UsageError("car plug takes one connector (ccs2, mennekes, ...) or none") }
-            parameters["connector"] = .string(positional[0])
-            method = "SetDriveState"
+            let connector = positional[0]
+            request = { client in
+                let reply = try client.setDriveState(connector: connector)
+                return (reply.json, "The car is \(describe(reply.drive)).\n")
+            }
         case "drive":
             guard positional.count == 1, let speed = Double(positional[0]) else { throw UsageError("car drive takes a speed in km/h (0 stops)") }
-            parameters["speedKmh"] = .number(speed)
-            method = "SetDriveState"
+            request = { client in
+                let reply = try client.setDriveState(speedKmh: speed)
+                return (reply.json, "The car is \(describe(reply.drive)).\n")
+            }
         case "show":
             guard positional.isEmpty else { throw UsageError("unexpected argument '\(positional[0])'") }
-            method = "GetVehicle"
+            request = { client in
+                let reply = try client.getVehicle()
+                return (reply.json, show(reply))
+            }
         default:
             throw UsageError("unknown car command \(command); give set, plug, drive or show")
         }
         return try withDaemonErrorsAsJSON(options.json) {
-            let reply = try DaemonConnection(options).call("\(interface).\(method)", parameters)
-            output(options.json ? JSONValue.object(reply).serialized() : render(command, reply), newline: options.json)
+            let reply = try DaemonConnection(options).run(request)
+            output(options.json ? JSONValue.object(reply.json).serialized() : reply.text, newline: options.json)
             return ExitCode.success
         }
     }
@@ -80,24 +92,20 @@ enum CarVerb {
         }
     }
 
-    static func render(_ command: String, _ reply: [String: JSONValue]) -> String {
-        func lines(_ object: [String: JSONValue]) -> String {
-            object.keys.sorted().map { "  \($0) = \(readable(object[$0]!))\n" }.joined()
-        }
-        func drive(_ drive: [String: JSONValue]) -> String {
-            let connector = drive["connector"]?.stringValue
-            let speed = drive["speedKmh"]?.doubleValue ?? 0
-            return connector.map { "plugged in at \($0)" } ?? (speed > 0 ? "driving at \(readableNumber(speed)) km/h" : "parked, not plugged in")
-        }
-        switch command {
-        case "set": return "The driver set:\n" + lines(reply["values"]?.objectValue ?? [:])
-        case "plug", "drive": return "The car is \(drive(reply)).\n"
-        default:
-            var text = "The vehicle holds:\n" + lines(reply["state"]?.objectValue ?? [:])
-            if let state = reply["drive"]?.objectValue { text += "Drive: \(drive(state))\n" }
-            let rules = reply["faults"]?.objectValue?["rules"]?.arrayValue ?? []
-            text += rules.isEmpty ? "Faults: none\n" : "Faults: \(JSONValue.array(rules).serialized())\n"
-            return text
-        }
+    /// `key = value` lines, keys in order.
+    static func lines(_ object: [String: JSONValue]) -> String {
+        object.keys.sorted().map { "  \($0) = \(readable(object[$0]!))\n" }.joined()
+    }
+
+    static func describe(_ drive: DriveState) -> String {
+        drive.connector.map { "plugged in at \($0.rawValue)" }
+            ?? (drive.speedKmh > 0 ? "driving at \(readableNumber(drive.speedKmh)) km/h" : "parked, not plugged in")
+    }
+
+    static func show(_ reply: GetVehicleReply) -> String {
+        var text = "The vehicle holds:\n" + lines(reply.state)
+        text += "Drive: \(describe(reply.drive))\n"
+        text += reply.faultRules.isEmpty ? "Faults: none\n" : "Faults: \(JSONValue.array(reply.faultRules).serialized())\n"
+        return text
     }
 }

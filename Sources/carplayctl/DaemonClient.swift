@@ -1,6 +1,6 @@
+import CarplayClient
 import CarplayJSON
 import LinuxSupport
-import Varlink
 
 /// The daemon could not be reached (no socket, nobody listening, or the connection
 /// broke): exit code 3.
@@ -80,102 +80,73 @@ func output(_ text: String, newline: Bool = true) {
     try? FileDescriptor.standardOutput.writeAll(newline ? text + "\n" : text)
 }
 
-/// A connection to carplayd with the error handling every daemon verb shares.
+/// A connection to carplayd with the error handling every daemon verb shares: the
+/// client's errors become carplayctl's (exit code 3 unreachable, 1 refused or a reply
+/// that does not fit).
 final class DaemonConnection {
-    let path: String
-    let client: VarlinkClient
-    static let interface = "io.carplayd.Vehicle"
+    let client: CarplaydClient
 
-    init(_ options: DaemonOptions) throws(DaemonUnreachable) {
+    init(_ options: DaemonOptions) throws {
         // A daemon that goes away while we write must give an error, not kill us.
         Signals.ignoreBrokenPipes()
-        path = options.socketPath
         do {
-            client = try VarlinkClient(path: path)
+            client = try CarplaydClient(path: options.socketPath)
         } catch {
-            throw DaemonUnreachable("cannot connect to carplayd at \(path) (\(error)); is carplayd running? (--socket PATH, CARPLAYD_SOCKET)")
+            throw Self.translate(error)
         }
     }
 
-    /// Calls `io.carplayd.Vehicle.METHOD` (or a fully qualified method).
-    func call(_ method: String, _ parameters: [String: JSONValue] = [:]) throws -> [String: JSONValue] {
+    /// Runs one request (or stream) on the connection.
+    func run<Result>(_ request: (CarplaydClient) throws -> Result) throws -> Result {
         do {
-            return try client.call(Self.qualified(method), parameters)
-        } catch {
-            throw Self.translate(error, path: path)
+            return try request(client)
+        } catch let error as CarplaydClientError {
+            throw Self.translate(error)
         }
     }
 
-    /// Calls with `more`; `body` gets each reply.
-    func callMore(_ method: String, _ parameters: [String: JSONValue] = [:], _ body: ([String: JSONValue]) -> Bool) throws {
-        do {
-            try client.callMore(Self.qualified(method), parameters, body)
-        } catch {
-            throw Self.translate(error, path: path)
-        }
-    }
-
-    static func qualified(_ method: String) -> String { method.contains(".") ? method : "\(interface).\(method)" }
-
-    static func translate(_ error: VarlinkClientError, path: String) -> any Error {
+    static func translate(_ error: CarplaydClientError) -> any Error {
         switch error {
-        case let .remote(remote): DaemonError(remote)
-        case let .transport(reason): DaemonUnreachable("lost the connection to carplayd at \(path): \(reason)")
+        case let .cannotConnect(path, reason):
+            DaemonUnreachable("cannot connect to carplayd at \(path) (\(reason)); is carplayd running? (--socket PATH, CARPLAYD_SOCKET)")
+        case let .connectionLost(path, reason): DaemonUnreachable("lost the connection to carplayd at \(path): \(reason)")
+        case let .refused(reply): DaemonError(reply)
+        case .unexpectedReply: OperationFailure(error.description)
         }
     }
 }
 
 /// A typed error reply of the daemon: a one-line message, exit code 1.
 struct DaemonError: Error, CustomStringConvertible {
-    var error: VarlinkError
-    init(_ error: VarlinkError) { self.error = error }
+    var reply: ErrorReply
+    init(_ reply: ErrorReply) { self.reply = reply }
 
     /// `{"error":"io.carplayd.Vehicle.NotAuthorized","parameters":{"uid":1000,"gid":1000}}`.
-    var json: JSONValue { .object(["error": .string(error.name), "parameters": .object(error.parameters)]) }
+    var json: JSONValue { .object(["error": .string(reply.varlinkError.name), "parameters": .object(reply.varlinkError.parameters)]) }
 
     var description: String {
-        let p = error.parameters
-        func text(_ key: String) -> String {
-            guard let value = p[key] else { return "?" }
-            return value.stringValue ?? value.serialized()
-        }
-        switch error.name {
-        case "io.carplayd.Vehicle.RestrictedWhileLocked":
-            return "\(text("intent")) needs an unlocked device: \(text("reason"))"
-        case "io.carplayd.Vehicle.CarLocked":
-            return "\(text("intent")) is not allowed while the car is locked (unlock it first)"
-        case "io.carplayd.Vehicle.VehicleUnavailable":
-            return "the vehicle is unavailable: \(text("reason"))"
-        case "io.carplayd.Vehicle.NotAuthorized":
-            return "not authorized: uid \(text("uid")) (gid \(text("gid"))) may not use carplayd"
-        case "io.carplayd.Vehicle.InvalidParameter", "io.carplayd.Simulator.InvalidParameter":
-            return "invalid parameter \(text("parameter")): \(text("reason"))"
-        case "io.carplayd.Vehicle.UnknownIntent":
-            return "carplayd does not know the intent \(text("intent"))"
-        case "org.varlink.service.MethodNotFound":
-            return "carplayd has no method \(text("method"))"
-        case "org.varlink.service.MethodNotImplemented":
-            return "carplayd does not implement \(text("method"))"
-        case "org.varlink.service.InterfaceNotFound" where text("interface") == CarVerb.interface:
-            return "no simulated vehicle here: \(CarVerb.interface) is not served (a real CAN bus, or simulator-control = off)"
-        case "org.varlink.service.InterfaceNotFound":
-            return "carplayd has no interface \(text("interface"))"
-        case "io.carplayd.Simulator.NotAuthorized":
-            return "not authorized: uid \(text("uid")) (gid \(text("gid"))) may not control the simulated vehicle (simulator-control-users)"
-        case "io.carplayd.Simulator.InvalidVehicleState":
-            return text("key").isEmpty ? "invalid values: \(text("reason"))" : "\(text("key")): \(text("reason"))"
-        case "io.carplayd.Simulator.InvalidDriveState":
-            return "invalid \(text("parameter")): \(text("reason"))"
-        case "io.carplayd.Simulator.NoSimulator":
-            return "no simulated vehicle: the daemon drives a CAN interface"
-        case "org.varlink.service.InvalidParameter":
-            return "invalid parameter \(text("parameter"))" + (p["reason"] == nil ? "" : ": \(text("reason"))")
-        case "org.varlink.service.PermissionDenied":
-            return "permission denied"
-        case "org.varlink.service.ExpectedMore":
-            return "the method streams its replies: call it with --more"
-        default:
-            return error.description
+        switch reply.error {
+        case let .vehicle(.restrictedWhileLocked(intent, reason)): "\(intent) needs an unlocked device: \(reason)"
+        case let .vehicle(.carLocked(intent)): "\(intent) is not allowed while the car is locked (unlock it first)"
+        case let .vehicle(.vehicleUnavailable(reason)): "the vehicle is unavailable: \(reason)"
+        case let .vehicle(.notAuthorized(uid, gid)): "not authorized: uid \(uid) (gid \(gid)) may not use carplayd"
+        case let .vehicle(.invalidParameter(parameter, reason)), let .simulator(.invalidParameter(parameter, reason)):
+            "invalid parameter \(parameter): \(reason)"
+        case let .vehicle(.unknownIntent(intent)): "carplayd does not know the intent \(intent)"
+        case let .service(.methodNotFound(method)): "carplayd has no method \(method)"
+        case let .service(.methodNotImplemented(method)): "carplayd does not implement \(method)"
+        case let .service(.interfaceNotFound(interface)) where interface == CarplaydClient.simulatorInterface:
+            "no simulated vehicle here: \(interface) is not served (a real CAN bus, or simulator-control = off)"
+        case let .service(.interfaceNotFound(interface)): "carplayd has no interface \(interface)"
+        case let .simulator(.notAuthorized(uid, gid)):
+            "not authorized: uid \(uid) (gid \(gid)) may not control the simulated vehicle (simulator-control-users)"
+        case let .simulator(.invalidVehicleState(key, reason)): key.isEmpty ? "invalid values: \(reason)" : "\(key): \(reason)"
+        case let .simulator(.invalidDriveState(parameter, reason)): "invalid \(parameter): \(reason)"
+        case .simulator(.noSimulator): "no simulated vehicle: the daemon drives a CAN interface"
+        case let .service(.invalidParameter(parameter, reason)): "invalid parameter \(parameter)" + (reason.map { ": \($0)" } ?? "")
+        case .service(.permissionDenied): "permission denied"
+        case .service(.expectedMore): "the method streams its replies: call it with --more"
+        case .simulator(.invalidFaultPlan), .undeclared: reply.varlinkError.description
         }
     }
 }
@@ -211,15 +182,21 @@ func readable(_ value: JSONValue) -> String {
     case let .string(text): return text
     case let .array(values): return values.map(readable).joined(separator: ", ")
     case let .object(object):
-        if let number = object["value"]?.doubleValue, let unit = object["unit"]?.stringValue {
-            switch unit {
-            case "celsius": return "\(readableNumber(number)) °C"
-            case "fahrenheit": return "\(readableNumber(number)) °F"
-            case "kilometers": return "\(readableNumber(number)) km"
-            default: return "\(readableNumber(number)) \(unit)"
-            }
-        }
+        if let number = object["value"]?.doubleValue, let unit = object["unit"]?.stringValue { return readable(number, unit: unit) }
         return object.keys.sorted().map { "\($0) \(readable(object[$0]!))" }.joined(separator: ", ")
+    }
+}
+
+/// A distance, power or energy of a response, as a temperature is.
+func readable(_ quantity: Quantity) -> String { readable(quantity.value, unit: quantity.unit) }
+
+/// "21.5 °C", "420 km", "150 kilowatts".
+func readable(_ number: Double, unit: String) -> String {
+    switch unit {
+    case "celsius": "\(readableNumber(number)) °C"
+    case "fahrenheit": "\(readableNumber(number)) °F"
+    case "kilometers": "\(readableNumber(number)) km"
+    default: "\(readableNumber(number)) \(unit)"
     }
 }
 

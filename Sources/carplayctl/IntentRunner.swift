@@ -1,4 +1,5 @@
 import CarIntents
+import CarplayClient
 import CarplayJSON
 
 /// Runs one intent against the daemon, the way a person wants it:
@@ -22,7 +23,7 @@ enum IntentRunner {
             let (final, reply) = try perform(intent, parameters, daemon: daemon, options: options, interactive: isInteractive())
             let succeeded = succeeded(reply)
             if options.json {
-                output(JSONValue.object(reply).serialized())
+                output(JSONValue.object(reply.json).serialized())
             } else if succeeded {
                 output(IntentSentence.success(intent: intent, parameters: final, reply: reply))
             } else {
@@ -36,19 +37,14 @@ enum IntentRunner {
     /// dash, which never asks: `interactive` false): the parameters performed with and
     /// Perform's reply.
     static func perform(_ intent: IntentName, _ parameters: [String: JSONValue], daemon: DaemonConnection, options: DaemonOptions, interactive: Bool) throws
-        -> (parameters: [String: JSONValue], reply: [String: JSONValue])
+        -> (parameters: [String: JSONValue], reply: PerformReply)
     {
         let final = try resolve(daemon: daemon, intent: intent, parameters: parameters, options: options, interactive: interactive)
-        return (final, try daemon.call("Perform", request(intent, final)))
+        return (final, try daemon.run { try $0.perform(IntentRequest(intent, final)) })
     }
 
-    static func succeeded(_ reply: [String: JSONValue]) -> Bool {
-        reply["response"]?.objectValue?["code"]?.stringValue == "success"
-    }
-
-    static func request(_ intent: IntentName, _ parameters: [String: JSONValue]) -> [String: JSONValue] {
-        ["intent": .string(intent.rawValue), "parameters": .object(parameters)]
-    }
+    /// The vehicle confirmed it (or, for a reading, answered).
+    static func succeeded(_ reply: PerformReply) -> Bool { reply.response.code == .success }
 
     /// Parameter names in SiriKit order, then any others.
     static func ordered(_ names: some Collection<String>, _ intent: IntentName) -> [String] {
@@ -56,66 +52,62 @@ enum IntentRunner {
         return known.filter(names.contains) + names.filter { !known.contains($0) }.sorted()
     }
 
-    static func kind(_ resolution: JSONValue?) -> String { resolution?.objectValue?["kind"]?.stringValue ?? "" }
-
     /// Steps 1 and 2: the parameters to perform with.
     static func resolve(daemon: DaemonConnection, intent: IntentName, parameters: [String: JSONValue], options: DaemonOptions, interactive: Bool) throws
         -> [String: JSONValue]
     {
         var parameters = parameters
         for _ in 0..<maxRounds {
-            let reply = try daemon.call("Resolve", request(intent, parameters))
-            if reply["ready"] == .bool(true) { return parameters }
-            let resolutions = reply["resolutions"]?.objectValue ?? [:]
+            let reply = try daemon.run { try $0.resolve(IntentRequest(intent, parameters)) }
+            if reply.ready { return parameters }
+            let resolutions = reply.resolutions
             let names = ordered(resolutions.keys, intent)
-            if names.contains(where: { kind(resolutions[$0]) == "unsupported" }) { return parameters }
+            if names.contains(where: { resolutions[$0]?.kind == .unsupported }) { return parameters }
             // A choice often settles the rest (the station picks the band): the most
             // specific question first, then Resolve again.
-            let pending = ["disambiguation", "confirmationRequired", "needsValue"].flatMap { wanted in
-                names.filter { kind(resolutions[$0]) == wanted }
+            let pending = [ResolutionKind.disambiguation, .confirmationRequired, .needsValue].flatMap { (wanted: ResolutionKind) -> [String] in
+                names.filter { resolutions[$0]?.kind == wanted }
             }
             if pending.isEmpty { return parameters }
-            if options.yes, pending.contains(where: { kind(resolutions[$0]) == "confirmationRequired" }) {
-                for name in pending where kind(resolutions[name]) == "confirmationRequired" {
-                    apply(name, resolutions[name]!.objectValue!["value"] ?? .null, to: &parameters, intent: intent)
+            if options.yes, pending.contains(where: { resolutions[$0]?.kind == .confirmationRequired }) {
+                for name in pending {
+                    if case let .confirmationRequired(value, _)? = resolutions[name] { apply(name, value, to: &parameters, intent: intent) }
                 }
                 continue
             }
             guard interactive else {
                 // Say everything that would have been asked.
-                if options.json { output(JSONValue.object(reply).serialized()) }
-                throw OperationFailure(pending.map { question(for: $0, resolutions[$0]!.objectValue!) }.joined(separator: "\n"))
+                if options.json { output(JSONValue.object(reply.json).serialized()) }
+                throw OperationFailure(pending.map { question(for: $0, resolutions[$0]!) }.joined(separator: "\n"))
             }
             let name = pending[0]
-            let resolution = resolutions[name]!.objectValue!
-            switch kind(resolutions[name]) {
-            case "confirmationRequired":
-                let value = resolution["value"] ?? .null
-                let reason = resolution["reason"]?.stringValue ?? "\(name) needs confirmation"
+            switch resolutions[name]! {
+            case let .confirmationRequired(value, reason):
                 guard try askYesNo("\(reason); use \(readableOption(value))?") else { throw OperationFailure("cancelled; nothing was changed") }
                 apply(name, value, to: &parameters, intent: intent)
-            case "disambiguation":
-                let choices = resolution["options"]?.arrayValue ?? []
-                guard !choices.isEmpty else { throw OperationFailure(question(for: name, resolution)) }
+            case let .disambiguation(choices):
+                guard !choices.isEmpty else { throw OperationFailure(question(for: name, .disambiguation(choices))) }
                 apply(name, try choose(name, choices), to: &parameters, intent: intent)
-            default:  // needsValue
-                parameters[name] = try askValue(name, reason: resolution["reason"]?.stringValue)
+            case let .needsValue(reason):
+                parameters[name] = try askValue(name, reason: reason)
+            case .success, .notRequired, .unsupported:
+                return parameters  // not pending
             }
         }
         return parameters
     }
 
     /// What would have been asked, for the error off a terminal.
-    static func question(for name: String, _ resolution: [String: JSONValue]) -> String {
-        let reason = resolution["reason"]?.stringValue
-        switch resolution["kind"]?.stringValue {
-        case "confirmationRequired":
-            let value = readableOption(resolution["value"] ?? .null)
-            return "\(reason ?? "\(name) needs confirmation"): the car would use \(value); run again with --yes to accept, or give another value"
-        case "disambiguation":
-            return "\(name) is ambiguous; give one of:\n" + numbered(resolution["options"]?.arrayValue ?? [])
-        default:
-            return "\(name) needs a value: \(reason ?? "give one")"
+    static func question(for name: String, _ resolution: ResolutionResult) -> String {
+        switch resolution {
+        case let .confirmationRequired(value, reason):
+            return "\(reason): the car would use \(readableOption(value)); run again with --yes to accept, or give another value"
+        case let .disambiguation(options):
+            return "\(name) is ambiguous; give one of:\n" + numbered(options)
+        case let .needsValue(reason):
+            return "\(name) needs a value: \(reason)"
+        case .success, .notRequired, .unsupported:
+            return "\(name) needs a value: give one"
         }
     }
 

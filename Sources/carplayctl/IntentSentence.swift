@@ -1,5 +1,7 @@
 import CarIntents
+import CarplayClient
 import CarplayJSON
+import VehicleKit
 
 /// The sentence a person reads after an intent: what was set (from the parameters sent
 /// and how the daemon resolved them, the response's fields and the state afterwards),
@@ -7,13 +9,13 @@ import CarplayJSON
 enum IntentSentence {
     static let confirmed = " (confirmed by the vehicle)"
 
-    static func success(intent: IntentName, parameters p: [String: JSONValue], reply: [String: JSONValue]) -> String {
-        let resolutions = reply["resolutions"]?.objectValue ?? [:]
-        let response = reply["response"]?.objectValue ?? [:]
-        let state = reply["state"]?.objectValue ?? [:]
+    static func success(intent: IntentName, parameters p: [String: JSONValue], reply: PerformReply) -> String {
+        let resolutions = reply.resolutions
+        let response = reply.response
+        let state = reply.state
         /// The resolved value when the daemon resolved the parameter to a scalar or a temperature.
         func resolved(_ name: String) -> JSONValue? {
-            let value = resolutions[name]?.objectValue?["value"]
+            let value = resolutions[name]?.value
             if case .array? = value { return p[name] }
             return value ?? p[name]
         }
@@ -26,7 +28,7 @@ enum IntentSentence {
             }
             if let relative = p["relativeTemperatureSetting"]?.stringValue {
                 var clause = "\(zone ?? "Temperature") \(relativeWord(relative, up: "warmer", down: "cooler"))"
-                if case let .object(values)? = resolutions["relativeTemperatureSetting"]?.objectValue?["value"], !values.isEmpty {
+                if case let .object(values)? = resolutions["relativeTemperatureSetting"]?.value, !values.isEmpty {
                     clause += ": " + values.keys.sorted().map { "\(spoken($0)) \(readable(values[$0]!)) °C" }.joined(separator: ", ")
                 }
                 clauses.append(clause)
@@ -34,11 +36,11 @@ enum IntentSentence {
             if p["enableFan"] == .bool(false) { clauses.append("fan off") }
             if let index = p["fanSpeedIndex"] { clauses.append("fan speed \(readable(resolved("fanSpeedIndex") ?? index))") }
             if let percent = p["fanSpeedPercentage"] {
-                let level = resolutions["fanSpeedPercentage"]?.objectValue?["value"]?.intValue
+                let level = resolutions["fanSpeedPercentage"]?.value?.intValue
                 clauses.append("fan at \(readable(percent)) %" + (level.map { " (speed \($0))" } ?? ""))
             }
             if let relative = p["relativeFanSpeedSetting"]?.stringValue {
-                let level = resolutions["relativeFanSpeedSetting"]?.objectValue?["value"]?.intValue
+                let level = resolutions["relativeFanSpeedSetting"]?.value?.intValue
                 clauses.append("fan \(relativeWord(relative, up: "faster", down: "slower"))" + (level.map { " (speed \($0))" } ?? ""))
             }
             if p["enableFan"] == .bool(true) { clauses.append("fan on") }
@@ -91,15 +93,15 @@ enum IntentSentence {
             return (source.map { "Audio source set to \($0)" } ?? "Audio source changed") + confirmed
 
         case .saveProfileInCar:
-            let number = response["profileNumber"] ?? p["profileNumber"]
-            let name = (response["profileName"] ?? p["profileName"])?.stringValue
-            let count = response["settings"]?.intValue
+            let number = response.profileNumber.map(JSONValue.integer) ?? p["profileNumber"]
+            let name = response.profileName ?? p["profileName"]?.stringValue
+            let count = response.settings
             return "Saved the current settings as profile \(number.map(readable) ?? "?")" + (name.map { " \"\($0)\"" } ?? "")
                 + (count.map { " (\($0) settings)" } ?? "")
 
         case .setProfileInCar:
-            let number = response["profileNumber"] ?? p["profileNumber"]
-            let name = (response["profileName"] ?? p["profileName"])?.stringValue
+            let number = response.profileNumber.map(JSONValue.integer) ?? p["profileNumber"]
+            let name = response.profileName ?? p["profileName"]?.stringValue
             let which =
                 number.map { "Profile \(readable($0))" + (name.map { " \"\($0)\"" } ?? "") } ?? name.map { "Profile \"\($0)\"" } ?? "The default profile"
             return "\(which) applied" + confirmed
@@ -108,67 +110,61 @@ enum IntentSentence {
             return (p["locked"] == .bool(false) ? "Car unlocked" : "Car locked") + confirmed
 
         case .getCarLockStatus:
-            switch response["locked"] {
-            case .bool(true)?: return "The car is locked"
-            case .bool(false)?: return "The car is unlocked"
-            default: return "The lock status is unknown"
+            switch response.locked {
+            case true?: return "The car is locked"
+            case false?: return "The car is unlocked"
+            case nil: return "The lock status is unknown"
             }
 
         case .activateCarSignal:
-            let signals = (response["signals"] ?? p["signals"])?.arrayValue?.compactMap(\.stringValue) ?? []
+            let signals = response.signals ?? p["signals"]?.arrayValue?.compactMap { $0.stringValue.flatMap(CarSignal.init(rawValue:)) } ?? []
             var actions: [String] = []
-            if signals.contains("visible") { actions.append("flashed the lights") }
-            if signals.contains("audible") { actions.append("sounded the horn") }
+            if signals.contains(.visible) { actions.append("flashed the lights") }
+            if signals.contains(.audible) { actions.append("sounded the horn") }
             return capitalizedFirst(actions.isEmpty ? "signalled" : actions.joined(separator: " and ")) + confirmed
 
         case .getCarPowerLevelStatus:
-            return powerText(response) ?? "The power level is unknown"
+            return powerText(response.powerLevel) ?? "The power level is unknown"
 
         case .listCars:
-            let cars = response["cars"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            let cars = response.cars ?? []
             guard !cars.isEmpty else { return "No car" }
             return cars.map { car in
-                let what = [car["year"], car["make"], car["model"]].compactMap { $0?.stringValue }.joined(separator: " ")
-                let name = car["displayName"]?.stringValue ?? "?"
-                return name + (what.isEmpty ? "" : " (\(what))") + ", identifier \(car["carIdentifier"]?.stringValue ?? "?")"
+                let what = [car.year, car.make, car.model].compactMap { $0 }.joined(separator: " ")
+                return car.displayName + (what.isEmpty ? "" : " (\(what))") + ", identifier \(car.carIdentifier)"
             }.joined(separator: "\n")
         }
     }
 
-    static func failure(intent: IntentName, reply: [String: JSONValue]) -> String {
-        let response = reply["response"]?.objectValue ?? [:]
-        let code = response["code"]?.stringValue ?? "failure"
-        let reason = response["reason"]?.stringValue
+    static func failure(intent: IntentName, reply: PerformReply) -> String {
+        let response = reply.response
         var text: String
-        if reason == "restrictedWhileLocked" {
-            text = "\(intent.rawValue) needs an unlocked device" + (response["detail"]?.stringValue.map { ": \($0)" } ?? "")
-        } else if let detail = response["detail"]?.stringValue {
+        if response.reason == IntentResponse.restrictedWhileLocked {
+            text = "\(intent.rawValue) needs an unlocked device" + (response.detail.map { ": \($0)" } ?? "")
+        } else if let detail = response.detail {
             text = detail
         } else {
-            switch reason {
-            case "unresolved", "notResolved":
-                let resolutions = reply["resolutions"]?.objectValue ?? [:]
+            switch response.reason {
+            case "unresolved", IntentResponse.notResolved:
+                let resolutions = reply.resolutions
                 let problems = IntentRunner.ordered(resolutions.keys, intent).compactMap { name -> String? in
-                    guard let resolution = resolutions[name]?.objectValue else { return nil }
-                    let kind = resolution["kind"]?.stringValue ?? ""
-                    guard kind != "success", kind != "notRequired" else { return nil }
-                    if let why = resolution["reason"]?.stringValue { return "\(name): \(why)" }
-                    if let options = resolution["options"]?.arrayValue {
-                        return "\(name): one of \(options.map(IntentRunner.readableOption).joined(separator: ", "))"
+                    switch resolutions[name] {
+                    case nil, .success?, .notRequired?: nil
+                    case let .needsValue(why)?, let .unsupported(why)?, let .confirmationRequired(_, why)?: "\(name): \(why)"
+                    case let .disambiguation(options)?: "\(name): one of \(options.map(IntentRunner.readableOption).joined(separator: ", "))"
                     }
-                    return "\(name): \(kind)"
                 }
                 text = problems.isEmpty ? "the request did not resolve" : problems.joined(separator: "; ")
-            case "carLocked": text = "\(intent.rawValue) is not allowed while the car is locked"
-            case "vehicleUnreachable": text = "the vehicle is unreachable (it sends no status frames)"
-            case "emptyProfile": text = "profile \(response["profileNumber"].map(readable) ?? "?") is empty"
+            case IntentResponse.carLocked: text = "\(intent.rawValue) is not allowed while the car is locked"
+            case IntentResponse.vehicleUnreachable: text = "the vehicle is unreachable (it sends no status frames)"
+            case "emptyProfile": text = "profile \(response.profileNumber.map(String.init) ?? "?") is empty"
             case "timeout": text = "the vehicle did not confirm in time"
             case let reason?: text = reason
-            case nil: text = code == "failure" ? "the vehicle did not confirm" : code
+            case nil: text = response.code == .failure ? "the vehicle did not confirm" : response.code.rawValue
             }
         }
-        if let confirmed = response["confirmed"]?.arrayValue, let failed = response["failed"]?.arrayValue {
-            text += "; confirmed: \(readable(.array(confirmed))); not confirmed: \(readable(.array(failed)))"
+        if let confirmed = response.confirmed, let failed = response.failed {
+            text += "; confirmed: \(confirmed.joined(separator: ", ")); not confirmed: \(failed.joined(separator: ", "))"
         }
         return "Failed: \(text)"
     }
@@ -184,8 +180,8 @@ enum IntentSentence {
     }
 
     /// The station a name resolved to (the daemon may correct the spelling).
-    static func resolvedStation(_ resolution: JSONValue?, _ given: String) -> String {
-        resolution?.objectValue?["value"]?.stringValue ?? given
+    static func resolvedStation(_ resolution: ResolutionResult?, _ given: String) -> String {
+        resolution?.value?.stringValue ?? given
     }
 
     /// "FM 101.1 MHz", "AM 1010 kHz", "DAB channel 12" from `radio.*` state keys.
@@ -201,13 +197,25 @@ enum IntentSentence {
     }
 
     /// "Fuel 62 %, range 420 km", "Charge 80 %, charging, 45 min to full".
-    static func powerText(_ response: [String: JSONValue]) -> String? {
+    static func powerText(_ power: PowerLevel) -> String? {
         var parts: [String] = []
-        if let fuel = response["fuelPercentRemaining"]?.doubleValue { parts.append("fuel \(readableNumber(fuel * 100)) %") }
-        if let charge = response["chargePercentRemaining"]?.doubleValue { parts.append("charge \(readableNumber(charge * 100)) %") }
-        if response["charging"] == .bool(true) { parts.append("charging") }
-        if let minutes = response["minutesToFull"]?.intValue { parts.append("\(minutes) min to full") }
-        if let distance = response["distanceRemaining"] { parts.append("range \(readable(distance))") }
+        if let fuel = power.fuelPercentRemaining { parts.append("fuel \(readableNumber(fuel * 100)) %") }
+        if let charge = power.chargePercentRemaining { parts.append("charge \(readableNumber(charge * 100)) %") }
+        if power.charging == true { parts.append("charging") }
+        if let minutes = power.minutesToFull { parts.append("\(minutes) min to full") }
+        if let distance = power.distanceRemaining { parts.append("range \(readable(distance))") }
         return parts.isEmpty ? nil : capitalizedFirst(parts.joined(separator: ", "))
+    }
+}
+
+extension ResolutionResult {
+    /// The value the daemon resolved to (success) or would use (confirmationRequired);
+    /// nil for the other kinds and for a success without a value.
+    var value: JSONValue? {
+        switch self {
+        case .success(.null): nil
+        case let .success(value), let .confirmationRequired(value, _): value
+        case .disambiguation, .needsValue, .notRequired, .unsupported: nil
+        }
     }
 }

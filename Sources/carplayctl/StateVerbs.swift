@@ -1,3 +1,4 @@
+import CarplayClient
 import CarplayJSON
 import LinuxSupport
 
@@ -20,18 +21,20 @@ enum StateVerbs {
         """
 
     static func status(_ arguments: [String]) throws -> Int32 {
-        try showReply(arguments, method: "GetState") { StatusReport.render($0) }
+        try showReply(arguments, { try $0.getState() }, render: StatusReport.render)
     }
 
-    /// A verb that calls `method` without parameters and prints the reply: as JSON with
-    /// `--json`, else as `render` writes it.
-    static func showReply(_ arguments: [String], method: String, render: ([String: JSONValue]) -> String) throws -> Int32 {
+    /// A verb that makes one request without parameters and prints the reply: as JSON
+    /// with `--json`, else as `render` writes it.
+    static func showReply<Reply: CarplaydReply>(
+        _ arguments: [String], _ request: (CarplaydClient) throws -> Reply, render: (Reply) -> String
+    ) throws -> Int32 {
         var options = DaemonOptions()
         try noPositional(arguments, &options)
         return try withDaemonErrorsAsJSON(options.json) {
-            let reply = try DaemonConnection(options).call(method)
+            let reply = try DaemonConnection(options).run(request)
             if options.json {
-                output(JSONValue.object(reply).serialized())
+                output(JSONValue.object(reply.json).serialized())
             } else {
                 output(render(reply), newline: false)
             }
@@ -67,28 +70,27 @@ enum StateVerbs {
         }
         if let extra = positional.first { throw UsageError("unexpected argument '\(extra)'") }
         return try withDaemonErrorsAsJSON(options.json) {
-            try DaemonConnection(options).callMore("Monitor", commands ? ["commands": .bool(true)] : [:]) { reply in
-                output(options.json ? JSONValue.object(reply).serialized() : monitorLine(reply))
-                return true
+            try DaemonConnection(options).run { client in
+                try client.monitor(commands: commands) { reply in
+                    output(options.json ? JSONValue.object(reply.json).serialized() : monitorLine(reply))
+                    return true
+                }
             }
             return ExitCode.success
         }
     }
 
-    static func monitorLine(_ reply: [String: JSONValue]) -> String {
-        if let command = reply["command"]?.objectValue {
-            let targets = command["targets"]?.objectValue ?? [:]
+    static func monitorLine(_ reply: MonitorReply) -> String {
+        if let command = reply.command {
+            let targets = command.targets
             let assignments = targets.keys.sorted().map { "\($0)=\(readable(targets[$0]!))" }.joined(separator: " ")
-            var status = command["status"]?.stringValue ?? "?"
-            if let detail = command["detail"]?.stringValue { status += ": " + detail }
-            let what = ["→", command["intent"]?.stringValue ?? "command", assignments, status].filter { !$0.isEmpty }.joined(separator: " ")
+            var status = command.status.rawValue
+            if let detail = command.detail { status += ": " + detail }
+            let what = ["→", command.intent?.rawValue ?? "command", assignments, status].filter { !$0.isEmpty }.joined(separator: " ")
             return clockTime() + "  " + what
         }
-        let state = reply["state"]?.objectValue ?? [:]
-        let keys = reply["keys"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        let changes = keys.map { "\($0)=\(state[$0].map(readable) ?? "?")" }.joined(separator: " ")
-        let frame = reply["frame"]?.stringValue ?? ""
-        return [clockTime(), changes, frame].filter { !$0.isEmpty }.joined(separator: "  ")
+        let changes = reply.keys.map { "\($0)=\(reply.state[$0].map(readable) ?? "?")" }.joined(separator: " ")
+        return [clockTime(), changes, reply.frame ?? ""].filter { !$0.isEmpty }.joined(separator: "  ")
     }
 
     /// "12:00:01.250", local time.
@@ -117,7 +119,7 @@ enum StateVerbs {
         """
 
     static func traffic(_ arguments: [String]) throws -> Int32 {
-        try showReply(arguments, method: "GetBusTraffic") { TrafficReport.render($0) }
+        try showReply(arguments, { try $0.getBusTraffic() }, render: TrafficReport.render)
     }
 
     // MARK: - describe
@@ -132,7 +134,7 @@ enum StateVerbs {
         """
 
     static func describe(_ arguments: [String]) throws -> Int32 {
-        try showReply(arguments, method: "Describe") { outline($0["vehicle"] ?? .object($0)) }
+        try showReply(arguments, { try $0.describe() }, render: { outline(.object($0.vehicle)) })
     }
 
     /// An indented outline of a JSON value: `key: value` for scalars and lists of
@@ -216,12 +218,14 @@ enum StateVerbs {
         return try withDaemonErrorsAsJSON(true) {
             let daemon = try DaemonConnection(options)
             if more {
-                try daemon.callMore(positional[0], parameters) { reply in
-                    output(JSONValue.object(reply).serialized())
-                    return true
+                try daemon.run { client in
+                    try client.callMore(positional[0], parameters) { reply in
+                        output(JSONValue.object(reply).serialized())
+                        return true
+                    }
                 }
             } else {
-                output(JSONValue.object(try daemon.call(positional[0], parameters)).serialized())
+                output(JSONValue.object(try daemon.run { try $0.call(positional[0], parameters) }).serialized())
             }
             return ExitCode.success
         }
@@ -230,8 +234,8 @@ enum StateVerbs {
 
 /// `carplayctl status` as a person reads it.
 enum StatusReport {
-    static func render(_ reply: [String: JSONValue]) -> String {
-        var state = reply["state"]?.objectValue ?? [:]
+    static func render(_ reply: GetStateReply) -> String {
+        var state = reply.state
         var lines: [String] = []
         func take(_ key: String) -> JSONValue? { state.removeValue(forKey: key) }
         func row(_ label: String, _ value: String) { lines.append("  \(padded(label, 14))\(value)") }
@@ -239,10 +243,8 @@ enum StatusReport {
 
         // Vehicle.
         lines.append("vehicle")
-        row("reachable", reply["reachable"] == .bool(true) ? "yes" : "no")
-        if let bus = reply["bus"]?.objectValue, !bus.isEmpty {
-            row("bus", bus.keys.sorted().map { "\($0) \(readable(bus[$0]!))" }.joined(separator: ", "))
-        }
+        row("reachable", reply.reachable ? "yes" : "no")
+        row("bus", members(reply.bus).map { "\($0.name) \($0.value)" }.joined(separator: ", "))
 
         // Climate.
         var climate: [(String, String)] = []
@@ -308,6 +310,14 @@ enum StatusReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The bus's members by the interface's names, in name order.
+    static func members(_ bus: BusStatus) -> [(name: String, value: String)] {
+        let health = bus.health
+        return [("droppedFrames", "\(health.droppedFrames)"), ("errorFrames", "\(health.errorFrames)"), ("interface", bus.interface), ("kind", bus.kind)]
+            + (health.lastError.map { [("lastError", $0)] } ?? [])
+            + [("restarts", "\(health.restarts)"), ("state", health.state.rawValue), ("untrustedFrames", "\(bus.untrustedFrames)")]
+    }
+
     static func section(_ title: String, _ rows: [(String, String)], into lines: inout [String]) {
         guard !rows.isEmpty else { return }
         lines.append(title)
@@ -324,16 +334,15 @@ enum StatusReport {
 
 /// `carplayctl traffic`: GetBusTraffic as a table.
 enum TrafficReport {
-    static func render(_ reply: [String: JSONValue]) -> String {
-        let uptime = reply["uptime"]?.doubleValue ?? 0
-        let messages = reply["messages"]?.arrayValue?.compactMap(\.objectValue) ?? []
+    static func render(_ reply: GetBusTrafficReply) -> String {
+        let uptime = reply.uptime
+        let messages = reply.messages
         let rows: [[String]] = messages.map { message in
-            let received = message["received"]?.intValue ?? 0
-            let data = message["lastFrame"]?.stringValue.flatMap { $0.split(separator: "#", maxSplits: 1).last.map(String.init) } ?? ""
+            let data = message.lastFrame.flatMap { $0.split(separator: "#", maxSplits: 1).last.map(String.init) } ?? ""
             return [
-                message["id"]?.stringValue ?? "?", message["name"]?.stringValue ?? "?", "\(received)",
-                uptime > 0 ? DashRenderer.oneDecimal(Double(received) / uptime) : "0.0",
-                "\(message["untrusted"]?.intValue ?? 0)", "\(message["sent"]?.intValue ?? 0)", data,
+                message.id.description, message.name ?? "?", "\(message.received)",
+                uptime > 0 ? DashRenderer.oneDecimal(Double(message.received) / uptime) : "0.0",
+                "\(message.untrusted)", "\(message.sent)", data,
             ]
         }
         let header = "\(messages.count) CAN ID\(messages.count == 1 ? "" : "s") in \(DashRenderer.oneDecimal(uptime)) s\n"

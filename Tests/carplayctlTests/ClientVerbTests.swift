@@ -59,7 +59,12 @@ final class FakeDaemon: Sendable {
         "power.fuelPercent": 62.0, "power.distanceRemaining": 420.0,
     ]
     static let frame: JSONValue = "(1700000000.000100) vcan0 3A0#2D00"
-    static let getState: [String: JSONValue] = ["state": state, "reachable": true, "bus": ["interface": "vcan0", "kind": "virtual"]]
+    static let getState: [String: JSONValue] = [
+        "state": state, "reachable": true,
+        "bus": [
+            "interface": "vcan0", "kind": "virtual", "state": "error-active", "untrustedFrames": 0, "droppedFrames": 0, "errorFrames": 0, "restarts": 0,
+        ],
+    ]
     static let describe: [String: JSONValue] = [
         "vehicle": ["name": "Test Sedan", "carNames": ["Alex's car"], "climate": ["zones": ["left", "right"], "fanSpeedLevels": 7]]
     ]
@@ -365,6 +370,20 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         #expect(try json(asJSON.stdout) == ["error": .string(name), "parameters": .object(parameters)])
     }
 
+    /// A reply that does not fit the interface fails (exit 1) naming what does not fit.
+    @Test func aReplyThatDoesNotFitNamesItsPath() async throws {
+        let daemon = try FakeDaemon { call in
+            call.member == "GetState" ? [VarlinkReply(parameters: ["state": [:], "reachable": "yes"])] : FakeDaemon.happyVehicle(call)
+        }
+        let result = try await ctl(["status"], daemon)
+        #expect(result.status == 1)
+        #expect(result.stdout == "")
+        #expect(
+            result.stderr
+                == "carplayctl status: carplayd's reply does not fit its interface: io.carplayd.Vehicle.GetState: reachable: expected true or false, found a string\n"
+        )
+    }
+
     // MARK: - Resolution needing the user
 
     /// Jazz is ambiguous, a temperature over 28 °C needs confirmation, a seat setting
@@ -467,7 +486,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         let expected = """
             vehicle
               reachable     yes
-              bus           interface vcan0, kind virtual
+              bus           droppedFrames 0, errorFrames 0, interface vcan0, kind virtual, restarts 0, state error-active, untrustedFrames 0
             climate
               temperature   left 22.5 °C, right 21 °C
               cabin         23.25 °C

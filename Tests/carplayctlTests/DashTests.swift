@@ -1,4 +1,5 @@
 import CANKit
+import CarplayClient
 import CarplayJSON
 import Testing
 
@@ -18,13 +19,13 @@ import Testing
     }
 
     static func sedan() throws -> DashModel {
-        var model = DashModel(vehicle: DashVehicle(describe: try object(describe)))
-        model.apply(state: try object(getState), now: 100)
+        var model = DashModel(vehicle: DashVehicle(describe: try DescribeReply(["vehicle": .object(object(describe))]).description()))
+        model.apply(state: try GetStateReply(object(getState)), now: 100)
         return model
     }
 
-    static func monitor(_ frame: String, _ state: [String: JSONValue]) -> [String: JSONValue] {
-        ["frame": .string(frame), "keys": .array(state.keys.sorted().map { .string($0) }), "state": .object(state)]
+    static func monitor(_ frame: String, _ state: [String: JSONValue]) throws -> MonitorReply {
+        try MonitorReply(["frame": .string(frame), "keys": .array(state.keys.sorted().map { .string($0) }), "state": .object(state)])
     }
 
     // MARK: - Model
@@ -40,9 +41,9 @@ import Testing
 
     @Test func monitorRepliesUpdateValuesAndFrames() throws {
         var model = try Self.sedan()
-        model.apply(monitor: Self.monitor("(1.000000) vcan0 400#0102", ["climate.temperature.left": .number(23)]), now: 101)
-        model.apply(monitor: Self.monitor("(2.000000) vcan0 3F0#AA", ["lock.locked": .bool(true)]), now: 101.5)
-        model.apply(monitor: Self.monitor("(3.000000) vcan0 400#0304", ["climate.cabinTemperature": .number(22.5)]), now: 102)
+        model.apply(monitor: try Self.monitor("(1.000000) vcan0 400#0102", ["climate.temperature.left": .number(23)]), now: 101)
+        model.apply(monitor: try Self.monitor("(2.000000) vcan0 3F0#AA", ["lock.locked": .bool(true)]), now: 101.5)
+        model.apply(monitor: try Self.monitor("(3.000000) vcan0 400#0304", ["climate.cabinTemperature": .number(22.5)]), now: 102)
         #expect(model.values["climate.temperature.left"] == .number(23))
         #expect(model.values["lock.locked"] == .bool(true))
         // In ID order, with the last payload and the keys it changed.
@@ -51,14 +52,14 @@ import Testing
         #expect(climate.dataText == "0304" && climate.keys == ["climate.cabinTemperature"])
         #expect(model.frames.rate(of: climate) == 0, "no GetBusTraffic reading yet")
         // GetState right after does not undo what the stream just said.
-        model.apply(state: try Self.object(Self.getState), now: 102.2)
+        model.apply(state: try GetStateReply(Self.object(Self.getState)), now: 102.2)
         #expect(model.values["climate.temperature.left"] == .number(23))
-        model.apply(state: try Self.object(Self.getState), now: 110)
+        model.apply(state: try GetStateReply(Self.object(Self.getState)), now: 110)
         #expect(model.values["climate.temperature.left"] == .number(21))
     }
 
-    static func traffic(_ uptime: Double, _ messages: [(id: String, name: String, received: Int, untrusted: Int, sent: Int, data: String?)]) -> [String:
-        JSONValue]
+    static func traffic(_ uptime: Double, _ messages: [(id: String, name: String, received: Int, untrusted: Int, sent: Int, data: String?)]) throws
+        -> GetBusTrafficReply
     {
         let entries: [JSONValue] = messages.map { message in
             var entry: [String: JSONValue] = [
@@ -68,14 +69,14 @@ import Testing
             if let data = message.data { entry["lastFrame"] = .string("(1.000000) vcan0 \(message.id)#\(data)") }
             return .object(entry)
         }
-        return ["messages": .array(entries), "uptime": .number(uptime)]
+        return try GetBusTrafficReply(["messages": .array(entries), "uptime": .number(uptime)])
     }
 
     @Test func busTrafficGivesEveryIDWithItsRateAndCounts() throws {
         var model = try Self.sedan()
-        model.apply(traffic: Self.traffic(5, [("400", "ClimateStatus", 50, 0, 0, "0102"), ("300", "ClimateCommand", 0, 0, 2, nil)]))
+        model.apply(traffic: try Self.traffic(5, [("400", "ClimateStatus", 50, 0, 0, "0102"), ("300", "ClimateCommand", 0, 0, 2, nil)]))
         model.apply(
-            traffic: Self.traffic(
+            traffic: try Self.traffic(
                 7, [("400", "ClimateStatus", 70, 3, 0, "0304"), ("300", "ClimateCommand", 0, 0, 2, nil), ("18FEF100", "Extended", 1, 0, 0, "")]))
         #expect(model.frames.messages.map(\.idText) == ["300", "400", "18FEF100"])
         let status = model.frames.messages[1]
@@ -84,11 +85,11 @@ import Testing
         #expect(model.frames.messages[0].sent == 2 && model.frames.rate(of: model.frames.messages[0]) == 0)
         #expect(model.frames.messages[2].id.isExtended)
         // Readings older than the window leave it.
-        model.apply(traffic: Self.traffic(17, [("400", "ClimateStatus", 170, 3, 0, "0506")]))
+        model.apply(traffic: try Self.traffic(17, [("400", "ClimateStatus", 170, 3, 0, "0506")]))
         #expect(model.frames.rate(of: model.frames.messages[1]) == 10.0)
         #expect(model.frames.messages[1].readings.count == 2)
         // A new session (a reload) counts from 0 again: no negative rate.
-        model.apply(traffic: Self.traffic(1, [("400", "ClimateStatus", 10, 0, 0, "0708")]))
+        model.apply(traffic: try Self.traffic(1, [("400", "ClimateStatus", 10, 0, 0, "0708")]))
         #expect(model.frames.rate(of: model.frames.messages[1]) == 0)
         let pane = DashRenderer.framePane(model, columns: 80, rows: 5).map(\.text)
         #expect(pane[1].hasPrefix("  300       ClimateCommand     0.0") && pane[1].contains("sent 2"), "\(pane)")
@@ -111,7 +112,7 @@ import Testing
         #expect(model.wanted["climate.temperature.left"]?.phase == .pending)
         // A second press starts from what is wanted, not from what is shown.
         #expect(DashKeys.handle(.character("+"), &model)?.targets == ["climate.temperature.left": .number(22)])
-        model.apply(monitor: Self.monitor("(1.0) vcan0 400#00", ["climate.temperature.left": .number(21.5)]), now: 100.1)
+        model.apply(monitor: try Self.monitor("(1.0) vcan0 400#00", ["climate.temperature.left": .number(21.5)]), now: 100.1)
         #expect(model.wanted["climate.temperature.left"] == nil)
         model.finish(number, .confirmed(sentence: "Front left zone set to 21.5 °C (confirmed by the vehicle)", state: [:]), now: 100.2)
         #expect(model.note == DashNote(text: "✓ Front left zone set to 21.5 °C (confirmed by the vehicle)", kind: .confirmed))
@@ -132,36 +133,36 @@ import Testing
         // Or sooner, when the value changes (someone else locked it).
         let again = model.begin(try #require(DashKeys.handle(.character("l"), &model)), now: 110)
         model.finish(again, .failed(reason: "no"), now: 110.5)
-        model.apply(monitor: Self.monitor("(1.0) vcan0 3F0#01", ["lock.locked": .bool(true)]), now: 111)
+        model.apply(monitor: try Self.monitor("(1.0) vcan0 3F0#01", ["lock.locked": .bool(true)]), now: 111)
         #expect(model.wanted["lock.locked"] == nil)
     }
 
-    static func command(_ id: Int, _ status: String, _ targets: [String: JSONValue], detail: String? = nil) -> [String: JSONValue] {
+    static func command(_ id: Int, _ status: String, _ targets: [String: JSONValue], detail: String? = nil) throws -> MonitorReply {
         var command: [String: JSONValue] = [
             "id": .integer(id), "intent": .string("SetSeatSettingsInCar"), "status": .string(status), "targets": .object(targets),
         ]
         if let detail { command["detail"] = .string(detail) }
-        return ["command": .object(command)]
+        return try MonitorReply(["command": .object(command)])
     }
 
     @Test func anotherClientsCommandIsPendingThenConfirmed() throws {
         var model = try Self.sedan()
-        model.apply(monitor: Self.command(7, "pending", ["seat.frontLeft.heating": .integer(2)]), now: 100)
+        model.apply(monitor: try Self.command(7, "pending", ["seat.frontLeft.heating": .integer(2)]), now: 100)
         #expect(model.wanted["seat.frontLeft.heating"] == DashWanted(target: .integer(2), phase: .pending, origin: .command(7), since: 100))
         #expect(model.note == DashNote(text: "… SetSeatSettingsInCar: seat.frontLeft.heating=2, waiting for the vehicle", kind: .pending))
         // The status frame shows the target (clears the mark), then the daemon says confirmed.
-        model.apply(monitor: Self.monitor("(1.0) vcan0 410#02", ["seat.frontLeft.heating": .integer(2)]), now: 101)
+        model.apply(monitor: try Self.monitor("(1.0) vcan0 410#02", ["seat.frontLeft.heating": .integer(2)]), now: 101)
         #expect(model.wanted["seat.frontLeft.heating"] == nil)
-        model.apply(monitor: Self.command(7, "confirmed", ["seat.frontLeft.heating": .integer(2)]), now: 101)
+        model.apply(monitor: try Self.command(7, "confirmed", ["seat.frontLeft.heating": .integer(2)]), now: 101)
         #expect(model.note == DashNote(text: "✓ SetSeatSettingsInCar: seat.frontLeft.heating=2 confirmed", kind: .confirmed))
         #expect(model.commandsShown.isEmpty)
     }
 
     @Test func anotherClientsFailedCommandKeepsItsReason() throws {
         var model = try Self.sedan()
-        model.apply(monitor: Self.command(8, "pending", ["seat.frontRight.heating": .integer(3)]), now: 100)
+        model.apply(monitor: try Self.command(8, "pending", ["seat.frontRight.heating": .integer(3)]), now: 100)
         model.apply(
-            monitor: Self.command(8, "failed", ["seat.frontRight.heating": .integer(3)], detail: "the vehicle rejected SeatCommand: Rejected"), now: 100.5)
+            monitor: try Self.command(8, "failed", ["seat.frontRight.heating": .integer(3)], detail: "the vehicle rejected SeatCommand: Rejected"), now: 100.5)
         #expect(model.wanted["seat.frontRight.heating"]?.phase == .failed("the vehicle rejected SeatCommand: Rejected"))
         #expect(model.note?.kind == .failed)
         model.expire(now: 100.5 + DashModel.failedMarkSeconds)
@@ -173,19 +174,19 @@ import Testing
         let request = try #require(DashKeys.handle(.character("h"), &model))
         let number = model.begin(request, now: 100)
         let key = try #require(request.targets.keys.first)
-        model.apply(monitor: Self.command(9, "pending", request.targets), now: 100.01)
+        model.apply(monitor: try Self.command(9, "pending", request.targets), now: 100.01)
         #expect(model.wanted[key]?.origin == .request(number))
-        model.apply(monitor: Self.command(9, "confirmed", request.targets), now: 100.2)
+        model.apply(monitor: try Self.command(9, "confirmed", request.targets), now: 100.2)
         // The request's own outcome writes the note (the verbs' sentence).
         #expect(model.note?.kind == .pending)
         // A command that asks for what is shown already marks nothing.
-        model.apply(monitor: Self.command(10, "pending", ["lock.locked": .bool(false)]), now: 101)
+        model.apply(monitor: try Self.command(10, "pending", ["lock.locked": .bool(false)]), now: 101)
         #expect(model.wanted["lock.locked"] == nil && model.commandsShown.isEmpty)
     }
 
     @Test func aLostStreamDropsTheMarksOfCommands() throws {
         var model = try Self.sedan()
-        model.apply(monitor: Self.command(11, "pending", ["seat.frontLeft.heating": .integer(1)]), now: 100)
+        model.apply(monitor: try Self.command(11, "pending", ["seat.frontLeft.heating": .integer(1)]), now: 100)
         model.lost("carplayd ended the Monitor stream")
         #expect(model.wanted.isEmpty && model.commandsShown.isEmpty)
     }
@@ -231,7 +232,7 @@ import Testing
         let number = model.begin(warmer, now: 100)
         #expect(model.note?.text == "… the driver sets climate.temperature.left=21.5")
         #expect(model.wanted["climate.temperature.left"]?.phase == .pending)
-        model.apply(monitor: Self.monitor("(1.0) vcan0 400#00", ["climate.temperature.left": .number(21.5)]), now: 100.1)
+        model.apply(monitor: try Self.monitor("(1.0) vcan0 400#00", ["climate.temperature.left": .number(21.5)]), now: 100.1)
         #expect(model.wanted["climate.temperature.left"] == nil && model.values["climate.temperature.left"] == .number(21.5))
         model.finish(number, .confirmed(sentence: "the driver set climate.temperature.left=21.5", state: [:]), now: 100.2)
         // Back to intents.
@@ -251,10 +252,11 @@ import Testing
 
     @Test func an80x24RenderOfTheSedan() throws {
         var model = try Self.sedan()
-        model.apply(monitor: Self.monitor("(1.000000) vcan0 400#4437171A2B007C00", ["climate.cabinTemperature": .number(23)]), now: 99)
-        model.apply(traffic: Self.traffic(10, [("400", "ClimateStatus", 100, 0, 0, "4437171A2B007C00"), ("410", "SeatStatus", 10, 0, 0, "6D09010000000000")]))
+        model.apply(monitor: try Self.monitor("(1.000000) vcan0 400#4437171A2B007C00", ["climate.cabinTemperature": .number(23)]), now: 99)
         model.apply(
-            traffic: Self.traffic(
+            traffic: try Self.traffic(10, [("400", "ClimateStatus", 100, 0, 0, "4437171A2B007C00"), ("410", "SeatStatus", 10, 0, 0, "6D09010000000000")]))
+        model.apply(
+            traffic: try Self.traffic(
                 11,
                 [
                     ("300", "ClimateCommand", 0, 0, 1, nil), ("400", "ClimateStatus", 110, 0, 0, "4437171A2B007C00"),
@@ -294,7 +296,7 @@ import Testing
     @Test func everySizeGetsExactlyItsRowsAndColumns() throws {
         var model = try Self.sedan()
         for index in 0..<30 {
-            model.apply(monitor: Self.monitor("(1.0) vcan0 \(String(0x100 + index, radix: 16))#00", ["climate.fanSpeed": .integer(3)]), now: 100)
+            model.apply(monitor: try Self.monitor("(1.0) vcan0 \(String(0x100 + index, radix: 16))#00", ["climate.fanSpeed": .integer(3)]), now: 100)
         }
         for (columns, rows) in [(80, 24), (40, 10), (132, 50), (20, 5), (1, 1)] {
             for pane in [DashPane.cabin, .frames] {
@@ -312,7 +314,8 @@ import Testing
     @Test func unknownSourcesAndPowerKeysAreShownAsTheyCome() throws {
         var model = try Self.sedan()
         model.apply(
-            monitor: Self.monitor("", ["audio.source": .string("sourceCarPlay"), "power.batteryTemperature": .number(31), "power.chargePercent": .number(80)]),
+            monitor: try Self.monitor(
+                "", ["audio.source": .string("sourceCarPlay"), "power.batteryTemperature": .number(31), "power.chargePercent": .number(80)]),
             now: 101)
         let text = DashRenderer.plainText(model).joined(separator: "\n")
         #expect(text.contains("audio sourceCarPlay"))

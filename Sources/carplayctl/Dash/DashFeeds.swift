@@ -1,11 +1,12 @@
+import CarplayClient
 import CarplayJSON
 import LinuxSupport
 
 /// Everything that reaches the dash, in the order it arrived.
 enum DashEvent: Sendable {
-    case state([String: JSONValue], at: Double)
-    case monitor([String: JSONValue], at: Double)
-    case traffic([String: JSONValue])
+    case state(GetStateReply, at: Double)
+    case monitor(MonitorReply, at: Double)
+    case traffic(GetBusTrafficReply)
     case lost(String)
     case input([UInt8])
     case signal(Int32)
@@ -28,9 +29,11 @@ enum DashFeeds {
     static func monitor(_ options: DaemonOptions, _ sink: AsyncStream<DashEvent>.Continuation) {
         while true {
             do {
-                try DaemonConnection(options).callMore("Monitor", ["commands": .bool(true)]) { reply in
-                    sink.yield(.monitor(reply, at: monotonicSeconds()))
-                    return true
+                try DaemonConnection(options).run { client in
+                    try client.monitor(commands: true) { reply in
+                        sink.yield(.monitor(reply, at: monotonicSeconds()))
+                        return true
+                    }
                 }
                 sink.yield(.lost("carplayd ended the Monitor stream"))
             } catch {
@@ -48,8 +51,8 @@ enum DashFeeds {
             do {
                 let connection = try daemon ?? DaemonConnection(options)
                 daemon = connection
-                sink.yield(.state(try connection.call("GetState"), at: monotonicSeconds()))
-                sink.yield(.traffic(try connection.call("GetBusTraffic")))
+                sink.yield(.state(try connection.run { try $0.getState() }, at: monotonicSeconds()))
+                sink.yield(.traffic(try connection.run { try $0.getBusTraffic() }))
             } catch {
                 daemon = nil
                 sink.yield(.lost("\(error)"))
@@ -87,7 +90,7 @@ enum DashFeeds {
             let (final, reply) = try IntentRunner.perform(request.intent, request.parameters, daemon: daemon, options: options, interactive: false)
             guard IntentRunner.succeeded(reply) else { return .failed(reason: IntentSentence.failure(intent: request.intent, reply: reply)) }
             return .confirmed(
-                sentence: IntentSentence.success(intent: request.intent, parameters: final, reply: reply), state: reply["state"]?.objectValue ?? [:])
+                sentence: IntentSentence.success(intent: request.intent, parameters: final, reply: reply), state: reply.state)
         } catch {
             return .failed(reason: "\(error)")
         }
@@ -99,8 +102,8 @@ extension DashFeeds {
     /// the cabin shows them when the status frames do (Monitor), as for an intent.
     static func setAsDriver(_ request: DashRequest, _ options: DaemonOptions) -> DashRequestResult {
         do {
-            let reply = try DaemonConnection(options).call("\(CarVerb.interface).SetVehicleState", ["values": .object(request.targets)])
-            return .confirmed(sentence: "the driver set " + DashModel.assignments(reply["values"]?.objectValue ?? request.targets), state: [:])
+            let reply = try DaemonConnection(options).run { try $0.setVehicleState(request.targets) }
+            return .confirmed(sentence: "the driver set " + DashModel.assignments(reply.values), state: [:])
         } catch {
             return .failed(reason: "\(error)")
         }

@@ -1,5 +1,5 @@
 import CANKit
-import CarplayJSON
+import CarplayClient
 
 /// The frame pane's figures: every CAN ID the daemon's GetBusTraffic reports (all the bus
 /// carried: counts, the last frame) with its rate between readings, and the state keys
@@ -45,17 +45,16 @@ struct DashFrameTable: Sendable, Equatable {
 
     /// A GetBusTraffic reply: counts, names and last payloads; a reading for the rates.
     /// An uptime below the last one is a new session (a reload): its counts start over.
-    mutating func apply(traffic reply: [String: JSONValue]) {
-        guard let uptime = reply["uptime"]?.doubleValue else { return }
-        for entry in reply["messages"]?.arrayValue ?? [] {
-            guard let entry = entry.objectValue, let text = entry["id"]?.stringValue, let id = CANID(candump: text) else { continue }
-            let index = self.index(of: id)
+    mutating func apply(traffic reply: GetBusTrafficReply) {
+        let uptime = reply.uptime
+        for entry in reply.messages {
+            let index = self.index(of: entry.id)
             var message = messages[index]
-            message.name = entry["name"]?.stringValue
-            message.received = entry["received"]?.intValue ?? 0
-            message.untrusted = entry["untrusted"]?.intValue ?? 0
-            message.sent = entry["sent"]?.intValue ?? 0
-            if let frame = entry["lastFrame"]?.stringValue.flatMap(Self.frame) { message.data = frame.data }
+            message.name = entry.name
+            message.received = entry.received
+            message.untrusted = entry.untrusted
+            message.sent = entry.sent
+            if let frame = entry.lastFrame.flatMap(Self.frame) { message.data = frame.data }
             if let last = message.readings.last, uptime < last.uptime || message.received < last.received { message.readings.removeAll() }
             message.readings.append(Reading(uptime: uptime, received: message.received))
             message.readings.removeAll { $0.uptime < uptime - Self.window }

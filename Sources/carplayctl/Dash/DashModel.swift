@@ -1,5 +1,6 @@
 import CANKit
 import CarIntents
+import CarplayClient
 import CarplayJSON
 
 /// What a key press asks the car to do: an intent as the verbs send it, and the values
@@ -69,7 +70,7 @@ struct DashModel: Sendable {
     /// for a moment: its reading can be older than the stream's).
     var streamedAt: [String: Double] = [:]
     var reachable: Bool?
-    var bus: [String: JSONValue] = [:]
+    var bus: BusStatus?
     /// Why the daemon cannot be read right now, if it cannot.
     var connectionProblem: String?
     var wanted: [String: DashWanted] = [:]
@@ -101,11 +102,11 @@ struct DashModel: Sendable {
     // MARK: - From the daemon
 
     /// A GetState reply: reachability, the bus, and every value the stream has not just set.
-    mutating func apply(state reply: [String: JSONValue], now: Double) {
+    mutating func apply(state reply: GetStateReply, now: Double) {
         connectionProblem = nil
-        reachable = reply["reachable"]?.boolValue
-        bus = reply["bus"]?.objectValue ?? [:]
-        for (key, value) in reply["state"]?.objectValue ?? [:] {
+        reachable = reply.reachable
+        bus = reply.bus
+        for (key, value) in reply.state {
             if let streamed = streamedAt[key], now - streamed < Self.streamPrecedenceSeconds { continue }
             set(key, value)
         }
@@ -114,58 +115,55 @@ struct DashModel: Sendable {
 
     /// A Monitor reply: the changed keys' values and the frame that changed them, or a
     /// command in flight.
-    mutating func apply(monitor reply: [String: JSONValue], now: Double) {
+    mutating func apply(monitor reply: MonitorReply, now: Double) {
         connectionProblem = nil
-        if let command = reply["command"]?.objectValue {
+        if let command = reply.command {
             apply(command: command, now: now)
             return
         }
-        let keys = reply["keys"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        for (key, value) in reply["state"]?.objectValue ?? [:] {
+        for (key, value) in reply.state {
             set(key, value)
             streamedAt[key] = now
         }
-        frames.record(line: reply["frame"]?.stringValue ?? "", keys: keys)
+        frames.record(line: reply.frame ?? "", keys: reply.keys)
     }
 
     /// A GetBusTraffic reply: what the bus carried, for the frame pane.
-    mutating func apply(traffic reply: [String: JSONValue]) {
+    mutating func apply(traffic reply: GetBusTrafficReply) {
         frames.apply(traffic: reply)
     }
 
     /// A command the daemon sent for an intent (any client's): its targets pending, then
     /// cleared when confirmed (the status already shows them) or marked failed. A key the
     /// dash's own request already waits for stays the request's: its outcome says more.
-    mutating func apply(command: [String: JSONValue], now: Double) {
-        guard let id = command["id"]?.intValue, let status = command["status"]?.stringValue else { return }
-        let targets = command["targets"]?.objectValue ?? [:]
-        let intent = command["intent"]?.stringValue ?? "a command"
+    mutating func apply(command: MonitorReply.Command, now: Double) {
+        let id = command.id
+        let targets = command.targets
+        let intent = command.intent?.rawValue ?? "a command"
         func isOwn(_ key: String) -> Bool {
             if let wish = wanted[key], case .request = wish.origin, wish.phase == .pending { return true }
             return false
         }
-        switch status {
-        case "pending":
+        switch command.status {
+        case .pending:
             let foreign = targets.filter { key, target in !isOwn(key) && !(values[key].map { sameValue($0, target) } ?? false) }
             guard !foreign.isEmpty else { return }
             for (key, target) in foreign { wanted[key] = DashWanted(target: target, phase: .pending, origin: .command(id), since: now) }
             commandsShown[id] = Array(foreign.keys)
             note = DashNote(text: "… \(intent): " + Self.assignments(foreign) + ", waiting for the vehicle", kind: .pending)
-        case "confirmed":
+        case .confirmed:
             // The status frames showed the targets already (which cleared their marks).
             guard let keys = commandsShown.removeValue(forKey: id) else { return }
             for key in keys where wanted[key]?.origin == .command(id) { wanted[key] = nil }
             note = DashNote(text: "✓ \(intent): " + Self.assignments(targets.filter { keys.contains($0.key) }) + " confirmed", kind: .confirmed)
-        case "failed":
+        case .failed:
             guard let keys = commandsShown.removeValue(forKey: id) else { return }
-            let reason = command["detail"]?.stringValue ?? command["reason"]?.stringValue ?? "failed"
+            let reason = command.detail ?? command.reason ?? "failed"
             for key in keys where wanted[key]?.origin == .command(id) {
                 wanted[key]?.phase = .failed(reason)
                 wanted[key]?.since = now
             }
             note = DashNote(text: "✗ \(intent): " + reason, kind: .failed)
-        default:
-            break
         }
     }
 

@@ -1,4 +1,5 @@
 import CANKit
+import CarplayClient
 import CarplayJSON
 
 /// How a piece of the screen is shown; the text alone always says it (markers, words),
@@ -98,18 +99,16 @@ enum DashRenderer {
         case false?: line.append("  ○ unreachable", .failed)
         case nil: line.append("  ○ connecting", .dim)
         }
-        let bus = model.bus
-        if let interface = bus["interface"]?.stringValue {
-            var text = "  bus \(interface)"
-            if let kind = bus["kind"]?.stringValue { text += " (\(kind))" }
-            if let state = bus["state"]?.stringValue { text += " \(state)" }
-            line.append(text)
+        guard let bus = model.bus else {
+            line.append("  untrusted 0")
+            return line
         }
-        line.append("  untrusted \(bus["untrustedFrames"].map(readable) ?? "0")", bus["untrustedFrames"]?.intValue ?? 0 > 0 ? .failed : .plain)
-        // The other counters only when they count something.
-        for key in bus.keys.sorted() where !["interface", "kind", "state", "untrustedFrames"].contains(key) {
-            if let count = bus[key]?.intValue, count > 0 { line.append("  \(key) \(count)", .failed) }
-        }
+        line.append("  bus \(bus.interface) (\(bus.kind)) \(bus.health.state.rawValue)")
+        line.append("  untrusted \(bus.untrustedFrames)", bus.untrustedFrames > 0 ? .failed : .plain)
+        // The other counters (by the interface's names) only when they count something.
+        let health = bus.health
+        let counters = [("droppedFrames", Int(health.droppedFrames)), ("errorFrames", health.errorFrames), ("restarts", health.restarts)]
+        for (name, count) in counters where count > 0 { line.append("  \(name) \(count)", .failed) }
         return line
     }
 
@@ -322,7 +321,7 @@ enum DashRenderer {
 
     static func frameSummary(_ model: DashModel) -> String {
         let count = model.frames.messages.count
-        return "\(count) CAN ID\(count == 1 ? "" : "s") on the bus · untrusted \(model.bus["untrustedFrames"].map(readable) ?? "0")"
+        return "\(count) CAN ID\(count == 1 ? "" : "s") on the bus · untrusted \(model.bus?.untrustedFrames ?? 0)"
     }
 
     static func framePane(_ model: DashModel, columns: Int, rows: Int) -> [DashLine] {

@@ -1,4 +1,4 @@
-import CarplayJSON
+import CarplayClient
 
 /// What the dash draws, from the daemon's `Describe`: only what the profile has.
 struct DashVehicle: Sendable, Equatable {
@@ -48,38 +48,28 @@ struct DashVehicle: Sendable, Equatable {
         self.properties = properties
     }
 
-    /// From Describe's `vehicle` object; members it lacks mean the car lacks them.
-    init(describe vehicle: [String: JSONValue]) {
-        name = vehicle["name"]?.stringValue ?? vehicle["identifier"]?.stringValue ?? "vehicle"
-        properties = Set((vehicle["properties"]?.arrayValue ?? []).compactMap(\.stringValue))
-        let climate = vehicle["climate"]?.objectValue ?? [:]
-        zones = (climate["zones"]?.arrayValue ?? []).compactMap { zone in
-            guard let object = zone.objectValue, let id = object["id"]?.stringValue else { return nil }
-            return Zone(id: id, seats: (object["seats"]?.arrayValue ?? []).compactMap(\.stringValue))
-        }
+    /// From Describe's `vehicle`; members it lacks mean the car lacks them.
+    init(describe vehicle: VehicleDescription) {
+        name = vehicle.name ?? vehicle.identifier ?? "vehicle"
+        properties = Set(vehicle.properties)
+        zones = vehicle.zones.map { Zone(id: $0.id, seats: $0.seats.map(\.rawValue)) }
         // A profile without a zone list still has its temperature keys.
         if zones.isEmpty {
             zones = properties.filter { $0.hasPrefix("climate.temperature.") }.sorted()
                 .map { Zone(id: String($0.dropFirst("climate.temperature.".count)), seats: []) }
         }
-        seats = (vehicle["seats"]?.arrayValue ?? []).compactMap { seat in
-            guard let object = seat.objectValue, let name = object["seat"]?.stringValue else { return nil }
-            return Seat(
-                name: name, heating: object["heating"]?.intValue ?? 0, cooling: object["cooling"]?.intValue ?? 0, massage: object["massage"]?.intValue ?? 0)
+        seats = vehicle.seats.map { Seat(name: $0.seat.rawValue, heating: $0.heating, cooling: $0.cooling, massage: $0.massage) }
+        driverSide = vehicle.driverSide?.rawValue
+        if let celsius = vehicle.celsius {
+            temperatureMin = celsius.min
+            temperatureMax = celsius.max
+            temperatureStep = celsius.step
         }
-        driverSide = vehicle["driverSide"]?.stringValue
-        if let celsius = climate["celsius"]?.objectValue {
-            temperatureMin = celsius["min"]?.doubleValue ?? temperatureMin
-            temperatureMax = celsius["max"]?.doubleValue ?? temperatureMax
-            temperatureStep = celsius["step"]?.doubleValue ?? temperatureStep
-        }
-        fanSpeedLevels = climate["fanSpeedLevels"]?.intValue ?? 0
-        defrosters = (vehicle["defrosters"]?.arrayValue ?? []).compactMap(\.stringValue)
-        stations = (vehicle["radio"]?.objectValue?["stations"]?.arrayValue ?? []).compactMap { station in
-            guard let object = station.objectValue, let band = object["type"]?.stringValue,
-                let frequency = object["frequency"]?.doubleValue, let name = object["name"]?.stringValue
-            else { return nil }
-            return Station(band: band, frequency: frequency, name: name)
+        fanSpeedLevels = vehicle.fanSpeedLevels ?? 0
+        defrosters = vehicle.defrosters.map(\.rawValue)
+        // Stations on a channel (DAB, satellite) are not named by frequency.
+        stations = vehicle.stations.compactMap { station in
+            station.frequency.map { Station(band: station.type.rawValue, frequency: $0, name: station.name) }
         }
     }
 

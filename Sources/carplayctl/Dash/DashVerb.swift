@@ -1,4 +1,5 @@
 import CANKit
+import CarplayClient
 import CarplayJSON
 import LinuxSupport
 
@@ -41,8 +42,9 @@ enum DashVerb {
         // The first readings before the screen changes: an unreachable daemon is exit 3.
         var model = try withDaemonErrorsAsJSON(false) { () throws -> DashModel in
             let daemon = try DaemonConnection(options)
-            var model = DashModel(vehicle: DashVehicle(describe: try daemon.call("Describe")["vehicle"]?.objectValue ?? [:]), database: database)
-            model.apply(state: try daemon.call("GetState"), now: monotonicSeconds())
+            let vehicle = try daemon.run { try $0.describe().description() }
+            var model = DashModel(vehicle: DashVehicle(describe: vehicle), database: database)
+            model.apply(state: try daemon.run { try $0.getState() }, now: monotonicSeconds())
             return model
         }
 
