@@ -113,38 +113,6 @@ public struct DescribeReply: CarplaydReply {
 /// What Describe says of the vehicle that a client draws (the dash): a member it lacks
 /// means the car lacks it.
 public struct VehicleDescription: Sendable, Hashable {
-    public struct Zone: Sendable, Hashable {
-        /// The zone's name in the state keys (`climate.temperature.ID`).
-        public var id: String
-        public var seats: [CarSeat]
-
-        public init(id: String, seats: [CarSeat]) {
-            self.id = id
-            self.seats = seats
-        }
-    }
-
-    /// A seat's features: the highest level of each, 0 for none.
-    public struct Seat: Sendable, Hashable {
-        public var seat: CarSeat
-        public var heating: Int
-        public var cooling: Int
-        public var massage: Int
-
-        public init(seat: CarSeat, heating: Int = 0, cooling: Int = 0, massage: Int = 0) {
-            self.seat = seat
-            self.heating = heating
-            self.cooling = cooling
-            self.massage = massage
-        }
-    }
-
-    public struct Range: Sendable, Hashable {
-        public var min: Double
-        public var max: Double
-        public var step: Double
-    }
-
     public struct Station: Sendable, Hashable {
         public var name: String
         public var type: RadioType
@@ -157,11 +125,11 @@ public struct VehicleDescription: Sendable, Hashable {
     public var identifier: String?
     /// The state keys the profile binds.
     public var properties: [String]
-    public var zones: [Zone]
+    public var zones: [ClimateZone]
     /// The climate's temperature range in degrees Celsius.
-    public var celsius: Range?
+    public var celsius: SteppedRange?
     public var fanSpeedLevels: Int?
-    public var seats: [Seat]
+    public var seats: [SeatCapabilities]
     public var driverSide: DriverSide?
     public var defrosters: [CarDefroster]
     /// Named stations.
@@ -173,40 +141,39 @@ public struct VehicleDescription: Sendable, Hashable {
         identifier = try vehicle.optional("identifier")?.string()
         properties = try vehicle.list("properties") { node throws(JSONContentError) in try node.string() }
         let climate = try vehicle.optional("climate")?.object()
-        zones = try climate?.list("zones", Zone.init) ?? []
-        celsius = try climate?.optional("celsius").map(Range.init)
+        zones = try climate?.list("zones", ClimateZone.init) ?? []
+        celsius = try climate?.optional("celsius").map(SteppedRange.init)
         fanSpeedLevels = try climate?.optional("fanSpeedLevels")?.integer()
-        seats = try vehicle.list("seats", Seat.init)
+        seats = try vehicle.list("seats", SeatCapabilities.init)
         driverSide = try vehicle.optional("driverSide")?.enumeration(DriverSide.self, what: "driver side")
         defrosters = try vehicle.list("defrosters") { node throws(JSONContentError) in try node.siriKitCase(CarDefroster.self, what: "defroster") }
         stations = try vehicle.optional("radio")?.object().list("stations", Station.init) ?? []
     }
 }
 
-extension VehicleDescription.Zone {
+/// The same types the profile has: Describe writes them from it.
+extension ClimateZone {
     init(json node: JSONNode) throws(JSONContentError) {
         let zone = try node.object()
-        id = try zone.required("id").string()
-        seats = try zone.list("seats") { node throws(JSONContentError) in try node.siriKitCase(CarSeat.self, what: "seat") }
+        self.init(
+            id: try zone.required("id").string(),
+            seats: try zone.list("seats") { node throws(JSONContentError) in try node.siriKitCase(CarSeat.self, what: "seat") })
     }
 }
 
-extension VehicleDescription.Seat {
+extension SeatCapabilities {
     init(json node: JSONNode) throws(JSONContentError) {
         let seat = try node.object()
-        self.seat = try seat.required("seat").siriKitCase(CarSeat.self, what: "seat")
-        heating = try seat.optional("heating")?.integer() ?? 0
-        cooling = try seat.optional("cooling")?.integer() ?? 0
-        massage = try seat.optional("massage")?.integer() ?? 0
+        self.init(
+            seat: try seat.required("seat").siriKitCase(CarSeat.self, what: "seat"), heating: try seat.optional("heating")?.integer() ?? 0,
+            cooling: try seat.optional("cooling")?.integer() ?? 0, massage: try seat.optional("massage")?.integer() ?? 0)
     }
 }
 
-extension VehicleDescription.Range {
+extension SteppedRange {
     init(json node: JSONNode) throws(JSONContentError) {
         let range = try node.object()
-        min = try range.required("min").number()
-        max = try range.required("max").number()
-        step = try range.required("step").number()
+        self.init(min: try range.required("min").number(), max: try range.required("max").number(), step: try range.required("step").number())
     }
 }
 

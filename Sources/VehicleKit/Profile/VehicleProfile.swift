@@ -125,6 +125,11 @@ public struct ClimateZone: Sendable, Hashable {
     public var id: String
     /// The physical seats this zone serves.
     public var seats: [CarSeat]
+
+    public init(id: String, seats: [CarSeat]) {
+        self.id = id
+        self.seats = seats
+    }
 }
 
 public struct ClimateCapabilities: Sendable, Hashable {
