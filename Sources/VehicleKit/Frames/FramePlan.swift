@@ -91,8 +91,12 @@ final class FramePlan: Sendable {
         let protection: FrameProtection?
         /// The inputs of a frame that requests (reports) nothing: protection signals 0,
         /// then per signal its setpoint idle, the profile's default, its "NoRequest"
-        /// (status: or "Invalid") choice, its start value, or 0.
+        /// (status: or "Invalid") choice, its start value, or 0. Only the signals the frame
+        /// writes (`written`).
         let idle: SignalInputs
+        /// By signal index: whether the frame writes the signal (`FrameWrites`): of two
+        /// overlapping signals at most one is.
+        let written: [Bool]
         /// By signal index: the property (index in `keys`) it carries, -1 for none
         /// (command messages: setpoint properties only).
         let keyBySignal: [Int]
@@ -117,7 +121,7 @@ final class FramePlan: Sendable {
         let carried: [(key: Int, signals: [Int])]
 
         init(
-            message: DBCMessage, name: String, protection: FrameProtection?, idle: SignalInputs, keyBySignal: [Int], sharedKeys: [Int: [Int]],
+            message: DBCMessage, name: String, protection: FrameProtection?, idle: SignalInputs, written: [Bool], keyBySignal: [Int], sharedKeys: [Int: [Int]],
             slots: [(key: Int, signals: [Int])], presses: [Int: [(key: Int, role: PressRole, raw: Int128)]] = [:],
             carried: [(key: Int, signals: [Int])] = [], idleRaws: [Int: Int128] = [:]
         ) {
@@ -128,6 +132,7 @@ final class FramePlan: Sendable {
             self.codec = message.codec
             self.protection = protection
             self.idle = idle
+            self.written = written
             self.keyBySignal = keyBySignal
             self.sharedKeys = sharedKeys
             self.propertyCount = keyBySignal.filter { $0 >= 0 }.count
@@ -201,8 +206,9 @@ final class FramePlan: Sendable {
         var statusByName: [String: Int] = [:]
         for name in statusProperties.keys.sorted() {
             guard let message = database.message(named: name) else { continue }
+            let written = FrameWrites.resolve(profile.vehicleSignalsNamed(in: name), in: message).written
             var idle = SignalInputs(codec: message.codec)
-            for (index, signal) in message.signals.enumerated() {
+            for (index, signal) in message.signals.enumerated() where written[index] {
                 let raw = signal.choiceValue(named: "NoRequest") ?? signal.choiceValue(named: "Invalid") ?? signal.initialRawValue?.integralValue ?? 0
                 idle[index] = message.codec.input(forRaw: Self.withinRange(raw, signal), signalAt: index)
             }
@@ -222,7 +228,7 @@ final class FramePlan: Sendable {
             statusByName[name] = statusPlans.count
             statusPlans.append(
                 Message(
-                    message: message, name: name, protection: profile.protection[name]?.protection, idle: idle,
+                    message: message, name: name, protection: profile.protection[name]?.protection, idle: idle, written: written,
                     keyBySignal: keyBySignal, sharedKeys: shared, slots: slots + derived))
         }
 
@@ -281,9 +287,11 @@ final class FramePlan: Sendable {
         for name in commandOrder {
             let message = database.message(named: name)!
             let protection = profile.protection[name]
+            // The loader refused command signals that collide: every named one is written.
+            let written = FrameWrites.resolve(profile.commandSignalsNamed(in: name), in: message).written
             var idle = SignalInputs(codec: message.codec)
             var idleRaws: [Int: Int128] = [:]
-            for (index, signal) in message.signals.enumerated() {
+            for (index, signal) in message.signals.enumerated() where written[index] {
                 let raw = protection?.isProtectionSignal(signal.name) == true ? 0 : Self.withinRange(profile.defaultRaw(of: signal, in: name), signal)
                 idle[index] = message.codec.input(forRaw: raw, signalAt: index)
                 idleRaws[index] = raw
@@ -315,18 +323,21 @@ final class FramePlan: Sendable {
             commandByID[message.canID] = commandPlans.count
             commandPlans.append(
                 Message(
-                    message: message, name: name, protection: protection?.protection, idle: idle, keyBySignal: keyBySignal, sharedKeys: shared,
+                    message: message, name: name, protection: protection?.protection, idle: idle, written: written, keyBySignal: keyBySignal,
+                    sharedKeys: shared,
                     slots: [], presses: presses, carried: carried, idleRaws: idleRaws))
         }
 
         var acknowledgement: Acknowledgement?
         if let binding = profile.acknowledgement, let message = database.message(named: binding.message) {
+            let written = FrameWrites.resolve(profile.vehicleSignalsNamed(in: binding.message), in: message).written
             var idle = SignalInputs(codec: message.codec)
-            for index in message.signals.indices { idle[index] = message.codec.input(forRaw: 0, signalAt: index) }
+            for index in message.signals.indices where written[index] { idle[index] = message.codec.input(forRaw: 0, signalAt: index) }
             let plan = Message(
-                message: message, name: binding.message, protection: profile.protection[binding.message]?.protection, idle: idle,
+                message: message, name: binding.message, protection: profile.protection[binding.message]?.protection, idle: idle, written: written,
                 keyBySignal: [Int](repeating: -1, count: message.signals.count), sharedKeys: [:], slots: [])
             var roles = [UInt8](repeating: 0, count: message.signals.count)
+            // Reading takes every copy of a signal; the frame writes the ones it can.
             let commandIDSignals = indices(of: binding.commandIDSignal, in: message)
             let counterSignals = indices(of: binding.counterSignal, in: message)
             let resultSignals = indices(of: binding.resultSignal, in: message)

@@ -385,7 +385,8 @@ public struct VehicleFrames: Sendable {
         for slot in status.slots {
             let key = plan.keys[slot.key]
             if let value = state[key.key], let input = input(for: value, key: key, codec: key.status, band: state[.radioBand]) {
-                for signal in slot.signals { inputs[signal] = input }
+                // A status signal that overlaps one written before it is not written (`FrameWrites`).
+                for signal in slot.signals where status.written[signal] { inputs[signal] = input }
             }
         }
         return try frame(for: status, inputs: inputs, counters: &counters)
@@ -396,9 +397,10 @@ public struct VehicleFrames: Sendable {
         guard let ack = plan.acknowledgement else { return nil }
         var inputs = ack.message.idle
         // In the order the values were set by name: a signal named twice takes the last.
-        for signal in ack.commandIDSignals { inputs[signal] = .integer(Int128(command.id.rawValue)) }
-        for signal in ack.counterSignals { inputs[signal] = .integer(Int128(command.counter ?? 0)) }
-        for signal in ack.resultSignals { inputs[signal] = .choice(result) }
+        let written = ack.message.written
+        for signal in ack.commandIDSignals where written[signal] { inputs[signal] = .integer(Int128(command.id.rawValue)) }
+        for signal in ack.counterSignals where written[signal] { inputs[signal] = .integer(Int128(command.counter ?? 0)) }
+        for signal in ack.resultSignals where written[signal] { inputs[signal] = .choice(result) }
         return try frame(for: ack.message, inputs: inputs, counters: &counters)
     }
 

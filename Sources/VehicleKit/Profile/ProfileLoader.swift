@@ -154,6 +154,7 @@ struct ProfileReader {
         profile.bindings = resolved.mapValues { $0.binding }
         profile.acknowledgement = try resolveAcknowledgement(root.optional("acknowledgement"), database: database, bindings: resolved)
         try checkCoverage(profile: profile, bindings: resolved)
+        try checkWrites(profile: profile)
         try checkRanges(profile: profile, bindings: resolved, root: root)
         return profile
     }
