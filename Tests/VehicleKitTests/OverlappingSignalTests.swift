@@ -12,39 +12,10 @@ import Testing
 @Suite struct OverlappingSignalTests {
     static let gmDBC = "gm_global_a_lowspeed_1818125.dbc"
 
-    /// carplayd as GM's remote-climate requester, read-only where the bus only reports.
-    /// The bus carries no door-lock status: the steering column's lock status stands in,
-    /// as these tests are about the frames, not about what a lock reports.
-    static let gmJSON = """
-        {
-          "schema": 2, "name": "GM Global A low-speed (test)", "carNames": ["GM"], "driverSide": "left",
-          "dbc": "gm_global_a_lowspeed_1818125.dbc",
-          "climate": {
-            "zones": [{"id": "front", "seats": ["frontLeft", "frontRight"]}],
-            "temperature": {"celsius": {"min": 16, "max": 30, "step": 0.5}, "fahrenheit": {"min": 61, "max": 86, "step": 1}},
-            "fanSpeedLevels": 0
-          },
-          "lock": true,
-          "power": {"fuel": true},
-          "policies": {"confirmationTimeoutMs": 500, "unreachableAfterCycles": 5},
-          "messages": {
-            "Climate_Control_General_Status": {"cycleTimeMs": 1000},
-            "Fuel_Information": {"cycleTimeMs": 1000},
-            "Column_Lock_Status_2": {"cycleTimeMs": 1000}
-          },
-          "bindings": {
-            "climate.temperature.front": {"status": {"message": "Climate_Control_General_Status", "signal": "ClmtCtrlTrgtTemp"}},
-            "power.fuelPercent": {"status": {"message": "Fuel_Information", "signal": "FlLvlPct"}},
-            "lock.locked": {
-              "command": {"kind": "setpoint", "message": "Door_Lock_Command", "signal": "CLRAF_Unl_Lk", "idle": 0, "values": {"false": 1, "true": 2}},
-              "status": {"message": "Column_Lock_Status_2", "signal": "ClmnLckStat", "values": {"false": 1, "true": 2}}
-            }
-          }
-        }
-        """
-
+    /// Tests/Fixtures/gm-lowspeed: a set point and the fuel level read beside group
+    /// signals, the door-lock request sent on a message with group signals.
     static func gm() throws -> ProfileFixture {
-        try ProfileFixture("gm-lowspeed", json: gmJSON, realDBC: gmDBC)
+        try ProfileFixture(fixture: "gm-lowspeed", dbc: "../real-dbc/\(gmDBC)")
     }
 
     /// Issue 25, 10c: a read-only temperature in a message with group signals was refused
@@ -94,7 +65,7 @@ import Testing
         var checkers: [String: FrameChecker] = [:]
         for (message, key) in [("Fuel_Information", PropertyKey.fuelPercent), ("Climate_Control_General_Status", .temperature(zone: "front"))] {
             let frame = try frames.statusFrame(message, state: state, counters: &counters)
-            guard case let .status(_, values) = frames.decodeFromVehicle(frame, checkers: &checkers) else {
+            guard case let .status(_, values, _) = frames.decodeFromVehicle(frame, checkers: &checkers) else {
                 Issue.record("\(message) is not read as a status")
                 continue
             }
@@ -103,8 +74,11 @@ import Testing
         }
         let fuel = try frames.statusFrame("Fuel_Information", state: state, counters: &counters)
         let decoded = try Self.signals(fuel, "Fuel_Information", profile)
-        // FlLvlPct (byte 1) carries 50 %; FlLvlPctV (bit 0 of byte 0), named by no binding, stays 0.
+        // FlLvlPct (byte 1) carries 50 %; its validity bit FlLvlPctV (bit 0 of byte 0) says
+        // valid; the group over both, named by nothing, is left out.
         #expect(decoded["FlLvlPctV"] == .integer(0))
+        // The group reads both by position: V as its top bit, then the value's byte.
+        #expect(decoded["FlLvlPctGroup"] == .integer(Int128(fuel.data[1])))
         #expect(decoded["FlLvlPct"]?.doubleValue == frames.reportedValue(.number(50), for: .fuelPercent)?.doubleValue)
     }
 

@@ -24,12 +24,13 @@ struct ProfileFixture {
         dbcName = "\(vehicle).dbc"
     }
 
-    /// A profile written by the test over one of the real DBCs of Tests/Fixtures/real-dbc.
-    init(_ vehicle: String, json: String, realDBC name: String) throws {
+    /// A test profile of Tests/Fixtures (`dbc`: the path its profile.json names).
+    init(fixture vehicle: String, dbc dbcName: String) throws {
         self.vehicle = vehicle
-        self.json = json
-        dbc = try String(decoding: TestPaths.bytes(TestPaths.realDBC(name)), as: UTF8.self)
-        dbcName = name
+        let folder = TestPaths.repository("Tests/Fixtures/\(vehicle)")
+        json = try String(contentsOf: folder.appendingPathComponent("profile.json"), encoding: .utf8)
+        dbc = try String(contentsOf: folder.appendingPathComponent(dbcName), encoding: .utf8)
+        self.dbcName = dbcName
     }
 
     var files: [String: [UInt8]] {

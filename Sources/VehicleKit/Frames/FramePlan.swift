@@ -73,6 +73,20 @@ final class FramePlan: Sendable {
         }
     }
 
+    /// A status value's validity qualifier (`status.valid`), resolved in its message.
+    struct Qualifier: Sendable {
+        /// The property (index in `keys`) it qualifies, and the qualifier's signal index.
+        let key: Int
+        let signal: Int
+        let name: String
+        /// Raw values that say valid.
+        let valid: [Int128]
+        let scale: Double
+        let offset: Double
+        /// What the vehicle sends while it knows the value (the first valid raw value).
+        let validInput: SignalInput
+    }
+
     /// What a press on a command signal means to the vehicle.
     enum PressRole: Sendable {
         case set(PropertyValue)
@@ -119,11 +133,15 @@ final class FramePlan: Sendable {
         /// Command messages: setpoints without an idle value: a frame carries the
         /// property's current value when it does not change it.
         let carried: [(key: Int, signals: [Int])]
+        /// Status messages: the properties trusted only while a qualifier says so, and by
+        /// signal index whether it qualifies one (empty when none does).
+        let qualified: [Qualifier]
+        let qualifierSignals: [Bool]
 
         init(
             message: DBCMessage, name: String, protection: FrameProtection?, idle: SignalInputs, written: [Bool], keyBySignal: [Int], sharedKeys: [Int: [Int]],
             slots: [(key: Int, signals: [Int])], presses: [Int: [(key: Int, role: PressRole, raw: Int128)]] = [:],
-            carried: [(key: Int, signals: [Int])] = [], idleRaws: [Int: Int128] = [:]
+            carried: [(key: Int, signals: [Int])] = [], idleRaws: [Int: Int128] = [:], qualified: [Qualifier] = []
         ) {
             self.message = message
             self.name = name
@@ -141,6 +159,10 @@ final class FramePlan: Sendable {
             self.latchSignals = presses.keys.sorted()
             self.latchIdle = latchSignals.map { idleRaws[$0] ?? 0 }
             self.carried = carried
+            self.qualified = qualified
+            var qualifierSignals = qualified.isEmpty ? [] : [Bool](repeating: false, count: message.signals.count)
+            for qualifier in qualified { qualifierSignals[qualifier.signal] = true }
+            self.qualifierSignals = qualifierSignals
         }
     }
 
@@ -216,9 +238,22 @@ final class FramePlan: Sendable {
             var shared: [Int: [Int]] = [:]
             var slots: [(key: Int, signals: [Int])] = []
             var derived: [(key: Int, signals: [Int])] = []
+            var qualified: [Qualifier] = []
             for (key, signalName) in statusProperties[name]! {
                 let position = keyIndex[key]!
                 let signals = indices(of: signalName, in: message)
+                if let validity = profile.bindings[key]!.validity, let index = message.codec.index(ofSignal: validity.signal.signal) {
+                    let signal = message.signals[index]
+                    let valid = validity.valid.compactMap { ValueCodec.raw($0, signal: signal) }
+                    qualified.append(
+                        Qualifier(
+                            key: position, signal: index, name: signal.name, valid: valid, scale: signal.scale.doubleValue,
+                            offset: signal.offset.doubleValue, validInput: message.codec.input(forRaw: valid[0], signalAt: index)))
+                    // Until the vehicle knows the value, its qualifier says invalid.
+                    if written[index], let invalid = Self.invalidRaw(signal, valid: valid) {
+                        idle[index] = message.codec.input(forRaw: invalid, signalAt: index)
+                    }
+                }
                 if profile.bindings[key]!.statusValues.otherwise != nil { derived.append((position, signals)) } else { slots.append((position, signals)) }
                 for index in signals {
                     if keyBySignal[index] < 0 { keyBySignal[index] = position } else { shared[index, default: []].append(position) }
@@ -229,7 +264,7 @@ final class FramePlan: Sendable {
             statusPlans.append(
                 Message(
                     message: message, name: name, protection: profile.protection[name]?.protection, idle: idle, written: written,
-                    keyBySignal: keyBySignal, sharedKeys: shared, slots: slots + derived))
+                    keyBySignal: keyBySignal, sharedKeys: shared, slots: slots + derived, qualified: qualified))
         }
 
         // Keys (their commands refer to command plans by index, so these are numbered first).
@@ -374,6 +409,15 @@ extension FramePlan {
         let candidate = ((low - offset) / scale).rounded(scale > 0 ? .up : .down)
         guard candidate.isFinite, abs(candidate) < 1e30 else { return raw }
         return Int128(candidate)
+    }
+}
+
+extension FramePlan {
+    /// The first raw value (0, 1, ...) that fits the signal and is not valid: what a
+    /// qualifier says while the value is unknown; nil when every raw value is valid.
+    static func invalidRaw(_ signal: DBCSignal, valid: [Int128]) -> Int128? {
+        let largest: Int128 = signal.isSigned ? (Int128(1) << Int128(signal.length - 1)) - 1 : (Int128(1) << Int128(signal.length)) - 1
+        return (0...Int128(valid.count)).first { $0 <= largest && !valid.contains($0) }
     }
 }
 

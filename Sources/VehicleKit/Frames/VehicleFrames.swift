@@ -240,23 +240,28 @@ public struct VehicleFrames: Sendable {
         let status = plan.statuses[index]
         if let failure = check(frame, message: status, checkers: &checkers) { return failure }
         guard let read = readStatus(frame, status, context: context) else { return .undecodable(status.name) }
-        return .status(message: status.name, values: read.values)
+        return .status(message: status.name, values: read.values, unreadable: read.unreadable)
     }
 
     /// The property values the signals of status message `message` in `frame` carry,
-    /// and the properties whose signal carries no state value. A frequency is read in the
-    /// band of the same frame, else of `context`. Nil when the frame does not decode.
+    /// and the properties it reports no value for, with why: a raw value the mapping does
+    /// not read, or a qualifier that says the value is not valid (`status.valid`). A
+    /// frequency is read in the band of the same frame, else of `context`. Nil when the
+    /// frame does not decode.
     private func readStatus(_ frame: CANFrame, _ message: FramePlan.Message, context: VehicleState) -> (
-        values: [PropertyKey: PropertyValue], unreadable: [PropertyKey]
+        values: [PropertyKey: PropertyValue], unreadable: [PropertyKey: String]
     )? {
         // (`reserveCapacity` is not specialized: it looks the storage's type up each time.)
         var values = [PropertyKey: PropertyValue](minimumCapacity: message.propertyCount)
-        var unreadable: [PropertyKey] = []
+        var unreadable: [PropertyKey: String] = [:]
         var deferred: [(FramePlan.Key, SignalValue)] = []
         let shared = !message.sharedKeys.isEmpty
+        let qualified = !message.qualified.isEmpty
+        var qualifiers: [Int: SignalValue] = [:]
         do {
             try frame.data.withUnsafeBufferPointer { (data) throws(DBCDecodeError) in
                 try message.codec.decode(data, choices: true) { index, value in
+                    if qualified, message.qualifierSignals[index] { qualifiers[index] = value }
                     let first = message.keyBySignal[index]
                     guard first >= 0 else { return }
                     // The signal's property, then those sharing it (no array, no nested
@@ -270,7 +275,7 @@ public struct VehicleFrames: Sendable {
                         if let property = propertyValue(value, key: key, codec: key.status, band: nil) {
                             values[key.key] = property
                         } else {
-                            unreadable.append(key.key)
+                            unreadable[key.key] = "\(message.codec.signalName(at: index)) = \(value) reads as no value"
                         }
                     } while next < (more?.count ?? 0)
                 }
@@ -282,10 +287,17 @@ public struct VehicleFrames: Sendable {
             if let property = propertyValue(value, key: key, codec: key.status, band: values[.radioBand] ?? context[.radioBand]) {
                 values[key.key] = property
             } else {
-                unreadable.append(key.key)
+                unreadable[key.key] = "\(key.binding.status.signal) = \(value) reads as no value"
             }
         }
-        if unreadable.count > 1 { unreadable.sort() }
+        for qualifier in message.qualified {
+            let value = qualifiers[qualifier.signal]
+            if let value, let raw = ValueCodec.raw(of: value, scale: qualifier.scale, offset: qualifier.offset), qualifier.valid.contains(raw) { continue }
+            let key = plan.keys[qualifier.key].key
+            values[key] = nil
+            let valid = qualifier.valid.map(String.init).joined(separator: ", ")
+            unreadable[key] = "\(qualifier.name) = \(value.map(\.description) ?? "nothing") says the value is not valid (valid: \(valid))"
+        }
         return (values, unreadable)
     }
 
@@ -389,6 +401,10 @@ public struct VehicleFrames: Sendable {
                 for signal in slot.signals where status.written[signal] { inputs[signal] = input }
             }
         }
+        // A qualifier says valid while the vehicle knows the value (idle: invalid).
+        for qualifier in status.qualified where status.written[qualifier.signal] && state[plan.keys[qualifier.key].key] != nil {
+            inputs[qualifier.signal] = qualifier.validInput
+        }
         return try frame(for: status, inputs: inputs, counters: &counters)
     }
 
@@ -453,8 +469,9 @@ public struct VehicleFrames: Sendable {
 
 /// What a frame from the vehicle says.
 public enum VehicleFrameContent: Sendable, Hashable {
-    /// Reported values of a status message.
-    case status(message: String, values: [PropertyKey: PropertyValue])
+    /// Reported values of a status message, and the properties it carries no value for,
+    /// with why (the head unit forgets their old values: never a stale or made-up state).
+    case status(message: String, values: [PropertyKey: PropertyValue], unreadable: [PropertyKey: String])
     case acknowledgement(Acknowledgement)
     /// Not trusted: wrong CRC, repeated or skipped alive counter.
     case e2eError(message: String, status: E2EStatus)

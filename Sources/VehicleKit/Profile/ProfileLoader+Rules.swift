@@ -72,7 +72,7 @@ extension ProfileReader {
     /// signals carry no property.
     func checkCoverage(profile: VehicleProfile, bindings: [PropertyKey: ResolvedBinding]) throws(ProfileError) {
         let sorted = bindings.values.sorted { $0.key < $1.key }
-        for reference in sorted.flatMap({ $0.commandSignals + [$0.status] }) {
+        for reference in sorted.flatMap({ $0.commandSignals + [$0.status] + ($0.qualifier.map { [$0] } ?? []) }) {
             let message = reference.message.name
             if profile.protection[message]?.isProtectionSignal(reference.signal.name) == true {
                 throw fail(reference.path + ".signal", "signal \"\(reference.signal.name)\" is the protection checksum or counter of \"\(message)\"")

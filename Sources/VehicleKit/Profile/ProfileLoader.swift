@@ -58,6 +58,8 @@ struct ResolvedBinding {
     /// Every command signal, with the path that names it.
     let commandSignals: [ResolvedSignal]
     let status: ResolvedSignal
+    /// The status's validity qualifier (`status.valid.signal`).
+    let qualifier: ResolvedSignal?
     let binding: PropertyBinding
 
     var commandMessage: DBCMessage? { commandSignals.first?.message }

@@ -66,7 +66,7 @@ extension VehicleProfile {
 
     /// The signals of `message` that the vehicle's frames (status, acknowledgement) write
     /// by name: the protection fields, the acknowledgement's signals, then the bound
-    /// status signals (by property).
+    /// status signals (by property), each followed by its validity qualifier.
     func vehicleSignalsNamed(in message: String) -> [NamedSignal] {
         var named = protectionSignalsNamed(in: message)
         if let ack = acknowledgement, ack.message == message {
@@ -79,6 +79,9 @@ extension VehicleProfile {
         for key in bindings.keys.sorted() {
             guard let binding = bindings[key], binding.status.message == message else { continue }
             named.append(NamedSignal(signal: binding.status.signal, path: "bindings[\"\(key.rawValue)\"].status.signal"))
+            if let validity = binding.validity {
+                named.append(NamedSignal(signal: validity.signal.signal, path: "bindings[\"\(key.rawValue)\"].status.valid.signal"))
+            }
         }
         return named
     }
