@@ -1,6 +1,7 @@
 import CANBus
 import CANKit
 import Foundation
+import TestSupport
 import Testing
 import VehicleSimulator
 
@@ -53,5 +54,30 @@ import VehicleSimulator
         _ = unit.receive(received(frame), at: .now)
         #expect(unit.state[.fuelPercent] != nil)
         #expect(unit.unreadable.isEmpty, "a valid reading clears the reason")
+    }
+}
+
+/// A status read from the pages of a multiplexed message, end to end: the simulated car
+/// sends every page, the head unit reads each property from its own.
+@Suite struct MultiplexedStatusCarTests {
+    @Test func thePowerLevelFromTwoPages() async throws {
+        let folder = TestPaths.repository("VehicleProfiles/sedan")
+        let json = try String(contentsOf: folder.appendingPathComponent("profile.json"), encoding: .utf8)
+        var dbc = try String(contentsOf: folder.appendingPathComponent("sedan.dbc"), encoding: .utf8)
+        let plain = " SG_ FuelLevel : 16|8@1+ (0.5,0) [0|100] \"%\" HeadUnit\n SG_ DistanceRemaining : 24|16@1+ (1,0) [0|2000] \"km\" HeadUnit"
+        let pages =
+            " SG_ Page M : 12|4@1+ (1,0) [0|15] \"\" HeadUnit\n SG_ FuelLevel m1 : 16|8@1+ (0.5,0) [0|100] \"%\" HeadUnit\n"
+            + " SG_ DistanceRemaining m2 : 16|16@1+ (1,0) [0|2000] \"km\" HeadUnit"
+        let range = try #require(dbc.range(of: plain))
+        dbc.replaceSubrange(range, with: pages)
+        let files = ["sedan/profile.json": Array(json.utf8), "sedan/sedan.dbc": Array(dbc.utf8)]
+        let profile = try ProfileLoader.load(directory: "sedan") { files[$0] }
+        let rig = try await Rig.start(profile: profile, state: [.fuelPercent: .number(40), .distanceRemaining: .number(420)])
+        try await stopping(rig) { rig in
+            let power = try await rig.perform(#"{"intent":"GetCarPowerLevelStatus","parameters":{}}"#)
+            #expect(power.response.code == .success, "\(power.response)")
+            #expect(power.state[.fuelPercent] == .number(40))
+            #expect(power.state[.distanceRemaining] == .number(420))
+        }
     }
 }

@@ -120,6 +120,27 @@ extension MessageCodec {
     /// Whether any two signals of the message share a bit on some multiplexer path.
     public var hasOverlappingSignals: Bool { hasOverlaps }
 
+    /// The path a frame takes when its multiplexers take `values` (multiplexer signal
+    /// index -> value; one not given takes its lowest branch): every multiplexer's value
+    /// on it, and its signals (codec order, as `encode` requires them). Nil when a given
+    /// value selects no branch. A message without multiplexers has one path.
+    public func path(selecting values: [Int: Int]) -> (values: [Int: Int], signals: [Int])? {
+        var chosen: [Int: Int] = [:]
+        var signals: [Int] = []
+        func walk(_ planNode: Int) -> Bool {
+            let node = plan.nodes[planNode]
+            for position in node.signalStart..<(node.signalStart + node.signalCount) { signals.append(plan.signals[position]) }
+            for position in node.muxStart..<(node.muxStart + node.muxCount) {
+                let mux = plan.muxes[position]
+                guard let id = values[mux.signal] ?? plan.expectedIDs(mux).first, let branch = plan.branch(mux, id) else { return false }
+                chosen[mux.signal] = id
+                guard walk(branch) else { return false }
+            }
+            return true
+        }
+        return walk(0) ? (chosen, signals) : nil
+    }
+
     /// The first two of `signals` (codec order) that share a bit, in the order given.
     public func collision(among signals: some Collection<Int>) -> (Int, Int)? {
         guard hasOverlaps else { return nil }

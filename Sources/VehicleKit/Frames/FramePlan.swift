@@ -87,6 +87,15 @@ final class FramePlan: Sendable {
         let validInput: SignalInput
     }
 
+    /// One page of a status message: a multiplexer setting that carries a named signal.
+    struct Page: Sendable {
+        /// The inputs of a frame that reports nothing on this page: the multiplexers'
+        /// values, the idle values of the written signals on its path, nothing else.
+        let idle: SignalInputs
+        /// By signal index: whether the page carries the signal.
+        let onPath: [Bool]
+    }
+
     /// What a press on a command signal means to the vehicle.
     enum PressRole: Sendable {
         case set(PropertyValue)
@@ -137,11 +146,13 @@ final class FramePlan: Sendable {
         /// signal index whether it qualifies one (empty when none does).
         let qualified: [Qualifier]
         let qualifierSignals: [Bool]
+        /// Status messages: the pages the vehicle sends in turn (one without multiplexers).
+        let pages: [Page]
 
         init(
             message: DBCMessage, name: String, protection: FrameProtection?, idle: SignalInputs, written: [Bool], keyBySignal: [Int], sharedKeys: [Int: [Int]],
             slots: [(key: Int, signals: [Int])], presses: [Int: [(key: Int, role: PressRole, raw: Int128)]] = [:],
-            carried: [(key: Int, signals: [Int])] = [], idleRaws: [Int: Int128] = [:], qualified: [Qualifier] = []
+            carried: [(key: Int, signals: [Int])] = [], idleRaws: [Int: Int128] = [:], qualified: [Qualifier] = [], pages: [Page]? = nil
         ) {
             self.message = message
             self.name = name
@@ -163,6 +174,7 @@ final class FramePlan: Sendable {
             var qualifierSignals = qualified.isEmpty ? [] : [Bool](repeating: false, count: message.signals.count)
             for qualifier in qualified { qualifierSignals[qualifier.signal] = true }
             self.qualifierSignals = qualifierSignals
+            self.pages = pages ?? [Page(idle: idle, onPath: [Bool](repeating: true, count: message.signals.count))]
         }
     }
 
@@ -228,7 +240,8 @@ final class FramePlan: Sendable {
         var statusByName: [String: Int] = [:]
         for name in statusProperties.keys.sorted() {
             guard let message = database.message(named: name) else { continue }
-            let written = FrameWrites.resolve(profile.vehicleSignalsNamed(in: name), in: message).written
+            let named = profile.vehicleSignalsNamed(in: name)
+            let written = FrameWrites.resolve(named, in: message).written
             var idle = SignalInputs(codec: message.codec)
             for (index, signal) in message.signals.enumerated() where written[index] {
                 let raw = signal.choiceValue(named: "NoRequest") ?? signal.choiceValue(named: "Invalid") ?? signal.initialRawValue?.integralValue ?? 0
@@ -264,7 +277,8 @@ final class FramePlan: Sendable {
             statusPlans.append(
                 Message(
                     message: message, name: name, protection: profile.protection[name]?.protection, idle: idle, written: written,
-                    keyBySignal: keyBySignal, sharedKeys: shared, slots: slots + derived, qualified: qualified))
+                    keyBySignal: keyBySignal, sharedKeys: shared, slots: slots + derived, qualified: qualified,
+                    pages: Self.pages(of: message, named: named, written: written, idle: idle)))
         }
 
         // Keys (their commands refer to command plans by index, so these are numbered first).
@@ -413,6 +427,46 @@ extension FramePlan {
 }
 
 extension FramePlan {
+    /// The pages of a status message: one per multiplexer setting that a named signal
+    /// needs (its multiplexer's first value, and up the chain for nested ones; the
+    /// multiplexers it does not need take their lowest branch), in the order they are
+    /// named; nil (one page) for a message without multiplexers.
+    static func pages(of message: DBCMessage, named: [NamedSignal], written: [Bool], idle: SignalInputs) -> [Page]? {
+        guard message.isMultiplexed else { return nil }
+        let codec = message.codec
+        var settings: [[Int: Int]] = []
+        for name in named {
+            guard let index = codec.index(ofSignal: name.signal) else { continue }
+            var setting: [Int: Int] = [:]
+            var signal = message.signals[index]
+            while let multiplexer = signal.multiplexerSignal, let id = signal.multiplexerIDs?.first, let selector = codec.index(ofSignal: multiplexer),
+                setting[selector] == nil
+            {
+                setting[selector] = id
+                signal = message.signals[selector]
+            }
+            settings.append(setting)
+        }
+        if settings.isEmpty { settings = [[:]] }
+        // A signal on every page needs none of its own: only settings that select a page.
+        if settings.count > 1 { settings.removeAll { $0.isEmpty } }
+        var chosen: [[Int: Int]] = []
+        let pages = settings.compactMap { setting -> Page? in
+            // Settings completed alike (the multiplexers they leave out) are one page.
+            guard let path = codec.path(selecting: setting), !chosen.contains(path.values) else { return nil }
+            chosen.append(path.values)
+            var inputs = SignalInputs(codec: codec)
+            var onPath = [Bool](repeating: false, count: written.count)
+            for index in path.signals {
+                onPath[index] = true
+                if written[index] { inputs[index] = idle[index] }
+            }
+            for (selector, id) in path.values { inputs[selector] = codec.input(forRaw: Int128(id), signalAt: selector) }
+            return Page(idle: inputs, onPath: onPath)
+        }
+        return pages.isEmpty ? nil : pages
+    }
+
     /// The first raw value (0, 1, ...) that fits the signal and is not valid: what a
     /// qualifier says while the value is unknown; nil when every raw value is valid.
     static func invalidRaw(_ signal: DBCSignal, valid: [Int128]) -> Int128? {

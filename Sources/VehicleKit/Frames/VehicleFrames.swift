@@ -291,9 +291,11 @@ public struct VehicleFrames: Sendable {
             }
         }
         for qualifier in message.qualified {
+            let key = plan.keys[qualifier.key].key
+            // Only a value this frame carries (a page of a multiplexed message may not).
+            guard values[key] != nil else { continue }
             let value = qualifiers[qualifier.signal]
             if let value, let raw = ValueCodec.raw(of: value, scale: qualifier.scale, offset: qualifier.offset), qualifier.valid.contains(raw) { continue }
-            let key = plan.keys[qualifier.key].key
             values[key] = nil
             let valid = qualifier.valid.map(String.init).joined(separator: ", ")
             unreadable[key] = "\(qualifier.name) = \(value.map(\.description) ?? "nothing") says the value is not valid (valid: \(valid))"
@@ -389,23 +391,31 @@ public struct VehicleFrames: Sendable {
     }
 
     /// The status frame `name` reporting `state` (properties the state lacks are sent
-    /// as the signal's "no request"/invalid value, or 0).
-    public func statusFrame(_ name: String, state: VehicleState, counters: inout [String: UInt8]) throws(VehicleFramesError) -> CANFrame {
+    /// as the signal's "no request"/invalid value, or 0). A multiplexed message is sent
+    /// page by page: `page` (modulo `statusPageCount`) picks one, a page per multiplexer
+    /// setting that carries a bound signal.
+    public func statusFrame(_ name: String, page: Int = 0, state: VehicleState, counters: inout [String: UInt8]) throws(VehicleFramesError) -> CANFrame {
         guard let index = plan.statusByName[name] else { throw .unknownMessage(name) }
         let status = plan.statuses[index]
-        var inputs = status.idle
+        let page = status.pages[page % status.pages.count]
+        var inputs = page.idle
         for slot in status.slots {
             let key = plan.keys[slot.key]
             if let value = state[key.key], let input = input(for: value, key: key, codec: key.status, band: state[.radioBand]) {
                 // A status signal that overlaps one written before it is not written (`FrameWrites`).
-                for signal in slot.signals where status.written[signal] { inputs[signal] = input }
+                for signal in slot.signals where status.written[signal] && page.onPath[signal] { inputs[signal] = input }
             }
         }
         // A qualifier says valid while the vehicle knows the value (idle: invalid).
-        for qualifier in status.qualified where status.written[qualifier.signal] && state[plan.keys[qualifier.key].key] != nil {
-            inputs[qualifier.signal] = qualifier.validInput
+        for qualifier in status.qualified where status.written[qualifier.signal] && page.onPath[qualifier.signal] {
+            if state[plan.keys[qualifier.key].key] != nil { inputs[qualifier.signal] = qualifier.validInput }
         }
         return try frame(for: status, inputs: inputs, counters: &counters)
+    }
+
+    /// How many pages status message `name` is sent in (1 unless it is multiplexed).
+    public func statusPageCount(_ name: String) -> Int {
+        plan.statusByName[name].map { plan.statuses[$0].pages.count } ?? 1
     }
 
     /// The acknowledgement of a command frame, or nil when the profile has none.

@@ -26,7 +26,7 @@ extension ProfileReader {
             let object = try bindingNode.object(known: ["command", "status", "signalUnit"])
             let statusNode = try object.required("status")
             let statusKeys = ["message", "signal", "valid"] + Self.mappingKeys
-            let status = try resolveSignal(statusNode, known: statusKeys, database: profile.database)
+            let status = try resolveSignal(statusNode, known: statusKeys, database: profile.database, multiplexed: true)
             let validNode = try statusNode.object(known: statusKeys).optional("valid")
             let validity = try validNode.map { node throws(ProfileError) in try parseValidity(node, status: status) }
             if let commandNode = object.optional("command"), key.isStatusOnly {
@@ -136,20 +136,23 @@ extension ProfileReader {
         }
     }
 
-    func resolveSignal(_ node: JSONNode, known: [String], database: DBCDatabase) throws(ProfileError) -> ResolvedSignal {
+    func resolveSignal(_ node: JSONNode, known: [String], database: DBCDatabase, multiplexed: Bool = false) throws(ProfileError) -> ResolvedSignal {
         let object = try node.object(known: known)
-        let message = try resolveMessage(object.required("message"), database: database)
+        let message = try resolveMessage(object.required("message"), database: database, multiplexed: multiplexed)
         return try resolveSignal(object.required("signal"), in: message, path: node.path)
     }
 
-    func resolveMessage(_ messageNode: JSONNode, database: DBCDatabase) throws(ProfileError) -> DBCMessage {
+    /// A message of the DBC. `multiplexed`: a status may be read from any page of a
+    /// multiplexed message (decoding needs nothing more); commands are not sent on one yet.
+    func resolveMessage(_ messageNode: JSONNode, database: DBCDatabase, multiplexed: Bool = false) throws(ProfileError) -> DBCMessage {
         let messageName = try messageNode.string()
         guard let message = database.message(named: messageName) else {
             throw messageNode.error("no message \"\(messageName)\" in \(dbcName)")
         }
-        guard !message.isMultiplexed else {
+        guard multiplexed || !message.isMultiplexed else {
             throw messageNode.error(
-                "message \"\(messageName)\" of \(dbcName) is multiplexed; bindings use plain messages (multiplexed pages are not supported yet)")
+                "message \"\(messageName)\" of \(dbcName) is multiplexed; commands are sent on plain messages (multiplexed commands are not supported yet; a status may be read from one)"
+            )
         }
         return message
     }
@@ -178,6 +181,14 @@ extension ProfileReader {
         {
             throw signalNode.error(
                 "signal \"\(qualifier.signal.name)\" shares bits with the status signal \"\(status.signal.name)\": a frame carries only one of them (a group signal is no qualifier; its validity bit is)"
+            )
+        }
+        // A page of a multiplexed message that carries the value carries its qualifier.
+        if let selector = qualifier.signal.multiplexerSignal,
+            selector != status.signal.multiplexerSignal || !Set(status.signal.multiplexerIDs ?? []).isSubset(of: qualifier.signal.multiplexerIDs ?? [])
+        {
+            throw signalNode.error(
+                "signal \"\(qualifier.signal.name)\" is not on every page of \"\(selector)\" that carries the status signal \"\(status.signal.name)\": a frame would carry the value without its qualifier"
             )
         }
         let valuesNode = try object.required("values")
