@@ -255,13 +255,15 @@ final class FramePlan: Sendable {
             for (key, signalName) in statusProperties[name]! {
                 let position = keyIndex[key]!
                 let signals = indices(of: signalName, in: message)
-                if let validity = profile.bindings[key]!.validity, let index = message.codec.index(ofSignal: validity.signal.signal) {
-                    let signal = message.signals[index]
-                    let valid = validity.valid.compactMap { ValueCodec.raw($0, signal: signal) }
+                // (`first`: the loader resolved every valid value; a hand-made profile may not have.)
+                if let validity = profile.bindings[key]!.validity, let index = message.codec.index(ofSignal: validity.signal.signal),
+                    case let signal = message.signals[index], case let valid = validity.valid.compactMap({ ValueCodec.raw($0, signal: signal) }),
+                    let first = valid.first
+                {
                     qualified.append(
                         Qualifier(
                             key: position, signal: index, name: signal.name, valid: valid, scale: signal.scale.doubleValue,
-                            offset: signal.offset.doubleValue, validInput: message.codec.input(forRaw: valid[0], signalAt: index)))
+                            offset: signal.offset.doubleValue, validInput: message.codec.input(forRaw: first, signalAt: index)))
                     // Until the vehicle knows the value, its qualifier says invalid.
                     if written[index], let invalid = Self.invalidRaw(signal, valid: valid) {
                         idle[index] = message.codec.input(forRaw: invalid, signalAt: index)
