@@ -68,7 +68,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
             let kind: CANFrame.Kind = payload.count > 8 ? .fd(bitRateSwitch: true, errorStateIndicator: false) : .classic
             guard let frame = try? CANFrame(id: id, data: payload, kind: kind) else { continue }
             switch vehicle.frames.decodeFromVehicle(frame, context: state, checkers: &checkers[target]) {
-            case let .status(_, values):
+            case let .status(_, values, _):
                 for (key, value) in values { state[key] = value }
             default:
                 break

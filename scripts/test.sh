@@ -291,19 +291,21 @@ stage_decode_cli() {
 
 stage_real_dbcs() {
     # The production cars' DBCs are used as published (commaai/opendbc), never edited:
-    # each copy must keep the SHA-256 recorded from shared/real-dbc/README.md.
-    step "real-car DBCs unchanged (VehicleProfiles/SHA256SUMS)"
-    local count
-    (cd "$REPO_ROOT/VehicleProfiles" && sha256sum --check --strict SHA256SUMS) || die "a real-car DBC differs from its published file"
-    count="$(grep -c . "$REPO_ROOT/VehicleProfiles/SHA256SUMS")"
-    if [ -d "$REPO_ROOT/../shared/real-dbc" ]; then
-        # Beside the shared folder: the copies are the shared files themselves.
-        local file
-        while read -r _ file; do
-            cmp -s "$REPO_ROOT/VehicleProfiles/$file" "$REPO_ROOT/../shared/real-dbc/$(basename "$file")" \
-                || die "VehicleProfiles/$file is not ../shared/real-dbc/$(basename "$file")"
-        done < "$REPO_ROOT/VehicleProfiles/SHA256SUMS"
-    fi
+    # each copy -- in a vehicle profile, or a test fixture (Tests/Fixtures/real-dbc) --
+    # must keep the SHA-256 recorded from shared/real-dbc/README.md.
+    step "real-car DBCs unchanged (VehicleProfiles/SHA256SUMS, Tests/Fixtures/real-dbc/SHA256SUMS)"
+    local count=0 folder file
+    for folder in "$REPO_ROOT/VehicleProfiles" "$REPO_ROOT/Tests/Fixtures/real-dbc"; do
+        (cd "$folder" && sha256sum --check --strict SHA256SUMS) || die "a real-car DBC in $folder differs from its published file"
+        count=$((count + $(grep -c . "$folder/SHA256SUMS")))
+        if [ -d "$REPO_ROOT/../shared/real-dbc" ]; then
+            # Beside the shared folder: the copies are the shared files themselves.
+            while read -r _ file; do
+                cmp -s "$folder/$file" "$REPO_ROOT/../shared/real-dbc/$(basename "$file")" \
+                    || die "$folder/$file is not ../shared/real-dbc/$(basename "$file")"
+            done < "$folder/SHA256SUMS"
+        fi
+    done
     echo "real-car DBCs: $count passed, 0 failed" | tee -a "$RESULTS"
 }
 

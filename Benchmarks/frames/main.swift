@@ -121,7 +121,7 @@ func run(_ count: Int) -> Int64 {
         for command in commands {
             for sent in simulation.receive(command, at: now) {
                 switch frames.decodeFromVehicle(sent, context: state, checkers: &checkers) {
-                case let .status(_, values):
+                case let .status(_, values, _):
                     for (key, value) in values { state[key] = value }
                 case let .acknowledgement(ack):
                     guard ack.accepted else { fail("intent \(index): \(targets) rejected: \(ack.result)") }

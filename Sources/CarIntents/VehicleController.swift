@@ -257,6 +257,8 @@ public final class VehicleController: Sendable {
 
     /// The latest untrusted frame (for the log): the message and why, nil before the first.
     public var lastUntrustedFrame: String? { core.withLock { $0.unit.lastUntrustedFrame } }
+    /// Why the properties whose last status carried no value are unknown (`HeadUnit.unreadable`).
+    public var unreadable: [PropertyKey: String] { core.withLock { $0.unit.unreadable } }
 
     /// Every CAN ID the bus carried since the controller started, in ID order, and the
     /// seconds since then read with the counts (a client's rates: Δframes / Δuptime).

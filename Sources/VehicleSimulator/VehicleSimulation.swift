@@ -170,7 +170,7 @@ public struct VehicleSimulation: Sendable {
                 nextCyclic[name] = next
             }
             if initialPending.remove(name) != nil { send = true }
-            if send, let frame = transmitStatus(name, at: now) { out.append(frame) }
+            if send { out += transmitStatus(name, at: now) }
         }
         return out
     }
@@ -366,16 +366,23 @@ public struct VehicleSimulation: Sendable {
     mutating func transmitChanges(_ keys: [PropertyKey], at now: Duration) -> [CANFrame] {
         // One key (the common case): its messages, already sorted and distinct.
         let names = keys.count == 1 ? statusByKey[keys[0]] ?? [] : Set(keys.flatMap { statusByKey[$0] ?? [] }).sorted()
-        return names.compactMap { transmitStatus($0, at: now) }
+        return names.flatMap { transmitStatus($0, at: now) }
     }
 
-    private mutating func transmitStatus(_ name: String, at now: Duration) -> CANFrame? {
+    /// The frames of status message `name`: one, or every page of a multiplexed message
+    /// back to back, so the state it reports is whole each time.
+    private mutating func transmitStatus(_ name: String, at now: Duration) -> [CANFrame] {
         // The keys only matter to fault rules.
         let keys = faults.rules.isEmpty ? [] : frames.statusMessages[name].map { Array($0.properties.keys) } ?? []
         let snapshot = state
-        return transmit(name, keys: keys, explicitOnly: false, at: now) { frames, counters throws(VehicleFramesError) in
-            try frames.statusFrame(name, state: snapshot, counters: &counters)
+        var sent: [CANFrame] = []
+        for page in 0..<frames.statusPageCount(name) {
+            let frame = transmit(name, keys: keys, explicitOnly: false, at: now) { frames, counters throws(VehicleFramesError) in
+                try frames.statusFrame(name, page: page, state: snapshot, counters: &counters)
+            }
+            if let frame { sent.append(frame) }
         }
+        return sent
     }
 
     private mutating func transmitAcknowledgement(_ command: HeadUnitCommand, result: String, at now: Duration) -> CANFrame? {

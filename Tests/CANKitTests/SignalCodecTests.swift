@@ -267,3 +267,71 @@ import Testing
         #expect(try codec.encode(["Int": 3, "Half": 1.75, "OnePointZero": 0.5, "Lin": 8, "Round": 1.5]) == [3, 4, 0, 4, 2])
     }
 }
+
+/// Overlapping signals (GMLAN's group signals: a container over a value and its validity
+/// bit), which cantools' strict mode refuses whole: decoded by position, and a frame
+/// encodes the signals given as long as no two share a bit.
+@Suite struct OverlappingSignalCodecTests {
+    static let codec: MessageCodec = {
+        let text = """
+            BO_ 303 Grouped: 2 Vector__XXX
+             SG_ ValueGroup : 0|9@1+ (1,0) [0|0] "" Vector__XXX
+             SG_ ValueV : 0|1@1+ (1,0) [0|1] "" Vector__XXX
+             SG_ Value : 1|8@1+ (1,0) [0|255] "" Vector__XXX
+             SG_ Other : 9|7@1+ (1,0) [0|127] "" Vector__XXX
+            """
+        do {
+            let database = try DBCDatabase(parsing: text, source: "grouped.dbc")
+            return database.message(named: "Grouped")!.codec
+        } catch {
+            fatalError("fixture does not load: \(error)")
+        }
+    }()
+
+    static func index(_ name: String) -> Int { codec.index(ofSignal: name)! }
+
+    @Test func everyOverlappingPairIsKnown() {
+        let codec = Self.codec
+        #expect(codec.hasOverlappingSignals)
+        #expect(Set(codec.overlappingSignals(ofSignalAt: Self.index("ValueGroup"))) == [Self.index("ValueV"), Self.index("Value")])
+        #expect(codec.overlappingSignals(ofSignalAt: Self.index("Value")) == [Self.index("ValueGroup")])
+        #expect(codec.overlappingSignals(ofSignalAt: Self.index("Other")).isEmpty)
+        #expect(codec.collision(among: [Self.index("ValueV"), Self.index("Value"), Self.index("Other")]) == nil)
+        #expect(
+            codec.collision(among: [Self.index("Value"), Self.index("ValueGroup")]).map { [$0.0, $0.1] } == [Self.index("Value"), Self.index("ValueGroup")])
+    }
+
+    @Test func theMembersOrTheContainerEncode() throws {
+        let codec = Self.codec
+        // ValueV = 1 (bit 0), Value = 5 (bits 1-8), Other = 3 (bits 9-15): 0x0B, 0x06.
+        #expect(try codec.encode(["ValueV": 1, "Value": 5, "Other": 3]) == [0x0B, 0x06])
+        #expect(try codec.encode(["ValueGroup": 0x1FF, "Other": 0]) == [0xFF, 0x01])
+        // Overlapping signals may all be left out: their bits are 0.
+        #expect(try codec.encode(["Other": 3]) == [0x00, 0x06])
+        // The frames decode by position, the container and its members alike.
+        let decoded = try codec.decode([0x0B, 0x06])
+        #expect(decoded.map(\.name) == codec.signalNames)
+        #expect(
+            Dictionary(uniqueKeysWithValues: decoded.map { ($0.name, $0.value) }) == [
+                "ValueGroup": .integer(11), "ValueV": .integer(1), "Value": .integer(5), "Other": .integer(3),
+            ])
+    }
+
+    @Test func givenSignalsThatShareABitAreRefusedNamingBoth() {
+        let error = #expect(throws: DBCEncodeError.self) { try Self.codec.encode(["ValueGroup": 1, "Value": 5, "Other": 0]) }
+        #expect(error == .overlappingSignals(message: "Grouped", signal: "ValueGroup", other: "Value"))
+        #expect(error?.description == "Signals \"ValueGroup\" and \"Value\" of message \"Grouped\" share bits: a frame carries one of them, not both.")
+    }
+
+    @Test func aSignalThatOverlapsNothingIsStillRequired() {
+        #expect(throws: DBCEncodeError.missingSignal(message: "Grouped", signal: "Other")) { try Self.codec.encode(["Value": 5]) }
+    }
+
+    @Test func oneSignalCarriesAValueWhateverItsNeighbours() throws {
+        let codec = Self.codec
+        #expect(try codec.carried(.integer(200), signalAt: Self.index("Value")) == .integer(200))
+        #expect(throws: DBCEncodeError.aboveMaximum(message: "Grouped", signal: "Value", value: "256", maximum: "255")) {
+            try codec.carried(.integer(256), signalAt: Self.index("Value"))
+        }
+    }
+}

@@ -374,7 +374,7 @@ extension Rig {
         var checkers: [String: FrameChecker] = [:]
         for (payload, level) in [(UInt8(3), 3), (0, 0), (2, 2)] {
             let frame = try CANFrame(id: profile.database.message(named: "SeatStatus")!.canID, data: [payload, 0, 0, 0, 0, 0, 0, 0])
-            guard case let .status(_, values) = frames.decodeFromVehicle(frame, checkers: &checkers) else {
+            guard case let .status(_, values, _) = frames.decodeFromVehicle(frame, checkers: &checkers) else {
                 Issue.record("SeatStatus decodes")
                 return
             }

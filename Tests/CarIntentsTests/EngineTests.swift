@@ -14,8 +14,9 @@ import VehicleSimulator
 enum ShippedProfiles {
     static var root: URL { TestPaths.repositoryRoot }
 
-    static func load(_ name: String) throws -> VehicleProfile {
-        let directory = root.appendingPathComponent("VehicleProfiles/\(name)").path
+    /// `folder`: VehicleProfiles, or Tests/Fixtures for the tests' own profiles.
+    static func load(_ name: String, in folder: String = "VehicleProfiles") throws -> VehicleProfile {
+        let directory = root.appendingPathComponent("\(folder)/\(name)").path
         return try ProfileLoader.load(directory: directory) { path in
             FileManager.default.contents(atPath: path).map { Array($0) }
         }

@@ -47,7 +47,7 @@ import VehicleKit
         // What the BatteryStatus frame tells the head unit.
         var checkers: [String: FrameChecker] = [:]
         let reported = frames.compactMap { frame -> [PropertyKey: PropertyValue]? in
-            if case let .status("BatteryStatus", values) = car.frames.decodeFromVehicle(frame, checkers: &checkers) { return values }
+            if case let .status("BatteryStatus", values, _) = car.frames.decodeFromVehicle(frame, checkers: &checkers) { return values }
             return nil
         }
         let status = try #require(reported.last)

@@ -142,7 +142,7 @@ struct HeadUnit {
 
     /// The reported values of the status frames among `contents`.
     static func statuses(_ contents: [VehicleFrameContent]) -> [[PropertyKey: PropertyValue]] {
-        contents.compactMap { if case let .status(_, values) = $0 { values } else { nil } }
+        contents.compactMap { if case let .status(_, values, _) = $0 { values } else { nil } }
     }
 }
 
@@ -546,7 +546,7 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
                     switch frames.decodeFromVehicle(received.frame, checkers: &checkers) {
                     case let .acknowledgement(ack) where ack.accepted && ack.commandFrameID == TestVehicle.commandID:
                         acknowledged = true
-                    case let .status(_, values) where acknowledged && values[temperature] == .number(26):
+                    case let .status(_, values, _) where acknowledged && values[temperature] == .number(26):
                         return true
                     default:
                         continue

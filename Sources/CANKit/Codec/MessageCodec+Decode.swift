@@ -18,7 +18,7 @@ extension MessageCodec {
     public func decode(
         _ data: UnsafeBufferPointer<UInt8>, choices: Bool, visit: (Int, SignalValue) -> Void
     ) throws(DBCDecodeError) {
-        if let decodeProblem { throw .unusableMessage(message: messageName, reason: decodeProblem) }
+        if let problem { throw .unusableMessage(message: messageName, reason: problem) }
         guard data.count >= length else {
             throw .wrongLength(message: messageName, actual: data.count, expected: length)
         }

@@ -4,8 +4,12 @@ extension MessageCodec {
     /// Encodes physical values (or choice names) into a payload of the message's length,
     /// with cantools' strict rules: exactly the signals of the selected multiplexer path,
     /// each within its range, none too large for its bits. Unused bits are 0.
+    ///
+    /// Where cantools refuses a message whose signals overlap, this encodes the signals
+    /// given: a signal that shares bits with another may be left out, and two given
+    /// signals that share a bit are an error naming both (`overlappingSignals`).
     public func encode(_ values: [String: SignalInput]) throws(DBCEncodeError) -> [UInt8] {
-        if let encodeProblem { throw .unusableMessage(message: messageName, reason: encodeProblem) }
+        if let problem { throw .unusableMessage(message: messageName, reason: problem) }
         // Each field's input, looked up once (fields with the same name share it).
         var inputs = [SignalInputs.Slot](repeating: SignalInputs.Slot(), count: fields.count)
         for index in 0..<fields.count { inputs[index].input = values[fields[index].name] }
@@ -39,13 +43,16 @@ extension MessageCodec {
     private func encode(
         _ inputs: UnsafeBufferPointer<SignalInputs.Slot>, given: Int, extras: ([Int]) -> [String]
     ) throws(DBCEncodeError) -> [UInt8] {
-        if let encodeProblem { throw .unusableMessage(message: messageName, reason: encodeProblem) }
+        if let problem { throw .unusableMessage(message: messageName, reason: problem) }
         return try withUnsafeTemporaryAllocation(of: Int.self, capacity: fields.count) { (used) throws(DBCEncodeError) in
             var count = 0
             try gather(planNode: 0, inputs, into: used, count: &count)
             if count != given {
                 let extra = extras(Array(used[..<count]))
                 if !extra.isEmpty { throw .unexpectedSignals(message: messageName, signals: extra) }
+            }
+            if hasOverlaps, let (first, second) = collision(among: UnsafeBufferPointer(rebasing: used[..<count])) {
+                throw .overlappingSignals(message: messageName, signal: fields[first].name, other: fields[second].name)
             }
             // Validate every value before writing any bit.
             return try withUnsafeTemporaryAllocation(of: RawNumber.self, capacity: count) { (raws) throws(DBCEncodeError) in
@@ -76,6 +83,8 @@ extension MessageCodec {
         for position in node.signalStart..<(node.signalStart + node.signalCount) {
             let index = plan.signals[position]
             guard inputs[index].input != nil else {
+                // A signal that shares bits with another is written only when given.
+                if hasOverlaps, !overlaps[index].isEmpty { continue }
                 throw .missingSignal(message: messageName, signal: fields[index].name)
             }
             // A path holds each signal once (a cycle makes the message unusable).
@@ -85,7 +94,8 @@ extension MessageCodec {
         }
         for position in node.muxStart..<(node.muxStart + node.muxCount) {
             let mux = plan.muxes[position]
-            let input = inputs[mux.signal].input!
+            // Only a multiplexer that overlaps another can be missing here; without it no branch is selected.
+            guard let input = inputs[mux.signal].input else { throw .missingSignal(message: messageName, signal: fields[mux.signal].name) }
             var selected: Int?
             switch input {
             case let .choice(name): selected = fields[mux.signal].choicesByName[name].flatMap { Int(exactly: $0) }
@@ -99,6 +109,47 @@ extension MessageCodec {
             }
             try gather(planNode: branch, inputs, into: used, count: &count)
         }
+    }
+}
+
+extension MessageCodec {
+    /// The signals that share a bit with the signal at `index` (codec order) on some
+    /// multiplexer path; empty for most signals.
+    public func overlappingSignals(ofSignalAt index: Int) -> [Int] { overlaps[index] }
+
+    /// Whether any two signals of the message share a bit on some multiplexer path.
+    public var hasOverlappingSignals: Bool { hasOverlaps }
+
+    /// The path a frame takes when its multiplexers take `values` (multiplexer signal
+    /// index -> value; one not given takes its lowest branch): every multiplexer's value
+    /// on it, and its signals (codec order, as `encode` requires them). Nil when a given
+    /// value selects no branch. A message without multiplexers has one path.
+    public func path(selecting values: [Int: Int]) -> (values: [Int: Int], signals: [Int])? {
+        var chosen: [Int: Int] = [:]
+        var signals: [Int] = []
+        func walk(_ planNode: Int) -> Bool {
+            let node = plan.nodes[planNode]
+            for position in node.signalStart..<(node.signalStart + node.signalCount) { signals.append(plan.signals[position]) }
+            for position in node.muxStart..<(node.muxStart + node.muxCount) {
+                let mux = plan.muxes[position]
+                guard let id = values[mux.signal] ?? plan.expectedIDs(mux).first, let branch = plan.branch(mux, id) else { return false }
+                chosen[mux.signal] = id
+                guard walk(branch) else { return false }
+            }
+            return true
+        }
+        return walk(0) ? (chosen, signals) : nil
+    }
+
+    /// The first two of `signals` (codec order) that share a bit, in the order given.
+    public func collision(among signals: some Collection<Int>) -> (Int, Int)? {
+        guard hasOverlaps else { return nil }
+        var seen = Set<Int>()
+        for index in signals {
+            if let other = overlaps[index].first(where: seen.contains) { return (other, index) }
+            seen.insert(index)
+        }
+        return nil
     }
 }
 
@@ -361,10 +412,17 @@ extension MessageCodec {
 
     /// `roundTrip(_:signal:choices:)` for the signal at `index` (codec order).
     public func roundTrip(_ value: SignalInput, signalAt index: Int, choices: Bool = true) -> SignalValue? {
+        try? carried(value, signalAt: index, choices: choices)
+    }
+
+    /// `roundTrip(_:signalAt:choices:)`, or why the signal cannot carry `value` (its range,
+    /// its bits, its choices). The signal alone: the message's other signals, and whether
+    /// they overlap it, play no part.
+    public func carried(_ value: SignalInput, signalAt index: Int, choices: Bool = true) throws(DBCEncodeError) -> SignalValue {
         let field = fields.baseAddress! + index
-        guard let raw = try? SignalField.rawValue(field, for: value, message: messageName) else { return nil }
+        let raw = try SignalField.rawValue(field, for: value, message: messageName)
         var payload = [UInt8](repeating: 0, count: max(length, field.pointee.lastByte + 1))
-        guard (try? SignalField.place(field, raw, into: &payload, message: messageName)) != nil else { return nil }
+        try SignalField.place(field, raw, into: &payload, message: messageName)
         return payload.withUnsafeBufferPointer { SignalField.value(field, in: $0, choices: choices) }
     }
 

@@ -13,13 +13,25 @@ public final class MessageCodec: @unchecked Sendable {
     /// `root` flattened for the decode loop (no reference counting per frame).
     let plan: DecodePlan
     let signalIndex: [String: Int]
-    /// Why this message cannot be decoded (a signal does not fit); cantools' strict mode refuses it.
-    let decodeProblem: String?
-    /// Why it cannot be encoded (also: overlapping signals).
-    let encodeProblem: String?
+    /// Why this message can be neither decoded nor encoded (a signal does not fit, its
+    /// multiplexers select each other); cantools' strict mode refuses it.
+    let problem: String?
+    /// By signal index: the signals that share a bit with it on some multiplexer path
+    /// (cantools' strict mode refuses such messages). Reading needs none of this; a frame
+    /// may write one signal of each overlapping pair, so such a signal is optional and two
+    /// given ones collide (`encode`).
+    let overlaps: [[Int]]
+    let hasOverlaps: Bool
 
     /// Problems found while compiling, for the loader's warnings.
-    var problems: [String] { [encodeProblem].compactMap { $0 } }
+    var problems: [String] {
+        if let problem { return [problem] }
+        guard let first = overlaps.firstIndex(where: { !$0.isEmpty }) else { return [] }
+        let count = overlaps.filter { !$0.isEmpty }.count
+        return [
+            "signals \(fields[first].name) and \(fields[overlaps[first][0]].name) overlap (\(count) signals share bits with others): decoded by position; a frame encodes at most one of two overlapping signals"
+        ]
+    }
 
     init(messageName: String, length: Int, signals: [DBCSignal]) {
         self.messageName = messageName
@@ -40,19 +52,20 @@ public final class MessageCodec: @unchecked Sendable {
         self.root = CodecNode.build(parent: nil, multiplexerID: nil, byParent: byParent, signals: signals, depth: 0, cycle: &cycle)
         self.plan = DecodePlan(root)
 
-        var decodeProblem: String?
+        var problem: String?
         for signal in signals {
             let end = signal.sortKey + signal.length
             let bitCount = 8 * length
             let fits = signal.byteOrder == .littleEndian ? signal.startBit + signal.length <= bitCount : end <= bitCount
             if !fits {
-                decodeProblem = "signal \(signal.name) (line \(signal.line)) does not fit in the \(length)-byte message"
+                problem = "signal \(signal.name) (line \(signal.line)) does not fit in the \(length)-byte message"
                 break
             }
         }
-        if let cycle { decodeProblem = decodeProblem ?? cycle }
-        self.decodeProblem = decodeProblem
-        self.encodeProblem = decodeProblem ?? Self.overlap(in: root, fields: compiled, signals: signals)
+        if let cycle { problem = problem ?? cycle }
+        self.problem = problem
+        self.overlaps = Self.overlaps(in: root, fields: compiled)
+        self.hasOverlaps = overlaps.contains { !$0.isEmpty }
     }
 
     deinit {
@@ -61,33 +74,36 @@ public final class MessageCodec: @unchecked Sendable {
         plan.deallocate()
     }
 
-    /// cantools' strict check: within any multiplexer path, no two signals share a bit.
-    private static func overlap(in root: CodecNode, fields: [SignalField], signals: [DBCSignal]) -> String? {
-        var owner = [Int?](repeating: nil, count: 8 * 64 + 64)
-        return overlap(node: root, owner: &owner, fields: fields, signals: signals)
+    /// cantools' strict check, every pair: the signals that share a bit with each signal
+    /// on some multiplexer path (signals of sibling branches never meet).
+    private static func overlaps(in root: CodecNode, fields: [SignalField]) -> [[Int]] {
+        var owners = [[Int]](repeating: [], count: 8 * 64 + 64)
+        var found = [Set<Int>](repeating: [], count: fields.count)
+        overlaps(node: root, owners: &owners, fields: fields, found: &found)
+        return found.map { $0.sorted() }
     }
 
-    private static func overlap(node: CodecNode, owner: inout [Int?], fields: [SignalField], signals: [DBCSignal]) -> String? {
-        func claim(_ index: Int, _ owner: inout [Int?]) -> String? {
-            for bit in fields[index].bitIndices() where bit < owner.count {
-                if let other = owner[bit], other != index {
-                    return "signals \(signals[index].name) and \(signals[other].name) overlap"
-                }
-                owner[bit] = index
-            }
-            return nil
-        }
+    private static func overlaps(node: CodecNode, owners: inout [[Int]], fields: [SignalField], found: inout [Set<Int>]) {
         for index in node.signals {
-            if let problem = claim(index, &owner) { return problem }
+            for bit in fields[index].bitIndices() where bit < owners.count {
+                for other in owners[bit] where other != index {
+                    found[index].insert(other)
+                    found[other].insert(index)
+                }
+                if !owners[bit].contains(index) { owners[bit].append(index) }
+            }
             guard let branches = node.multiplexers.first(where: { $0.signal == index })?.branches else { continue }
-            let before = owner
+            // Each branch starts from the signals before it; the signals after the
+            // multiplexer meet those of every branch.
+            let before = owners
             for id in branches.keys.sorted() {
-                var branchOwner = before
-                if let problem = overlap(node: branches[id]!, owner: &branchOwner, fields: fields, signals: signals) { return problem }
-                for bit in branchOwner.indices where branchOwner[bit] != nil { owner[bit] = branchOwner[bit] }
+                var branchOwners = before
+                overlaps(node: branches[id]!, owners: &branchOwners, fields: fields, found: &found)
+                for bit in branchOwners.indices {
+                    for signal in branchOwners[bit] where !owners[bit].contains(signal) { owners[bit].append(signal) }
+                }
             }
         }
-        return nil
     }
 }
 

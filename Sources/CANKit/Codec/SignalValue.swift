@@ -92,13 +92,16 @@ public enum DBCEncodeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The raw value does not fit the signal's bits (no silent truncation into neighbours).
     case rawValueOutOfRange(message: String, signal: String, value: String, raw: String, bits: Int, signed: Bool)
     case notANumber(message: String, signal: String, value: String)
+    /// Two signals given for one frame share a bit (cantools refuses such a message whole).
+    case overlappingSignals(message: String, signal: String, other: String)
     case unusableMessage(message: String, reason: String)
     case unknownMessage(String)
 
     public var signal: String? {
         switch self {
         case let .missingSignal(_, signal), let .unknownChoice(_, signal, _, _), let .belowMinimum(_, signal, _, _),
-            let .aboveMaximum(_, signal, _, _), let .rawValueOutOfRange(_, signal, _, _, _, _), let .notANumber(_, signal, _):
+            let .aboveMaximum(_, signal, _, _), let .rawValueOutOfRange(_, signal, _, _, _, _), let .notANumber(_, signal, _),
+            let .overlappingSignals(_, signal, _):
             signal
         case let .invalidMultiplexerValue(_, multiplexer, _, _): multiplexer
         case let .unexpectedSignals(_, signals): signals.first
@@ -125,6 +128,8 @@ public enum DBCEncodeError: Error, Sendable, Hashable, CustomStringConvertible {
             "Signal \"\(signal)\" in message \"\(message)\": value \(value) gives raw value \(raw), which does not fit in \(bits) bits \(signed ? "signed" : "unsigned")."
         case let .notANumber(message, signal, value):
             "Signal \"\(signal)\" in message \"\(message)\": \(value) cannot be encoded."
+        case let .overlappingSignals(message, signal, other):
+            "Signals \"\(signal)\" and \"\(other)\" of message \"\(message)\" share bits: a frame carries one of them, not both."
         case let .unusableMessage(message, reason):
             "message \(message) cannot be encoded: \(reason)"
         case let .unknownMessage(name):

@@ -14,7 +14,7 @@ extension HeadUnit {
         let canID = received.frame.id
         traffic[canID, default: MessageTraffic(id: canID)].count(received)
         switch content {
-        case let .status(message, values):
+        case let .status(message, values, noValue):
             lastTrustedStatus = now
             lastStatusStamp[message] = received.timestamp
             heardFrom.insert(message)
@@ -23,6 +23,15 @@ extension HeadUnit {
                 state[key] = value
                 changed.append(key)
             }
+            // A value the car says nothing trustworthy about is forgotten, never kept stale.
+            for (key, reason) in noValue {
+                unreadable[key] = reason
+                if state[key] != nil {
+                    state[key] = nil
+                    changed.append(key)
+                }
+            }
+            if !unreadable.isEmpty { for key in values.keys { unreadable[key] = nil } }
             if !changed.isEmpty {
                 stateVersion &+= 1
                 events.append(.changed(StateChange(keys: changed.sorted(), state: state, frame: received)))
@@ -30,6 +39,7 @@ extension HeadUnit {
             for token in commands.keys.sorted() {
                 guard var command = commands[token], command.statusMessages.contains(message) else { continue }
                 for (key, want) in command.expected {
+                    if noValue[key] != nil { command.confirmed[key] = nil }
                     guard let value = values[key] else { continue }
                     command.confirmed[key] = Self.matches(value, want) ? value : nil
                 }

@@ -46,6 +46,9 @@ public struct HeadUnit: Sendable {
     var heardFrom: Set<String> = []
     public internal(set) var untrustedFrames = 0
     public internal(set) var lastUntrustedFrame: String?
+    /// The properties whose last status carried no value, with why (an unmapped raw
+    /// value, a validity qualifier that says invalid); cleared when a value is read.
+    public internal(set) var unreadable: [PropertyKey: String] = [:]
     /// Acknowledgements received from the vehicle (any command).
     public internal(set) var acknowledgements = 0
     /// Per CAN ID what the bus carried (GetBusTraffic): counted as frames arrive.

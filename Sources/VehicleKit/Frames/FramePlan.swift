@@ -73,6 +73,29 @@ final class FramePlan: Sendable {
         }
     }
 
+    /// A status value's validity qualifier (`status.valid`), resolved in its message.
+    struct Qualifier: Sendable {
+        /// The property (index in `keys`) it qualifies, and the qualifier's signal index.
+        let key: Int
+        let signal: Int
+        let name: String
+        /// Raw values that say valid.
+        let valid: [Int128]
+        let scale: Double
+        let offset: Double
+        /// What the vehicle sends while it knows the value (the first valid raw value).
+        let validInput: SignalInput
+    }
+
+    /// One page of a status message: a multiplexer setting that carries a named signal.
+    struct Page: Sendable {
+        /// The inputs of a frame that reports nothing on this page: the multiplexers'
+        /// values, the idle values of the written signals on its path, nothing else.
+        let idle: SignalInputs
+        /// By signal index: whether the page carries the signal.
+        let onPath: [Bool]
+    }
+
     /// What a press on a command signal means to the vehicle.
     enum PressRole: Sendable {
         case set(PropertyValue)
@@ -91,8 +114,12 @@ final class FramePlan: Sendable {
         let protection: FrameProtection?
         /// The inputs of a frame that requests (reports) nothing: protection signals 0,
         /// then per signal its setpoint idle, the profile's default, its "NoRequest"
-        /// (status: or "Invalid") choice, its start value, or 0.
+        /// (status: or "Invalid") choice, its start value, or 0. Only the signals the frame
+        /// writes (`written`).
         let idle: SignalInputs
+        /// By signal index: whether the frame writes the signal (`FrameWrites`): of two
+        /// overlapping signals at most one is.
+        let written: [Bool]
         /// By signal index: the property (index in `keys`) it carries, -1 for none
         /// (command messages: setpoint properties only).
         let keyBySignal: [Int]
@@ -115,11 +142,17 @@ final class FramePlan: Sendable {
         /// Command messages: setpoints without an idle value: a frame carries the
         /// property's current value when it does not change it.
         let carried: [(key: Int, signals: [Int])]
+        /// Status messages: the properties trusted only while a qualifier says so, and by
+        /// signal index whether it qualifies one (empty when none does).
+        let qualified: [Qualifier]
+        let qualifierSignals: [Bool]
+        /// Status messages: the pages the vehicle sends in turn (one without multiplexers).
+        let pages: [Page]
 
         init(
-            message: DBCMessage, name: String, protection: FrameProtection?, idle: SignalInputs, keyBySignal: [Int], sharedKeys: [Int: [Int]],
+            message: DBCMessage, name: String, protection: FrameProtection?, idle: SignalInputs, written: [Bool], keyBySignal: [Int], sharedKeys: [Int: [Int]],
             slots: [(key: Int, signals: [Int])], presses: [Int: [(key: Int, role: PressRole, raw: Int128)]] = [:],
-            carried: [(key: Int, signals: [Int])] = [], idleRaws: [Int: Int128] = [:]
+            carried: [(key: Int, signals: [Int])] = [], idleRaws: [Int: Int128] = [:], qualified: [Qualifier] = [], pages: [Page]? = nil
         ) {
             self.message = message
             self.name = name
@@ -128,6 +161,7 @@ final class FramePlan: Sendable {
             self.codec = message.codec
             self.protection = protection
             self.idle = idle
+            self.written = written
             self.keyBySignal = keyBySignal
             self.sharedKeys = sharedKeys
             self.propertyCount = keyBySignal.filter { $0 >= 0 }.count
@@ -136,6 +170,11 @@ final class FramePlan: Sendable {
             self.latchSignals = presses.keys.sorted()
             self.latchIdle = latchSignals.map { idleRaws[$0] ?? 0 }
             self.carried = carried
+            self.qualified = qualified
+            var qualifierSignals = qualified.isEmpty ? [] : [Bool](repeating: false, count: message.signals.count)
+            for qualifier in qualified { qualifierSignals[qualifier.signal] = true }
+            self.qualifierSignals = qualifierSignals
+            self.pages = pages ?? [Page(idle: idle, onPath: [Bool](repeating: true, count: message.signals.count))]
         }
     }
 
@@ -201,8 +240,10 @@ final class FramePlan: Sendable {
         var statusByName: [String: Int] = [:]
         for name in statusProperties.keys.sorted() {
             guard let message = database.message(named: name) else { continue }
+            let named = profile.vehicleSignalsNamed(in: name)
+            let written = FrameWrites.resolve(named, in: message).written
             var idle = SignalInputs(codec: message.codec)
-            for (index, signal) in message.signals.enumerated() {
+            for (index, signal) in message.signals.enumerated() where written[index] {
                 let raw = signal.choiceValue(named: "NoRequest") ?? signal.choiceValue(named: "Invalid") ?? signal.initialRawValue?.integralValue ?? 0
                 idle[index] = message.codec.input(forRaw: Self.withinRange(raw, signal), signalAt: index)
             }
@@ -210,9 +251,24 @@ final class FramePlan: Sendable {
             var shared: [Int: [Int]] = [:]
             var slots: [(key: Int, signals: [Int])] = []
             var derived: [(key: Int, signals: [Int])] = []
+            var qualified: [Qualifier] = []
             for (key, signalName) in statusProperties[name]! {
                 let position = keyIndex[key]!
                 let signals = indices(of: signalName, in: message)
+                // (`first`: the loader resolved every valid value; a hand-made profile may not have.)
+                if let validity = profile.bindings[key]!.validity, let index = message.codec.index(ofSignal: validity.signal.signal),
+                    case let signal = message.signals[index], case let valid = validity.valid.compactMap({ ValueCodec.raw($0, signal: signal) }),
+                    let first = valid.first
+                {
+                    qualified.append(
+                        Qualifier(
+                            key: position, signal: index, name: signal.name, valid: valid, scale: signal.scale.doubleValue,
+                            offset: signal.offset.doubleValue, validInput: message.codec.input(forRaw: first, signalAt: index)))
+                    // Until the vehicle knows the value, its qualifier says invalid.
+                    if written[index], let invalid = Self.invalidRaw(signal, valid: valid) {
+                        idle[index] = message.codec.input(forRaw: invalid, signalAt: index)
+                    }
+                }
                 if profile.bindings[key]!.statusValues.otherwise != nil { derived.append((position, signals)) } else { slots.append((position, signals)) }
                 for index in signals {
                     if keyBySignal[index] < 0 { keyBySignal[index] = position } else { shared[index, default: []].append(position) }
@@ -222,8 +278,9 @@ final class FramePlan: Sendable {
             statusByName[name] = statusPlans.count
             statusPlans.append(
                 Message(
-                    message: message, name: name, protection: profile.protection[name]?.protection, idle: idle,
-                    keyBySignal: keyBySignal, sharedKeys: shared, slots: slots + derived))
+                    message: message, name: name, protection: profile.protection[name]?.protection, idle: idle, written: written,
+                    keyBySignal: keyBySignal, sharedKeys: shared, slots: slots + derived, qualified: qualified,
+                    pages: Self.pages(of: message, named: named, written: written, idle: idle)))
         }
 
         // Keys (their commands refer to command plans by index, so these are numbered first).
@@ -281,9 +338,11 @@ final class FramePlan: Sendable {
         for name in commandOrder {
             let message = database.message(named: name)!
             let protection = profile.protection[name]
+            // The loader refused command signals that collide: every named one is written.
+            let written = FrameWrites.resolve(profile.commandSignalsNamed(in: name), in: message).written
             var idle = SignalInputs(codec: message.codec)
             var idleRaws: [Int: Int128] = [:]
-            for (index, signal) in message.signals.enumerated() {
+            for (index, signal) in message.signals.enumerated() where written[index] {
                 let raw = protection?.isProtectionSignal(signal.name) == true ? 0 : Self.withinRange(profile.defaultRaw(of: signal, in: name), signal)
                 idle[index] = message.codec.input(forRaw: raw, signalAt: index)
                 idleRaws[index] = raw
@@ -315,18 +374,21 @@ final class FramePlan: Sendable {
             commandByID[message.canID] = commandPlans.count
             commandPlans.append(
                 Message(
-                    message: message, name: name, protection: protection?.protection, idle: idle, keyBySignal: keyBySignal, sharedKeys: shared,
+                    message: message, name: name, protection: protection?.protection, idle: idle, written: written, keyBySignal: keyBySignal,
+                    sharedKeys: shared,
                     slots: [], presses: presses, carried: carried, idleRaws: idleRaws))
         }
 
         var acknowledgement: Acknowledgement?
         if let binding = profile.acknowledgement, let message = database.message(named: binding.message) {
+            let written = FrameWrites.resolve(profile.vehicleSignalsNamed(in: binding.message), in: message).written
             var idle = SignalInputs(codec: message.codec)
-            for index in message.signals.indices { idle[index] = message.codec.input(forRaw: 0, signalAt: index) }
+            for index in message.signals.indices where written[index] { idle[index] = message.codec.input(forRaw: 0, signalAt: index) }
             let plan = Message(
-                message: message, name: binding.message, protection: profile.protection[binding.message]?.protection, idle: idle,
+                message: message, name: binding.message, protection: profile.protection[binding.message]?.protection, idle: idle, written: written,
                 keyBySignal: [Int](repeating: -1, count: message.signals.count), sharedKeys: [:], slots: [])
             var roles = [UInt8](repeating: 0, count: message.signals.count)
+            // Reading takes every copy of a signal; the frame writes the ones it can.
             let commandIDSignals = indices(of: binding.commandIDSignal, in: message)
             let counterSignals = indices(of: binding.counterSignal, in: message)
             let resultSignals = indices(of: binding.resultSignal, in: message)
@@ -363,6 +425,55 @@ extension FramePlan {
         let candidate = ((low - offset) / scale).rounded(scale > 0 ? .up : .down)
         guard candidate.isFinite, abs(candidate) < 1e30 else { return raw }
         return Int128(candidate)
+    }
+}
+
+extension FramePlan {
+    /// The pages of a status message: one per multiplexer setting that a named signal
+    /// needs (its multiplexer's first value, and up the chain for nested ones; the
+    /// multiplexers it does not need take their lowest branch), in the order they are
+    /// named; nil (one page) for a message without multiplexers.
+    static func pages(of message: DBCMessage, named: [NamedSignal], written: [Bool], idle: SignalInputs) -> [Page]? {
+        guard message.isMultiplexed else { return nil }
+        let codec = message.codec
+        var settings: [[Int: Int]] = []
+        for name in named {
+            guard let index = codec.index(ofSignal: name.signal) else { continue }
+            var setting: [Int: Int] = [:]
+            var signal = message.signals[index]
+            while let multiplexer = signal.multiplexerSignal, let id = signal.multiplexerIDs?.first, let selector = codec.index(ofSignal: multiplexer),
+                setting[selector] == nil
+            {
+                setting[selector] = id
+                signal = message.signals[selector]
+            }
+            settings.append(setting)
+        }
+        if settings.isEmpty { settings = [[:]] }
+        // A signal on every page needs none of its own: only settings that select a page.
+        if settings.count > 1 { settings.removeAll { $0.isEmpty } }
+        var chosen: [[Int: Int]] = []
+        let pages = settings.compactMap { setting -> Page? in
+            // Settings completed alike (the multiplexers they leave out) are one page.
+            guard let path = codec.path(selecting: setting), !chosen.contains(path.values) else { return nil }
+            chosen.append(path.values)
+            var inputs = SignalInputs(codec: codec)
+            var onPath = [Bool](repeating: false, count: written.count)
+            for index in path.signals {
+                onPath[index] = true
+                if written[index] { inputs[index] = idle[index] }
+            }
+            for (selector, id) in path.values { inputs[selector] = codec.input(forRaw: Int128(id), signalAt: selector) }
+            return Page(idle: inputs, onPath: onPath)
+        }
+        return pages.isEmpty ? nil : pages
+    }
+
+    /// The first raw value (0, 1, ...) that fits the signal and is not valid: what a
+    /// qualifier says while the value is unknown; nil when every raw value is valid.
+    static func invalidRaw(_ signal: DBCSignal, valid: [Int128]) -> Int128? {
+        let largest: Int128 = signal.isSigned ? (Int128(1) << Int128(signal.length - 1)) - 1 : (Int128(1) << Int128(signal.length)) - 1
+        return (0...Int128(valid.count)).first { $0 <= largest && !valid.contains($0) }
     }
 }
 

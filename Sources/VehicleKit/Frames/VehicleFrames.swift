@@ -240,23 +240,28 @@ public struct VehicleFrames: Sendable {
         let status = plan.statuses[index]
         if let failure = check(frame, message: status, checkers: &checkers) { return failure }
         guard let read = readStatus(frame, status, context: context) else { return .undecodable(status.name) }
-        return .status(message: status.name, values: read.values)
+        return .status(message: status.name, values: read.values, unreadable: read.unreadable)
     }
 
     /// The property values the signals of status message `message` in `frame` carry,
-    /// and the properties whose signal carries no state value. A frequency is read in the
-    /// band of the same frame, else of `context`. Nil when the frame does not decode.
+    /// and the properties it reports no value for, with why: a raw value the mapping does
+    /// not read, or a qualifier that says the value is not valid (`status.valid`). A
+    /// frequency is read in the band of the same frame, else of `context`. Nil when the
+    /// frame does not decode.
     private func readStatus(_ frame: CANFrame, _ message: FramePlan.Message, context: VehicleState) -> (
-        values: [PropertyKey: PropertyValue], unreadable: [PropertyKey]
+        values: [PropertyKey: PropertyValue], unreadable: [PropertyKey: String]
     )? {
         // (`reserveCapacity` is not specialized: it looks the storage's type up each time.)
         var values = [PropertyKey: PropertyValue](minimumCapacity: message.propertyCount)
-        var unreadable: [PropertyKey] = []
+        var unreadable: [PropertyKey: String] = [:]
         var deferred: [(FramePlan.Key, SignalValue)] = []
         let shared = !message.sharedKeys.isEmpty
+        let qualified = !message.qualified.isEmpty
+        var qualifiers: [Int: SignalValue] = [:]
         do {
             try frame.data.withUnsafeBufferPointer { (data) throws(DBCDecodeError) in
                 try message.codec.decode(data, choices: true) { index, value in
+                    if qualified, message.qualifierSignals[index] { qualifiers[index] = value }
                     let first = message.keyBySignal[index]
                     guard first >= 0 else { return }
                     // The signal's property, then those sharing it (no array, no nested
@@ -270,7 +275,7 @@ public struct VehicleFrames: Sendable {
                         if let property = propertyValue(value, key: key, codec: key.status, band: nil) {
                             values[key.key] = property
                         } else {
-                            unreadable.append(key.key)
+                            unreadable[key.key] = "\(message.codec.signalName(at: index)) = \(value) reads as no value"
                         }
                     } while next < (more?.count ?? 0)
                 }
@@ -282,10 +287,19 @@ public struct VehicleFrames: Sendable {
             if let property = propertyValue(value, key: key, codec: key.status, band: values[.radioBand] ?? context[.radioBand]) {
                 values[key.key] = property
             } else {
-                unreadable.append(key.key)
+                unreadable[key.key] = "\(key.binding.status.signal) = \(value) reads as no value"
             }
         }
-        if unreadable.count > 1 { unreadable.sort() }
+        for qualifier in message.qualified {
+            let key = plan.keys[qualifier.key].key
+            // Only a value this frame carries (a page of a multiplexed message may not).
+            guard values[key] != nil else { continue }
+            let value = qualifiers[qualifier.signal]
+            if let value, let raw = ValueCodec.raw(of: value, scale: qualifier.scale, offset: qualifier.offset), qualifier.valid.contains(raw) { continue }
+            values[key] = nil
+            let valid = qualifier.valid.map(String.init).joined(separator: ", ")
+            unreadable[key] = "\(qualifier.name) = \(value.map(\.description) ?? "nothing") says the value is not valid (valid: \(valid))"
+        }
         return (values, unreadable)
     }
 
@@ -377,18 +391,31 @@ public struct VehicleFrames: Sendable {
     }
 
     /// The status frame `name` reporting `state` (properties the state lacks are sent
-    /// as the signal's "no request"/invalid value, or 0).
-    public func statusFrame(_ name: String, state: VehicleState, counters: inout [String: UInt8]) throws(VehicleFramesError) -> CANFrame {
+    /// as the signal's "no request"/invalid value, or 0). A multiplexed message is sent
+    /// page by page: `page` (modulo `statusPageCount`) picks one, a page per multiplexer
+    /// setting that carries a bound signal.
+    public func statusFrame(_ name: String, page: Int = 0, state: VehicleState, counters: inout [String: UInt8]) throws(VehicleFramesError) -> CANFrame {
         guard let index = plan.statusByName[name] else { throw .unknownMessage(name) }
         let status = plan.statuses[index]
-        var inputs = status.idle
+        let page = status.pages[page % status.pages.count]
+        var inputs = page.idle
         for slot in status.slots {
             let key = plan.keys[slot.key]
             if let value = state[key.key], let input = input(for: value, key: key, codec: key.status, band: state[.radioBand]) {
-                for signal in slot.signals { inputs[signal] = input }
+                // A status signal that overlaps one written before it is not written (`FrameWrites`).
+                for signal in slot.signals where status.written[signal] && page.onPath[signal] { inputs[signal] = input }
             }
         }
+        // A qualifier says valid while the vehicle knows the value (idle: invalid).
+        for qualifier in status.qualified where status.written[qualifier.signal] && page.onPath[qualifier.signal] {
+            if state[plan.keys[qualifier.key].key] != nil { inputs[qualifier.signal] = qualifier.validInput }
+        }
         return try frame(for: status, inputs: inputs, counters: &counters)
+    }
+
+    /// How many pages status message `name` is sent in (1 unless it is multiplexed).
+    public func statusPageCount(_ name: String) -> Int {
+        plan.statusByName[name].map { plan.statuses[$0].pages.count } ?? 1
     }
 
     /// The acknowledgement of a command frame, or nil when the profile has none.
@@ -396,9 +423,10 @@ public struct VehicleFrames: Sendable {
         guard let ack = plan.acknowledgement else { return nil }
         var inputs = ack.message.idle
         // In the order the values were set by name: a signal named twice takes the last.
-        for signal in ack.commandIDSignals { inputs[signal] = .integer(Int128(command.id.rawValue)) }
-        for signal in ack.counterSignals { inputs[signal] = .integer(Int128(command.counter ?? 0)) }
-        for signal in ack.resultSignals { inputs[signal] = .choice(result) }
+        let written = ack.message.written
+        for signal in ack.commandIDSignals where written[signal] { inputs[signal] = .integer(Int128(command.id.rawValue)) }
+        for signal in ack.counterSignals where written[signal] { inputs[signal] = .integer(Int128(command.counter ?? 0)) }
+        for signal in ack.resultSignals where written[signal] { inputs[signal] = .choice(result) }
         return try frame(for: ack.message, inputs: inputs, counters: &counters)
     }
 
@@ -451,8 +479,9 @@ public struct VehicleFrames: Sendable {
 
 /// What a frame from the vehicle says.
 public enum VehicleFrameContent: Sendable, Hashable {
-    /// Reported values of a status message.
-    case status(message: String, values: [PropertyKey: PropertyValue])
+    /// Reported values of a status message, and the properties it carries no value for,
+    /// with why (the head unit forgets their old values: never a stale or made-up state).
+    case status(message: String, values: [PropertyKey: PropertyValue], unreadable: [PropertyKey: String])
     case acknowledgement(Acknowledgement)
     /// Not trusted: wrong CRC, repeated or skipped alive counter.
     case e2eError(message: String, status: E2EStatus)

@@ -25,8 +25,10 @@ extension ProfileReader {
             }
             let object = try bindingNode.object(known: ["command", "status", "signalUnit"])
             let statusNode = try object.required("status")
-            let statusKeys = ["message", "signal"] + Self.mappingKeys
-            let status = try resolveSignal(statusNode, known: statusKeys, database: profile.database)
+            let statusKeys = ["message", "signal", "valid"] + Self.mappingKeys
+            let status = try resolveSignal(statusNode, known: statusKeys, database: profile.database, multiplexed: true)
+            let validNode = try statusNode.object(known: statusKeys).optional("valid")
+            let validity = try validNode.map { node throws(ProfileError) in try parseValidity(node, status: status) }
             if let commandNode = object.optional("command"), key.isStatusOnly {
                 throw commandNode.error("\(rawKey) is status only: the vehicle reports it and nothing sets it, so it cannot have a command")
             }
@@ -111,8 +113,10 @@ extension ProfileReader {
                 signalUnit = unit
             }
 
-            let binding = PropertyBinding(command: command, status: status.reference, statusValues: statusValues, signalUnit: signalUnit)
-            resolved[key] = ResolvedBinding(key: key, path: bindingNode.path, commandSignals: commandSignals, status: status, binding: binding)
+            let binding = PropertyBinding(
+                command: command, status: status.reference, statusValues: statusValues, signalUnit: signalUnit, validity: validity?.validity)
+            resolved[key] = ResolvedBinding(
+                key: key, path: bindingNode.path, commandSignals: commandSignals, status: status, qualifier: validity?.qualifier, binding: binding)
         }
         for key in requiredKeys(for: profile) where resolved[key] == nil {
             throw fail(
@@ -132,20 +136,23 @@ extension ProfileReader {
         }
     }
 
-    func resolveSignal(_ node: JSONNode, known: [String], database: DBCDatabase) throws(ProfileError) -> ResolvedSignal {
+    func resolveSignal(_ node: JSONNode, known: [String], database: DBCDatabase, multiplexed: Bool = false) throws(ProfileError) -> ResolvedSignal {
         let object = try node.object(known: known)
-        let message = try resolveMessage(object.required("message"), database: database)
+        let message = try resolveMessage(object.required("message"), database: database, multiplexed: multiplexed)
         return try resolveSignal(object.required("signal"), in: message, path: node.path)
     }
 
-    func resolveMessage(_ messageNode: JSONNode, database: DBCDatabase) throws(ProfileError) -> DBCMessage {
+    /// A message of the DBC. `multiplexed`: a status may be read from any page of a
+    /// multiplexed message (decoding needs nothing more); commands are not sent on one yet.
+    func resolveMessage(_ messageNode: JSONNode, database: DBCDatabase, multiplexed: Bool = false) throws(ProfileError) -> DBCMessage {
         let messageName = try messageNode.string()
         guard let message = database.message(named: messageName) else {
             throw messageNode.error("no message \"\(messageName)\" in \(dbcName)")
         }
-        guard !message.isMultiplexed else {
+        guard multiplexed || !message.isMultiplexed else {
             throw messageNode.error(
-                "message \"\(messageName)\" of \(dbcName) is multiplexed; bindings use plain messages (multiplexed pages are not supported yet)")
+                "message \"\(messageName)\" of \(dbcName) is multiplexed; commands are sent on plain messages (multiplexed commands are not supported yet; a status may be read from one)"
+            )
         }
         return message
     }
@@ -156,6 +163,44 @@ extension ProfileReader {
             throw signalNode.error("no signal \"\(signalName)\" in message \"\(message.name)\" of \(dbcName)")
         }
         return ResolvedSignal(message: message, signal: signal, path: path)
+    }
+
+    /// `status.valid`: `{"signal": S, "values": [...]}`, a signal of the status message and
+    /// the raw values (or choice names) that say the status value is valid.
+    func parseValidity(_ node: JSONNode, status: ResolvedSignal) throws(ProfileError) -> (validity: StatusValidity, qualifier: ResolvedSignal) {
+        let object = try node.object(known: ["signal", "values"])
+        let signalNode = try object.required("signal")
+        let qualifier = try resolveSignal(signalNode, in: status.message, path: node.path)
+        let codec = status.message.codec
+        guard qualifier.signal.name != status.signal.name else {
+            throw signalNode.error(
+                "\"\(status.signal.name)\" is the status signal itself; its validity is another signal of message \"\(status.message.name)\"")
+        }
+        if let index = codec.index(ofSignal: qualifier.signal.name), let statusIndex = codec.index(ofSignal: status.signal.name),
+            codec.overlappingSignals(ofSignalAt: index).contains(statusIndex)
+        {
+            throw signalNode.error(
+                "signal \"\(qualifier.signal.name)\" shares bits with the status signal \"\(status.signal.name)\": a frame carries only one of them (a group signal is no qualifier; its validity bit is)"
+            )
+        }
+        // A page of a multiplexed message that carries the value carries its qualifier.
+        if let selector = qualifier.signal.multiplexerSignal,
+            selector != status.signal.multiplexerSignal || !Set(status.signal.multiplexerIDs ?? []).isSubset(of: qualifier.signal.multiplexerIDs ?? [])
+        {
+            throw signalNode.error(
+                "signal \"\(qualifier.signal.name)\" is not on every page of \"\(selector)\" that carries the status signal \"\(status.signal.name)\": a frame would carry the value without its qualifier"
+            )
+        }
+        let valuesNode = try object.required("values")
+        var valid: [RawValueName] = []
+        var seen = Set<Int128>()
+        for item in try valuesNode.array() {
+            let (name, raw) = try rawValue(item, signal: qualifier.signal, message: qualifier.message)
+            guard seen.insert(raw).inserted else { throw item.error("raw value \(raw) is listed twice") }
+            valid.append(name)
+        }
+        guard !valid.isEmpty else { throw valuesNode.error("name the raw values that say the status is valid") }
+        return (StatusValidity(signal: qualifier.reference, valid: valid), qualifier)
     }
 
     /// A value mapping on a status signal or a setpoint command's signal.

@@ -72,7 +72,7 @@ extension ProfileReader {
     /// signals carry no property.
     func checkCoverage(profile: VehicleProfile, bindings: [PropertyKey: ResolvedBinding]) throws(ProfileError) {
         let sorted = bindings.values.sorted { $0.key < $1.key }
-        for reference in sorted.flatMap({ $0.commandSignals + [$0.status] }) {
+        for reference in sorted.flatMap({ $0.commandSignals + [$0.status] + ($0.qualifier.map { [$0] } ?? []) }) {
             let message = reference.message.name
             if profile.protection[message]?.isProtectionSignal(reference.signal.name) == true {
                 throw fail(reference.path + ".signal", "signal \"\(reference.signal.name)\" is the protection checksum or counter of \"\(message)\"")
@@ -82,6 +82,22 @@ extension ProfileReader {
             throw fail(
                 "messages[\"\(binding.status.message.name)\"].cycleTimeMs",
                 "missing: status message \"\(binding.status.message.name)\" (\(binding.status.path)) has no GenMsgCycleTime in \(dbcName), so the profile gives its period; reachability (unreachableAfterCycles) needs it"
+            )
+        }
+    }
+
+    /// A command frame writes the signals the profile names (`FrameWrites`); two of them
+    /// that share a bit cannot both be carried. Checked before the ranges, so an overlap
+    /// is reported as itself.
+    func checkWrites(profile: VehicleProfile) throws(ProfileError) {
+        let commandMessages = Set(profile.bindings.values.compactMap { $0.command?.message })
+        for name in commandMessages.sorted() {
+            guard let message = profile.database.message(named: name),
+                let (earlier, later) = FrameWrites.resolve(profile.commandSignalsNamed(in: name), in: message).collisions.first
+            else { continue }
+            throw fail(
+                later.path,
+                "signal \"\(later.signal)\" shares bits with signal \"\(earlier.signal)\" (\(earlier.path)) in message \"\(name)\", and the head unit would write both: a frame carries only one of two overlapping signals (a signal that overlaps another is written only when the profile names it)"
             )
         }
     }
@@ -177,36 +193,18 @@ extension ProfileReader {
         }
     }
 
-    /// Encodes `value` into the signal (the message's other signals at a neutral value)
-    /// and decodes it again; nil when it reads back unchanged, else the problem.
+    /// Encodes `value` into the signal alone (its range, bits and choices: the message's
+    /// other signals, overlapping or not, play no part) and decodes it again; nil when it
+    /// reads back unchanged, else the problem.
     static func roundTrip(_ value: Double, _ reference: ResolvedSignal, exact: Bool = true) -> String? {
-        let message = reference.message
-        let target = reference.signal.name
-        var inputs: [String: SignalInput] = [:]
-        for signal in message.signals where signal.name != target {
-            if let choice = signal.choices.first {
-                inputs[signal.name] = .choice(choice.name)
-            } else {
-                var neutral = signal.offset.doubleValue
-                if let low = signal.minimum?.doubleValue, let high = signal.maximum?.doubleValue, low <= high, !(low...high).contains(neutral) { neutral = low }
-                inputs[signal.name] = .float(neutral)
-            }
-        }
+        let codec = reference.message.codec
         let input: SignalInput = value.rounded() == value && abs(value) < 1e15 ? .integer(Int128(value)) : .float(value)
-        inputs[target] = input
-        let payload: [UInt8]
-        let decoded: [(name: String, value: SignalValue)]
+        let result: SignalValue
         do {
-            payload = try message.codec.encode(inputs)
+            result = try codec.carried(input, signalAt: codec.index(ofSignal: reference.signal.name)!)
         } catch {
             return error.description
         }
-        do {
-            decoded = try message.codec.decode(payload)
-        } catch {
-            return error.description
-        }
-        guard let result = decoded.first(where: { $0.name == target })?.value else { return "it is not decoded" }
         if case let .choice(name, raw) = result {
             return "it encodes as raw value \(raw), which is the choice \"\(name)\""
         }

@@ -58,6 +58,8 @@ struct ResolvedBinding {
     /// Every command signal, with the path that names it.
     let commandSignals: [ResolvedSignal]
     let status: ResolvedSignal
+    /// The status's validity qualifier (`status.valid.signal`).
+    let qualifier: ResolvedSignal?
     let binding: PropertyBinding
 
     var commandMessage: DBCMessage? { commandSignals.first?.message }
@@ -154,6 +156,7 @@ struct ProfileReader {
         profile.bindings = resolved.mapValues { $0.binding }
         profile.acknowledgement = try resolveAcknowledgement(root.optional("acknowledgement"), database: database, bindings: resolved)
         try checkCoverage(profile: profile, bindings: resolved)
+        try checkWrites(profile: profile)
         try checkRanges(profile: profile, bindings: resolved, root: root)
         return profile
     }

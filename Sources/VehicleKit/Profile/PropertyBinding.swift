@@ -13,12 +13,18 @@ public struct PropertyBinding: Sendable, Hashable {
     /// when one signal carries every band; nil when the signal carries the property
     /// value as it is (kHz for AM, MHz otherwise). See `signalValue(frequency:band:)`.
     public var signalUnit: String?
+    /// The status's validity qualifier (`status.valid`); nil: every reading is trusted.
+    public var validity: StatusValidity?
 
-    public init(command: PropertyCommand?, status: SignalReference, statusValues: ValueMapping = ValueMapping(), signalUnit: String? = nil) {
+    public init(
+        command: PropertyCommand?, status: SignalReference, statusValues: ValueMapping = ValueMapping(), signalUnit: String? = nil,
+        validity: StatusValidity? = nil
+    ) {
         self.command = command
         self.status = status
         self.statusValues = statusValues
         self.signalUnit = signalUnit
+        self.validity = validity
     }
 
     /// `radio.frequency`: the signal value for a frequency of `band` (in the band's unit).
@@ -31,6 +37,20 @@ public struct PropertyBinding: Sendable, Hashable {
         let factor = FrequencyUnit.factor(from: band.unit, to: signalUnit ?? band.unit)
         // Round away binary noise (101100 kHz / 1000 stays 101.1 MHz).
         return (signalValue / factor * 1e9).rounded() / 1e9
+    }
+}
+
+/// A status value is trusted only while another signal of its message (a validity bit
+/// `...V`, a quality code) carries one of `valid`; otherwise the property is unreadable.
+public struct StatusValidity: Sendable, Hashable {
+    /// The qualifier, in the status signal's message.
+    public var signal: SignalReference
+    /// The qualifier's raw values that say "valid".
+    public var valid: [RawValueName]
+
+    public init(signal: SignalReference, valid: [RawValueName]) {
+        self.signal = signal
+        self.valid = valid
     }
 }
 
