@@ -155,9 +155,12 @@ extension ProfileReader {
         if case let .setpoint(setpoint)? = binding.binding.command, let signal = binding.commandSignals.first {
             sides.insert((signal, setpoint.values, setpoint.idle), at: 0)
         }
+        // A mapping's table is keyed by the property value as a profile writes it: a
+        // boolean by "false"/"true", not by the 0/1 it is checked as here.
+        let isBool = binding.key.kind == .bool
         for side in sides {
             for value in values {
-                if side.mapping.values[value.plainText()] != nil { continue }
+                if side.mapping.values[isBool ? String(value != 0) : value.plainText()] != nil { continue }
                 var carried = signalValue(value)
                 if let linear = side.mapping.linear { carried = linear.signal(fromProperty: carried) }
                 if let problem = Self.roundTrip(carried, side.reference, exact: side.mapping.linear == nil) {
