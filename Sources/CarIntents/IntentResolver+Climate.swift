@@ -5,7 +5,7 @@ extension IntentResolver {
     /// `SetClimateSettingsInCar`.
     ///
     /// - No climate capabilities: every given parameter is `unsupported`.
-    /// - `enableFan` (any car with climate), `enableAirConditioner`, `enableClimateControl`,
+    /// - `enableFan` (a car with fan levels, or with a `climate.fan` binding), `enableAirConditioner`, `enableClimateControl`,
     ///   `enableAutoMode`, `airCirculationMode`: `unsupported` when the capability is absent,
     ///   else `success`; the action sets `climate.fan` / `.airConditioner` / `.climateControl` /
     ///   `.autoMode` / `.airCirculation`.
@@ -62,7 +62,10 @@ extension IntentResolver {
                 context.results[name] = .unsupported(reason: "\(context.car) has no \(missing)")
             }
         }
-        toggle("enableFan", p.enableFan, available: true, missing: "fan", key: .fan)
+        // A car whose fan has levels binds climate.fan (the loader asks for it); one
+        // without levels may still bind it. Unbound, Handle could send nothing.
+        let switchesFan = climate.fanSpeedLevels > 0 || context.profile.bindings[.fan] != nil
+        toggle("enableFan", p.enableFan, available: switchesFan, missing: "fan switch", key: .fan)
         toggle("enableAirConditioner", p.enableAirConditioner, available: climate.airConditioner, missing: "air conditioner", key: .airConditioner)
         toggle("enableClimateControl", p.enableClimateControl, available: climate.climateControl, missing: "climate control switch", key: .climateControl)
         toggle("enableAutoMode", p.enableAutoMode, available: climate.autoMode, missing: "automatic climate mode", key: .autoMode)
