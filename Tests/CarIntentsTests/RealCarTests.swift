@@ -19,6 +19,18 @@ import VehicleSimulator
         #expect(!VehicleFrames(profile: profile).statusMessages.isEmpty)
     }
 
+    /// The Hyundai reports its distance to empty (`Clu_DTE`) and no fuel level: the power
+    /// level is that range, from the simulated cluster's frame.
+    @Test func theHyundaisPowerLevelIsItsRange() async throws {
+        let rig = try await Rig.start("hyundai-mcan", state: [.distanceRemaining: .number(385)])
+        try await stopping(rig) { rig in
+            let result = try await rig.perform(#"{"intent":"GetCarPowerLevelStatus","parameters":{}}"#)
+            #expect(result.response.code == .success, "\(result.response)")
+            #expect(result.response.fields["distanceRemaining"] == ["value": 385.0, "unit": "kilometers"])
+            #expect(result.response.fields["fuelPercentRemaining"] == nil && result.response.fields["dateOfLastStateUpdate"] != nil)
+        }
+    }
+
     /// Licht_Anf_01 frames as a VW sends them (opendbc's published samples, counters 0...15,
     /// facts from commaai/opendbc, MIT) are trusted through the profile's `vw-mqb`
     /// declaration; the same frame with one bit flipped is not.

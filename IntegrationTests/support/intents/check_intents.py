@@ -357,9 +357,10 @@ def scenarios(vehicle, carplayctl):
         out.append(("signal", {"intent": "ActivateCarSignal", "parameters": {"signals": signals}}, "success",
                     {"signal.%s" % s: True for s in signals}))
     power = p.get("power", {})
-    # INTENTS.md: a car whose power has neither fuel nor battery resolves carName unsupported
-    out.append(("power level", {"intent": "GetCarPowerLevelStatus", "parameters": {}},
-                "success" if power.get("fuel") or power.get("battery") else "failure", {}))
+    # INTENTS.md: a car that reports no power reading (neither fuel nor battery, and no
+    # power.* binding: a range alone counts) resolves carName unsupported
+    reports = power.get("fuel") or power.get("battery") or any(k.startswith("power.") for k in p.get("bindings", {}))
+    out.append(("power level", {"intent": "GetCarPowerLevelStatus", "parameters": {}}, "success" if reports else "failure", {}))
     if p.get("profileSlots", 0) >= 2:
         expected = {"profile.active": 2} if "profile.active" in vehicle.bindings else {}
         out.append(("save profile", {"intent": "SaveProfileInCar", "parameters": {"profileNumber": 2, "profileName": "Alex"}},
