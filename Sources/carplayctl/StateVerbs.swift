@@ -18,13 +18,27 @@ enum StateVerbs {
         usage: carplayctl status [--json] [--socket PATH]
 
           GetState: the live vehicle state from its status frames, grouped: vehicle
-          (reachable yes/no, bus), climate, seats, audio and radio, body (locks, profile,
-          signals), power. --json prints {"state":{…},"reachable":…,"bus":{…}}.
+          (the car served, from Describe; reachable yes/no, bus), climate, seats, audio and
+          radio, body (locks, profile, signals), power. --json prints GetState's reply,
+          {"state":{…},"reachable":…,"bus":{…}}.
         \(DaemonOptions.usage)
         """
 
     static func status(_ arguments: [String]) throws -> Int32 {
-        try showReply(arguments, method: "GetState") { StatusReport.render($0) }
+        var options = DaemonOptions()
+        try noPositional(arguments, &options)
+        return try withDaemonErrorsAsJSON(options.json) {
+            let daemon = try DaemonConnection(options)
+            let reply = try daemon.call("GetState")
+            if options.json {
+                output(JSONValue.object(reply).serialized())
+            } else {
+                // Which car's state this is: a daemon serves one profile, chosen or the default.
+                let vehicle = try daemon.call("Describe")["vehicle"]?.objectValue ?? [:]
+                output(StatusReport.render(reply, vehicle: vehicle), newline: false)
+            }
+            return ExitCode.success
+        }
     }
 
     /// A verb that calls `method` without parameters and prints the reply: as JSON with
@@ -238,7 +252,8 @@ enum StateVerbs {
 
 /// `carplayctl status` as a person reads it.
 enum StatusReport {
-    static func render(_ reply: [String: JSONValue]) -> String {
+    /// `vehicle`: Describe's, for the car's name and profile.
+    static func render(_ reply: [String: JSONValue], vehicle: [String: JSONValue]) -> String {
         var state = reply["state"]?.objectValue ?? [:]
         var lines: [String] = []
         func take(_ key: String) -> JSONValue? { state.removeValue(forKey: key) }
@@ -247,6 +262,9 @@ enum StatusReport {
 
         // Vehicle.
         lines.append("vehicle")
+        if let name = vehicle["name"]?.stringValue {
+            row("car", name + (vehicle["identifier"]?.stringValue.map { " (profile \($0))" } ?? ""))
+        }
         row("reachable", reply["reachable"] == .bool(true) ? "yes" : "no")
         if let bus = reply["bus"]?.objectValue, !bus.isEmpty {
             row("bus", bus.keys.sorted().map { "\($0) \(readable(bus[$0]!))" }.joined(separator: ", "))

@@ -61,7 +61,9 @@ final class FakeDaemon: Sendable {
     static let frame: JSONValue = "(1700000000.000100) vcan0 3A0#2D00"
     static let getState: [String: JSONValue] = ["state": state, "reachable": true, "bus": ["interface": "vcan0", "kind": "virtual"]]
     static let describe: [String: JSONValue] = [
-        "vehicle": ["name": "Test Sedan", "carNames": ["Alex's car"], "climate": ["zones": ["left", "right"], "fanSpeedLevels": 7]]
+        "vehicle": [
+            "identifier": "test-sedan", "name": "Test Sedan", "carNames": ["Alex's car"], "climate": ["zones": ["left", "right"], "fanSpeedLevels": 7],
+        ]
     ]
 
     /// What the response of a successful intent carries besides the code.
@@ -466,6 +468,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         #expect(result.status == 0, "\(result.stderr)")
         let expected = """
             vehicle
+              car           Test Sedan (profile test-sedan)
               reachable     yes
               bus           interface vcan0, kind virtual
             climate
@@ -488,6 +491,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
 
             """
         #expect(result.stdout == expected)
+        #expect(daemon.calls.map(\.member) == ["GetState", "Describe"])
         let asJSON = try await ctl(["status", "--json"], daemon)
         #expect(try json(asJSON.stdout) == .object(FakeDaemon.getState))
     }
@@ -502,6 +506,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
                 climate:
                   fanSpeedLevels: 7
                   zones: left, right
+                identifier: test-sedan
                 name: Test Sedan
 
                 """)
