@@ -283,7 +283,12 @@ enum StatusReport {
         if !fan.isEmpty { climate.append(("fan", fan.joined(separator: ", "))) }
         if let ac = onOff("climate.airConditioner") { climate.append(("A/C", ac)) }
         if let auto = onOff("climate.autoMode") { climate.append(("auto", auto)) }
-        if let system = onOff("climate.climateControl") { climate.append(("climate", system)) }
+        // The whole car's climate, then each climate control zone's own ("on, rear off").
+        var system = onOff("climate.climateControl").map { [$0] } ?? []
+        for key in state.keys.filter({ $0.hasPrefix("climate.climateControl.") }).sorted() {
+            system.append("\(key.dropFirst("climate.climateControl.".count)) \(onOff(key)!)")
+        }
+        if !system.isEmpty { climate.append(("climate", system.joined(separator: ", "))) }
         if let air = take("climate.airCirculation")?.stringValue { climate.append(("air", air == "recirculateAir" ? "recirculated" : "fresh")) }
         for key in ["defroster.front", "defroster.rear"] {
             if let flag = onOff(key) { climate.append(("\(key.dropFirst("defroster.".count)) defroster", flag)) }

@@ -496,6 +496,18 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         #expect(try json(asJSON.stdout) == .object(FakeDaemon.getState))
     }
 
+    /// A climate control zone's own switch sits beside the whole car's.
+    @Test func statusShowsEachClimateSwitch() async throws {
+        let daemon = try FakeDaemon { call in
+            guard call.member == "GetState" else { return FakeDaemon.happyVehicle(call) }
+            let state: JSONValue = ["climate.climateControl": true, "climate.climateControl.rear": false]
+            return [VarlinkReply(parameters: ["state": state, "reachable": true, "bus": [:]])]
+        }
+        let result = try await ctl(["status"], daemon)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("climate\n  climate       on, rear off\n"), "\(result.stdout)")
+    }
+
     @Test func describe() async throws {
         let daemon = try FakeDaemon()
         let result = try await ctl(["describe"], daemon)
