@@ -2,8 +2,8 @@
 # THE run command of carplayd (README): sets up a fresh Debian 12 machine that has
 # the Swift toolchain, builds the release binaries and runs the main job: carplayd
 # on its embedded default -- an in-process virtual CAN bus with the simulated
-# vehicle of the example sedan (VehicleProfiles/sedan, unless --profile or --config
-# is given). It prints where its
+# vehicle of the example sedan (VehicleProfiles/sedan: the daemon's default, unless
+# --profile or --config chooses another). It prints where its
 # socket is and a line to try next, then logs every intent until Ctrl-C / SIGTERM.
 #
 # Arguments go to carplayd (e.g. --profile VehicleProfiles/suv, --log-level debug).
@@ -19,13 +19,6 @@ echo "==> swift build -c release (carplayd, carplayctl)"
 "$SWIFT" build -c release --product carplayd
 "$SWIFT" build -c release --product carplayctl
 BIN="$("$SWIFT" build -c release --show-bin-path)"
-# The example sedan unless told otherwise: it takes every intent of README's "Try it"
-# (the daemon's own default, the first profile by folder name, is a real car's
-# partial profile).
-case " $* " in
-    *" --profile "*|*" --config "*) ;;
-    *) set -- --profile "$REPO_ROOT/VehicleProfiles/sedan" "$@" ;;
-esac
 echo "==> $BIN/carplayd $*"
 echo "    (clients: $BIN/carplayctl --help)"
 exec "$BIN/carplayd" "$@"

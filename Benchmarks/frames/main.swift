@@ -67,7 +67,9 @@ func workload(_ profile: VehicleProfile) -> [[[PropertyKey: PropertyValue]]] {
         items.append([[key: a], [key: b]])
     }
     if let climate = profile.climate {
-        for zone in climate.zones { add(.temperature(zone: zone.id), .number(climate.celsius.snap(19.5)), .number(climate.celsius.snap(23))) }
+        if let celsius = climate.celsius {
+            for zone in climate.zones { add(.temperature(zone: zone.id), .number(celsius.snap(19.5)), .number(celsius.snap(23))) }
+        }
         if climate.fanSpeedLevels > 1 { add(.fanSpeed, .integer(1), .integer(min(5, climate.fanSpeedLevels))) }
         add(.airConditioner, .bool(false), .bool(true))
         add(.autoMode, .bool(true), .bool(false))

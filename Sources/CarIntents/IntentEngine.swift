@@ -200,10 +200,8 @@ public final class IntentEngine: Sendable {
             return (IntentResponse(code: .success, reason: nil, fields: ["locked": .bool(locked)]), [])
 
         case .readPowerLevel:
-            var keys: [PropertyKey] = []
-            if profile.power.fuel { keys.append(.fuelPercent) }
-            if profile.power.battery { keys.append(.chargePercent) }
-            let known = await controller.state(knowing: keys.filter { profile.bindings[$0] != nil }, timeout: timeout)
+            let readings = PowerLevelResponse.readings(of: profile).filter { profile.bindings[$0] != nil }
+            let known = await controller.state(knowing: readings, timeout: timeout)
             let state: VehicleState
             if let known { state = known } else { state = controller.currentState }
             let lastUpdate = controller.newestStatusStamp(carrying: PowerLevelResponse.isPowerProperty)

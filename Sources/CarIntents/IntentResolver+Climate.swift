@@ -5,7 +5,7 @@ extension IntentResolver {
     /// `SetClimateSettingsInCar`.
     ///
     /// - No climate capabilities: every given parameter is `unsupported`.
-    /// - `enableFan` (any car with climate), `enableAirConditioner`, `enableClimateControl`,
+    /// - `enableFan` (a car with fan levels, or with a `climate.fan` binding), `enableAirConditioner`, `enableClimateControl`,
     ///   `enableAutoMode`, `airCirculationMode`: `unsupported` when the capability is absent,
     ///   else `success`; the action sets `climate.fan` / `.airConditioner` / `.climateControl` /
     ///   `.autoMode` / `.airCirculation`.
@@ -17,10 +17,14 @@ extension IntentResolver {
     ///   an index or a percentage. A fan speed sets `climate.fanSpeed` and `climate.fan = true`
     ///   (`enableFan: false` with a speed is `unsupported` on `enableFan`). Cars with
     ///   `fanSpeedLevels == 0` answer `unsupported` to all three.
-    /// - `climateZone`: the CarSeat's physical seats (`driverSide`), then the zones serving
-    ///   any of them; no zone -> `unsupported`. Absent with a temperature or relative
-    ///   temperature: every zone ("the whole car"); absent otherwise `notRequired`. The success
-    ///   value is the array of zone ids.
+    /// - `enableClimateControl`: the switches `ClimateCapabilities.climateControlKeys` gives
+    ///   for the `climateZone`'s seats (a rear switch of its own for the rear seats, the whole
+    ///   car's for the others; without `climateZone` the whole car's); none -> `unsupported`.
+    /// - `climateZone`: the CarSeat's physical seats (`driverSide`), then the temperature
+    ///   zones and the climate control zones serving any of them; none -> `unsupported`, but
+    ///   on a car with no zones of either kind `success` with `[]` (all it sets is the whole
+    ///   car's). Absent with a temperature or relative temperature: every zone ("the whole
+    ///   car"); absent otherwise `notRequired`. The success value is the array of zone ids.
     /// - `temperature`: checked in the range of its own unit; outside -> clamped to min/max
     ///   and `confirmationRequired` ("30 °C is above the maximum 28 °C"); inside -> snapped to
     ///   the step, `success` with the snapped value (in the request's unit). The action sets
@@ -30,6 +34,8 @@ extension IntentResolver {
     ///   current `climate.temperature.<zone>` ∓ the Celsius step, clamped; `needsValue("current
     ///   temperature unknown")` when a zone's current value is missing. The success value is
     ///   `{zone: °C}`. With `temperature` too -> `unsupported`.
+    /// - A (relative) temperature on a car without zones, or for a `climateZone` that only
+    ///   a climate control zone serves -> `unsupported`.
     /// - Nothing settable given -> `needsValue` on `temperature`.
     static func resolveClimate(_ p: SetClimateSettingsInCarParameters, _ context: inout ResolutionContext) {
         context.carName(p.carName)
@@ -62,9 +68,24 @@ extension IntentResolver {
                 context.results[name] = .unsupported(reason: "\(context.car) has no \(missing)")
             }
         }
-        toggle("enableFan", p.enableFan, available: true, missing: "fan", key: .fan)
+        // A car whose fan has levels binds climate.fan (the loader asks for it); one
+        // without levels may still bind it. Unbound, Handle could send nothing.
+        let switchesFan = climate.fanSpeedLevels > 0 || context.profile.bindings[.fan] != nil
+        toggle("enableFan", p.enableFan, available: switchesFan, missing: "fan switch", key: .fan)
         toggle("enableAirConditioner", p.enableAirConditioner, available: climate.airConditioner, missing: "air conditioner", key: .airConditioner)
-        toggle("enableClimateControl", p.enableClimateControl, available: climate.climateControl, missing: "climate control switch", key: .climateControl)
+        if let enable = p.enableClimateControl {
+            let seats = p.climateZone?.physicalSeats(driverSide: context.profile.driverSide)
+            let keys = climate.climateControlKeys(serving: seats)
+            if keys.isEmpty {
+                // No switch serves those seats; or the car has none at all.
+                let hasSwitch = climate.climateControl || !climate.climateControlZones.isEmpty
+                let missing = if let zone = p.climateZone, hasSwitch { "climate switch for the \(zone.spokenName)" } else { "climate control switch" }
+                context.results["enableClimateControl"] = .unsupported(reason: "\(context.car) has no \(missing)")
+            } else {
+                context.results["enableClimateControl"] = .success(.bool(enable))
+                for key in keys { context.targets[key] = .bool(enable) }
+            }
+        }
         toggle("enableAutoMode", p.enableAutoMode, available: climate.autoMode, missing: "automatic climate mode", key: .autoMode)
         if let mode = p.airCirculationMode {
             if climate.recirculation {
@@ -148,11 +169,23 @@ extension IntentResolver {
         let wantsTemperature = p.temperature != nil || p.relativeTemperatureSetting != nil
         var zones: [ClimateZone]
         if let zone = p.climateZone {
-            zones = climate.zones(serving: zone.physicalSeats(driverSide: context.profile.driverSide))
-            if zones.isEmpty {
-                context.results["climateZone"] = .unsupported(reason: "\(context.car) has no climate zone for the \(zone.spokenName)")
+            let seats = zone.physicalSeats(driverSide: context.profile.driverSide)
+            zones = climate.zones(serving: seats)
+            let ids = zones.map(\.id) + climate.climateControlZones(serving: seats).map(\.id).filter { id in !zones.contains { $0.id == id } }
+            if !ids.isEmpty {
+                context.results["climateZone"] = .success(.array(ids.map { .string($0) }))
+            } else if climate.zones.isEmpty, climate.climateControlZones.isEmpty {
+                // Nothing of this car is per zone: what it sets, it sets for the whole car.
+                context.results["climateZone"] = .success(.array([]))
             } else {
-                context.results["climateZone"] = .success(.array(zones.map { .string($0.id) }))
+                context.results["climateZone"] = .unsupported(reason: "\(context.car) has no climate zone for the \(zone.spokenName)")
+            }
+            // A zone that only switches its climate on and off sets no temperature.
+            if wantsTemperature, zones.isEmpty, case .success = context.results["climateZone"], !climate.zones.isEmpty {
+                let reason = "\(context.car) has no temperature zone for the \(zone.spokenName)"
+                if p.temperature != nil { context.results["temperature"] = .unsupported(reason: reason) }
+                if p.relativeTemperatureSetting != nil { context.results["relativeTemperatureSetting"] = .unsupported(reason: reason) }
+                return
             }
         } else {
             zones = climate.zones
@@ -160,14 +193,14 @@ extension IntentResolver {
             context.results["climateZone"] = wantsTemperature ? .success(.array(zones.map { .string($0.id) })) : .notRequired
         }
         guard wantsTemperature else { return }
-        if climate.zones.isEmpty {
+        guard !climate.zones.isEmpty, let celsius = climate.celsius, let fahrenheit = climate.fahrenheit else {
             let reason = "\(context.car) cannot set a temperature"
             if p.temperature != nil { context.results["temperature"] = .unsupported(reason: reason) }
             if p.relativeTemperatureSetting != nil { context.results["relativeTemperatureSetting"] = .unsupported(reason: reason) }
             return
         }
         if let temperature = p.temperature {
-            let range = temperature.unit == .celsius ? climate.celsius : climate.fahrenheit
+            let range = temperature.unit == .celsius ? celsius : fahrenheit
             let resolved: Double
             if temperature.value > range.max + 1e-9 {
                 resolved = range.max
@@ -183,15 +216,15 @@ extension IntentResolver {
                 resolved = range.snap(temperature.value)
                 context.results["temperature"] = .success(Temperature(value: resolved, unit: temperature.unit).jsonValue)
             }
-            let celsius = temperature.unit == .celsius ? resolved : climate.celsius.snap((resolved - 32) * 5 / 9)
-            for zone in zones { context.targets[.temperature(zone: zone.id)] = .number(celsius) }
+            let target = temperature.unit == .celsius ? resolved : celsius.snap((resolved - 32) * 5 / 9)
+            for zone in zones { context.targets[.temperature(zone: zone.id)] = .number(target) }
         }
         if let relative = p.relativeTemperatureSetting {
             if p.temperature != nil {
                 context.results["relativeTemperatureSetting"] = .unsupported(reason: "give either a temperature or a relative setting")
                 return
             }
-            let range = climate.celsius
+            let range = celsius
             var values: [String: JSONValue] = [:]
             var targets: [PropertyKey: PropertyValue] = [:]
             for zone in zones.isEmpty ? climate.zones : zones {

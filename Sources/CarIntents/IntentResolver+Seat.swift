@@ -378,12 +378,12 @@ extension IntentResolver {
         }
     }
 
-    /// `GetCarPowerLevelStatus`: action `readPowerLevel`; a car that reports neither fuel
-    /// nor battery answers `unsupported` on `carName`.
+    /// `GetCarPowerLevelStatus`: action `readPowerLevel`; a car that reports no power
+    /// reading at all (no fuel or charge level, no range) answers `unsupported` on `carName`.
     static func resolvePowerLevel(_ p: CarNameParameters, _ context: inout ResolutionContext) {
         context.carName(p.carName)
-        if !context.profile.power.fuel, !context.profile.power.battery {
-            context.results["carName"] = .unsupported(reason: "\(context.car) reports neither fuel nor charge level")
+        if PowerLevelResponse.readings(of: context.profile).isEmpty {
+            context.results["carName"] = .unsupported(reason: "\(context.car) reports no fuel or charge level and no range")
         } else {
             context.action = .readPowerLevel
         }

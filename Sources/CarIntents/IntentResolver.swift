@@ -52,24 +52,26 @@ public enum IntentResolver {
         func isSuccess(_ name: String) -> Bool { if case .success? = asked[name] { true } else { false } }
         // The properties a parameter of their own asked for (enableHeating for heating) name
         // the reason before those the intent implies (cooling off while heating).
+        let targets = context.targets
+        func setting(_ key: PropertyKey) -> [String] { parameters(setting: key, to: targets[key]) }
         let ordered =
-            refused.filter { parameters(setting: $0).first.map(isSuccess) ?? false }
-            + refused.filter { !(parameters(setting: $0).first.map(isSuccess) ?? false) }
+            refused.filter { setting($0).first.map(isSuccess) ?? false }
+            + refused.filter { !(setting($0).first.map(isSuccess) ?? false) }
         var named = Set<String>()
         for key in ordered {
             let reason =
                 context.profile.isReadOnly(key)
                 ? "\(context.car) reports \(key.rawValue) but takes no command for it on its bus"
-                : "\(context.car) takes no request to set \(key.rawValue) to \(context.targets[key]!)"
-            for name in parameters(setting: key) where isSuccess(name) && named.insert(name).inserted {
+                : "\(context.car) takes no request to set \(key.rawValue) to \(targets[key]!)"
+            for name in setting(key) where isSuccess(name) && named.insert(name).inserted {
                 context.results[name] = .unsupported(reason: reason)
             }
             context.targets[key] = nil
         }
     }
 
-    /// The intent parameters that can set `key`.
-    static func parameters(setting key: PropertyKey) -> [String] {
+    /// The intent parameters that can set `key` to `value`.
+    static func parameters(setting key: PropertyKey, to value: PropertyValue?) -> [String] {
         if key.rawValue.hasPrefix("climate.temperature.") { return ["temperature", "relativeTemperatureSetting"] }
         if key.rawValue.hasPrefix("defroster.") { return ["defroster", "enable"] }
         if key.rawValue.hasPrefix("seat."), let feature = key.rawValue.split(separator: ".").last {
@@ -77,7 +79,8 @@ public enum IntentResolver {
         }
         if key.rawValue.hasPrefix("signal.") { return ["signals"] }
         return switch key {
-        case .fan: ["enableFan"]
+        // 0 % asks for the fan off; a level above 0 turns it on by itself.
+        case .fan: value == .bool(false) ? ["enableFan", "fanSpeedPercentage"] : ["enableFan"]
         case .fanSpeed: ["fanSpeedIndex", "fanSpeedPercentage", "relativeFanSpeedSetting"]
         case .airConditioner: ["enableAirConditioner"]
         case .autoMode: ["enableAutoMode"]

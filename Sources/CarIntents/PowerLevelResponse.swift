@@ -80,4 +80,14 @@ public enum PowerLevelResponse {
 
     /// The power properties' status frames: whose newest stamp is `dateOfLastStateUpdate`.
     public static func isPowerProperty(_ key: PropertyKey) -> Bool { key.rawValue.hasPrefix("power.") }
+
+    /// What the car's power level is read from: the fuel and charge levels its `power`
+    /// section says it has, else every power property it binds (a range without a level:
+    /// the Hyundai's distance to empty). Empty: the car reports no power level at all.
+    public static func readings(of profile: VehicleProfile) -> [PropertyKey] {
+        var levels: [PropertyKey] = []
+        if profile.power.fuel { levels.append(.fuelPercent) }
+        if profile.power.battery { levels.append(.chargePercent) }
+        return levels.isEmpty ? profile.bindings.keys.filter(isPowerProperty).sorted() : levels
+    }
 }

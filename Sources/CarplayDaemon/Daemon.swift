@@ -78,7 +78,8 @@ public final class Daemon: Sendable {
         let reachable = await session.controller.waitUntilReachable(timeout: .seconds(2))
         let bus = source.description(interface: session.interface)
         let listening = passed == nil ? socketPath : "\(socketPath) (socket-activated, fd \(passed!.rawValue))"
-        log.info("listening on \(listening) (\(profile.displayName), profile \(directory); \(bus)\(reachable ? "" : ", vehicle not reachable yet"))")
+        let car = Self.served(profile, directory: directory, configured: configuration.profile != nil)
+        log.info("listening on \(listening): \(car); \(bus)\(reachable ? "" : ", vehicle not reachable yet")")
         let notifier = SystemdNotifier()
         _ = try? notifier.notify("READY=1\nSTATUS=\(Self.statusText(reachable: reachable, interface: session.interface))")
         let supervisor = Task { await self.supervise(state: state, loops: loops, notifier: notifier, reachable: reachable) }
@@ -189,6 +190,11 @@ public final class Daemon: Sendable {
         return .success(first)
     }
 
+    /// Which car is served, for the log: "the Example Sedan (profile DIR, the default vehicle)".
+    static func served(_ profile: VehicleProfile, directory: String, configured: Bool) -> String {
+        "the \(profile.displayName) (profile \(directory)\(configured ? "" : ", the default vehicle: no profile configured"))"
+    }
+
     static func statusText(reachable: Bool, interface: String) -> String {
         reachable ? "vehicle reachable on \(interface)" : "vehicle not reachable on \(interface)"
     }
@@ -292,7 +298,7 @@ public final class Daemon: Sendable {
         let old = state.replace(
             session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(next), simulatorAccess: simulatorAccess(next))
         await old.stop()
-        log.info("reloaded: \(profile.displayName) (profile \(directory))")
+        log.info("reloaded: \(Self.served(profile, directory: directory, configured: next.profile != nil))")
     }
 
     private func resolveAccounts(_ configuration: DaemonConfiguration) -> (Set<UInt32>, Set<UInt32>) {
@@ -331,16 +337,31 @@ public final class Daemon: Sendable {
             trustedGroups: groupIDs(configuration.sessionlessTrustedGroups, key: "sessionless-trusted-groups"), logind: .system)
     }
 
-    /// The profile folder given, or the first shipped vehicle.
+    /// The vehicle served when no profile is configured: the example sedan, which takes
+    /// every intent. Chosen by name: the first folder in name order was a real car's
+    /// partial profile (the Ford, in °F, without a power level).
+    public static let defaultVehicle = "sedan"
+
+    /// The profile folder given, or the default vehicle's.
     public static func loadProfile(_ path: String?) throws -> (String, VehicleProfile) {
-        let directory = try path ?? defaultProfileDirectory()
+        let directory = try path ?? defaultProfileDirectory(in: profileRoots())
         let profile = try ProfileLoader.load(directory: directory) { try? FileDescriptor.readFile(atPath: $0) }
         return (directory, profile)
     }
 
-    /// `$CARPLAYD_PROFILES/…`, the source tree's VehicleProfiles (next to a build), or
-    /// the installed ones; the first vehicle in name order.
-    static func defaultProfileDirectory() throws -> String {
+    /// `defaultVehicle`'s folder in the first of `roots` that has it.
+    static func defaultProfileDirectory(in roots: [String]) throws -> String {
+        for root in roots where FileSystem.exists(root + "/" + defaultVehicle + "/" + ProfileLoader.profileFileName) {
+            return root + "/" + defaultVehicle
+        }
+        throw DaemonError(
+            "no vehicle profile given, and the default one, \(defaultVehicle) (the example sedan), is not in \(roots.joined(separator: ", ")); give --profile DIR"
+        )
+    }
+
+    /// Where shipped profiles are: `$CARPLAYD_PROFILES`, the source tree's VehicleProfiles
+    /// (next to a build), the installed ones.
+    static func profileRoots() -> [String] {
         var roots: [String] = []
         if let root = CarplaydPaths.environment()["CARPLAYD_PROFILES"] { roots.append(root) }
         if let executable = FileSystem.executablePath() {
@@ -353,12 +374,7 @@ public final class Daemon: Sendable {
             roots.append(FileSystem.parentDirectory(of: FileSystem.parentDirectory(of: executable)) + "/share/carplayd/VehicleProfiles")
         }
         roots += ["/usr/local/share/carplayd/VehicleProfiles", "/usr/share/carplayd/VehicleProfiles"]
-        for root in roots where FileSystem.isDirectory(root) {
-            for name in FileSystem.contents(ofDirectory: root) where FileSystem.exists(root + "/" + name + "/profile.json") {
-                return root + "/" + name
-            }
-        }
-        throw DaemonError("no vehicle profile found (looked in \(roots.joined(separator: ", "))); give --profile DIR")
+        return roots
     }
 }
 

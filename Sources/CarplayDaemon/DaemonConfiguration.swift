@@ -10,7 +10,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         }
     }
 
-    /// The vehicle profile folder; nil: the first shipped vehicle.
+    /// The vehicle profile folder; nil: the default vehicle (`Daemon.defaultVehicle`).
     public var profile: String?
     /// The CAN interface; nil: the embedded default (in-process bus, simulated vehicle).
     public var canInterface: String?
@@ -81,7 +81,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         the simulated vehicle of the profile.
 
           --config FILE        read settings from FILE (default /etc/carplayd/carplayd.conf if it exists)
-          --profile DIR        vehicle profile folder (default: the first shipped vehicle)
+          --profile DIR        vehicle profile folder (default: the example sedan, VehicleProfiles/\(Daemon.defaultVehicle))
           --can IFACE          CAN interface (SocketCAN: vcan0, can0, ...); the vehicle is whatever answers there
           --socket PATH        Varlink socket (default $XDG_RUNTIME_DIR/carplayd/io.carplayd.Vehicle,
                                /run/carplayd/io.carplayd.Vehicle for root)

@@ -32,13 +32,21 @@ enum VehicleDescription {
             ]),
         ]
         if let climate = profile.climate {
-            object["climate"] = .object([
-                "zones": .array(climate.zones.map { .object(["id": .string($0.id), "seats": .array($0.seats.map { .string($0.rawValue) })]) }),
-                "celsius": range(climate.celsius), "fahrenheit": range(climate.fahrenheit),
-                "fanSpeedLevels": .integer(climate.fanSpeedLevels),
+            func zones(_ zones: [ClimateZone]) -> JSONValue {
+                .array(zones.map { .object(["id": .string($0.id), "seats": .array($0.seats.map { .string($0.rawValue) })]) })
+            }
+            var members: [String: JSONValue] = [
+                "zones": zones(climate.zones), "fanSpeedLevels": .integer(climate.fanSpeedLevels),
                 "airConditioner": .bool(climate.airConditioner), "autoMode": .bool(climate.autoMode),
                 "recirculation": .bool(climate.recirculation), "climateControl": .bool(climate.climateControl),
-            ])
+                "climateControlZones": zones(climate.climateControlZones),
+            ]
+            // No zones, no temperature: the ranges are left out.
+            if let celsius = climate.celsius, let fahrenheit = climate.fahrenheit {
+                members["celsius"] = range(celsius)
+                members["fahrenheit"] = range(fahrenheit)
+            }
+            object["climate"] = .object(members)
         }
         if let radio = profile.radio {
             object["radio"] = .object([

@@ -53,8 +53,13 @@ extension VehicleSimulation {
         case "climate":
             guard let climate = profile.climate else { return missing("climate control") }
             if parts.count == 3, parts[1] == "temperature" {
-                guard climate.zones.contains(where: { $0.id == parts[2] }) else { return missing("climate zone \"\(parts[2])\"") }
-                return number(in: climate.celsius)
+                guard climate.zones.contains(where: { $0.id == parts[2] }), let celsius = climate.celsius else {
+                    return missing("climate zone \"\(parts[2])\"")
+                }
+                return number(in: celsius)
+            }
+            if parts.count == 3, parts[1] == "climateControl" {
+                return flag(climate.climateControlZones.contains { $0.id == parts[2] }, "climate control zone \"\(parts[2])\"")
             }
             switch key {
             case .fan: return flag(true, "fan")
@@ -225,7 +230,7 @@ extension VehicleSimulation {
     // MARK: - Starting state
 
     /// A plausible state for every property the profile binds: 21 °C in every zone,
-    /// fan on at level 3 (or the highest level below), A/C and climate on, auto off,
+    /// fan on at level 3 (or the highest level below), A/C and climate on (every zone's too), auto off,
     /// fresh air, defrosters off, seats 0, the first audio source, the first radio band
     /// tuned to its first preset (else station, else its minimum), no car profile,
     /// unlocked, signals off, fuel 62 %, charge 71 %, 420 km, not charging, cabin 24 °C;
@@ -244,8 +249,9 @@ extension VehicleSimulation {
 
     private static func defaultValue(for key: PropertyKey, profile: VehicleProfile) -> PropertyValue? {
         if key.rawValue.hasPrefix("climate.temperature.") {
-            return .number(profile.climate?.celsius.snap(21) ?? 21)
+            return .number(profile.climate?.celsius?.snap(21) ?? 21)
         }
+        if key.rawValue.hasPrefix("climate.climateControl.") { return .bool(true) }
         if key.rawValue.hasPrefix("seat.") { return .integer(0) }
         if key.rawValue.hasPrefix("defroster.") || key.rawValue.hasPrefix("signal.") { return .bool(false) }
         switch key {

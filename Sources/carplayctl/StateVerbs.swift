@@ -15,13 +15,27 @@ enum StateVerbs {
         usage: carplayctl status [--json] [--socket PATH]
 
           GetState: the live vehicle state from its status frames, grouped: vehicle
-          (reachable yes/no, bus), climate, seats, audio and radio, body (locks, profile,
-          signals), power. --json prints {"state":{…},"reachable":…,"bus":{…}}.
+          (the car served, from Describe; reachable yes/no, bus), climate, seats, audio and
+          radio, body (locks, profile, signals), power. --json prints GetState's reply,
+          {"state":{…},"reachable":…,"bus":{…}}.
         \(DaemonOptions.usage)
         """
 
     static func status(_ arguments: [String]) throws -> Int32 {
-        try showReply(arguments, { try $0.getState() }, render: StatusReport.render)
+        var options = DaemonOptions()
+        try noPositional(arguments, &options)
+        return try withDaemonErrorsAsJSON(options.json) {
+            let daemon = try DaemonConnection(options)
+            let reply = try daemon.run { try $0.getState() }
+            if options.json {
+                output(JSONValue.object(reply.json).serialized())
+            } else {
+                // Which car's state this is: a daemon serves one profile, chosen or the default.
+                let vehicle = try daemon.run { try $0.describe().description() }
+                output(StatusReport.render(reply, vehicle: vehicle), newline: false)
+            }
+            return ExitCode.success
+        }
     }
 
     /// A verb that makes one request without parameters and prints the reply: as JSON
@@ -234,7 +248,8 @@ enum StateVerbs {
 
 /// `carplayctl status` as a person reads it.
 enum StatusReport {
-    static func render(_ reply: GetStateReply) -> String {
+    /// `vehicle`: Describe's, for the car's name and profile.
+    static func render(_ reply: GetStateReply, vehicle: VehicleDescription) -> String {
         var state = reply.state
         var lines: [String] = []
         func take(_ key: String) -> JSONValue? { state.removeValue(forKey: key) }
@@ -243,6 +258,9 @@ enum StatusReport {
 
         // Vehicle.
         lines.append("vehicle")
+        if let name = vehicle.name {
+            row("car", name + (vehicle.identifier.map { " (profile \($0))" } ?? ""))
+        }
         row("reachable", reply.reachable ? "yes" : "no")
         row("bus", members(reply.bus).map { "\($0.name) \($0.value)" }.joined(separator: ", "))
 
@@ -259,7 +277,12 @@ enum StatusReport {
         if !fan.isEmpty { climate.append(("fan", fan.joined(separator: ", "))) }
         if let ac = onOff("climate.airConditioner") { climate.append(("A/C", ac)) }
         if let auto = onOff("climate.autoMode") { climate.append(("auto", auto)) }
-        if let system = onOff("climate.climateControl") { climate.append(("climate", system)) }
+        // The whole car's climate, then each climate control zone's own ("on, rear off").
+        var system = onOff("climate.climateControl").map { [$0] } ?? []
+        for key in state.keys.filter({ $0.hasPrefix("climate.climateControl.") }).sorted() {
+            system.append("\(key.dropFirst("climate.climateControl.".count)) \(onOff(key)!)")
+        }
+        if !system.isEmpty { climate.append(("climate", system.joined(separator: ", "))) }
         if let air = take("climate.airCirculation")?.stringValue { climate.append(("air", air == "recirculateAir" ? "recirculated" : "fresh")) }
         for key in ["defroster.front", "defroster.rear"] {
             if let flag = onOff(key) { climate.append(("\(key.dropFirst("defroster.".count)) defroster", flag)) }

@@ -16,8 +16,9 @@ import Testing
         func commanded(_ key: PropertyKey) -> Bool { profile.bindings[key]?.command != nil }
         var intents: [String] = []
         if let climate = profile.climate {
-            if let zone = climate.zones.first(where: { commanded(.temperature(zone: $0.id)) }), let seat = zone.seats.first {
+            if let zone = climate.zones.first(where: { commanded(.temperature(zone: $0.id)) }), let seat = zone.seats.first,
                 let range = climate.celsius
+            {
                 let target = range.snap((range.min + range.max) / 2 + range.step)
                 intents.append(
                     #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":\#(target),"unit":"celsius"},"climateZone":"\#(seat.rawValue)"}}"#

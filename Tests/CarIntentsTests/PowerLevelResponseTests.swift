@@ -69,6 +69,18 @@ import Testing
         #expect(fields["maximumDistanceElectric"] == nil, "no signal, and the overall range is not all electric")
     }
 
+    /// A car that reports its range and neither level answers with the range alone.
+    @Test func aRangeWithoutALevel() throws {
+        let state = VehicleState([.distanceRemaining: .number(380)])
+        let fields = try #require(
+            PowerLevelResponse.fields(state: state, power: PowerCapabilities(fuel: false, battery: false), carIdentifier: "h", lastUpdate: nil))
+        #expect(fields == ["carIdentifier": "h", "distanceRemaining": ["value": 380.0, "unit": "kilometers"]])
+        let hyundai = try ShippedProfiles.load("hyundai-mcan")
+        #expect(PowerLevelResponse.readings(of: hyundai) == [.distanceRemaining])
+        #expect(PowerLevelResponse.readings(of: try ShippedProfiles.load("sedan")) == [.fuelPercent], "a level first")
+        #expect(PowerLevelResponse.readings(of: try ShippedProfiles.load("ford-cgea")).isEmpty)
+    }
+
     @Test func aFuelCarHasNoElectricFields() throws {
         let fields = try #require(
             PowerLevelResponse.fields(state: Self.full, power: PowerCapabilities(fuel: true, battery: false), carIdentifier: "s", lastUpdate: nil))

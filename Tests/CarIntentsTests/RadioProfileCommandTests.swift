@@ -1,9 +1,9 @@
 import CarplayJSON
 import Foundation
 import Testing
-import VehicleKit
 
 @testable import CarIntents
+@testable import VehicleKit
 
 @Suite struct RadioResolutionTests {
     let radio = "SetRadioStation"
@@ -158,8 +158,12 @@ import VehicleKit
         #expect(try resolve(request("GetCarLockStatus"), TestProfiles.bare)["carName"] == .unsupported(reason: "the Bare Car has no lock"))
         #expect(try resolve(request("GetCarPowerLevelStatus", #""carName":"SUV""#), TestProfiles.suv).action == .readPowerLevel)
         let bare = try resolve(request("GetCarPowerLevelStatus"), TestProfiles.bare)
-        #expect(bare["carName"] == .unsupported(reason: "the Bare Car reports neither fuel nor charge level"))
+        #expect(bare["carName"] == .unsupported(reason: "the Bare Car reports no fuel or charge level and no range"))
         #expect(bare.action == nil)
+        // A range without a level is a power level too (the Hyundai's distance to empty).
+        var ranged = TestProfiles.bare
+        ranged.bindings[.distanceRemaining] = PropertyBinding(command: nil, status: SignalReference(message: "Cluster", signal: "DTE"))
+        #expect(try resolve(request("GetCarPowerLevelStatus"), ranged).action == .readPowerLevel)
         #expect(try resolve(request("GetCarPowerLevelStatus", #""carName":"Sedan""#), TestProfiles.suv).action == nil)
     }
 

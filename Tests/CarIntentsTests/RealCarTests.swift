@@ -19,6 +19,32 @@ import VehicleSimulator
         #expect(!VehicleFrames(profile: profile).statusMessages.isEmpty)
     }
 
+    /// The Hyundai reports its distance to empty (`Clu_DTE`) and no fuel level: the power
+    /// level is that range, from the simulated cluster's frame.
+    @Test func theHyundaisPowerLevelIsItsRange() async throws {
+        let rig = try await Rig.start("hyundai-mcan", state: [.distanceRemaining: .number(385)])
+        try await stopping(rig) { rig in
+            let result = try await rig.perform(#"{"intent":"GetCarPowerLevelStatus","parameters":{}}"#)
+            #expect(result.response.code == .success, "\(result.response)")
+            #expect(result.response.fields["distanceRemaining"] == ["value": 385.0, "unit": "kilometers"])
+            #expect(result.response.fields["fuelPercentRemaining"] == nil && result.response.fields["dateOfLastStateUpdate"] != nil)
+        }
+    }
+
+    /// The Hyundai's rear climate has an on/off of its own (a climate control zone): a
+    /// climateZone in the rear presses it, and only it.
+    @Test func theHyundaisRearClimateSwitch() async throws {
+        let rig = try await Rig.start("hyundai-mcan")
+        try await stopping(rig) { rig in
+            let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableClimateControl":false,"climateZone":"rear"}}"#)
+            #expect(result.response.code == .success, "\(result.response)")
+            let frames = try rig.commands(result, "HU_DATC_E_02")
+            #expect(frames.map { $0["HU_DATC_RearOnOffSet"] } == [1, 1, 1, 3], "RearOff held 3 frames, released")
+            #expect(frames.allSatisfy { $0["HU_DATC_OffReq"] == 3 }, "the whole system's switch is left alone")
+            #expect(rig.vehicle.state()[.climateControl(zone: "rear")] == .bool(false) && rig.vehicle.state()[.climateControl] == .bool(true))
+        }
+    }
+
     /// Licht_Anf_01 frames as a VW sends them (opendbc's published samples, counters 0...15,
     /// facts from commaai/opendbc, MIT) are trusted through the profile's `vw-mqb`
     /// declaration; the same frame with one bit flipped is not.

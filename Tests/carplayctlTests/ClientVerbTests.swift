@@ -66,7 +66,12 @@ final class FakeDaemon: Sendable {
         ],
     ]
     static let describe: [String: JSONValue] = [
-        "vehicle": ["name": "Test Sedan", "carNames": ["Alex's car"], "climate": ["zones": ["left", "right"], "fanSpeedLevels": 7]]
+        "vehicle": [
+            "identifier": "test-sedan", "name": "Test Sedan", "carNames": ["Alex's car"],
+            "climate": [
+                "zones": [["id": "left", "seats": ["frontLeft"]], ["id": "right", "seats": ["frontRight"]]], "fanSpeedLevels": 7,
+            ],
+        ]
     ]
 
     /// What the response of a successful intent carries besides the code.
@@ -485,6 +490,7 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         #expect(result.status == 0, "\(result.stderr)")
         let expected = """
             vehicle
+              car           Test Sedan (profile test-sedan)
               reachable     yes
               bus           droppedFrames 0, errorFrames 0, interface vcan0, kind virtual, restarts 0, state error-active, untrustedFrames 0
             climate
@@ -507,8 +513,21 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
 
             """
         #expect(result.stdout == expected)
+        #expect(daemon.calls.map(\.member) == ["GetState", "Describe"])
         let asJSON = try await ctl(["status", "--json"], daemon)
         #expect(try json(asJSON.stdout) == .object(FakeDaemon.getState))
+    }
+
+    /// A climate control zone's own switch sits beside the whole car's.
+    @Test func statusShowsEachClimateSwitch() async throws {
+        let daemon = try FakeDaemon { call in
+            guard call.member == "GetState" else { return FakeDaemon.happyVehicle(call) }
+            let state: JSONValue = ["climate.climateControl": true, "climate.climateControl.rear": false]
+            return [VarlinkReply(parameters: ["state": state, "reachable": true, "bus": FakeDaemon.getState["bus"]!])]
+        }
+        let result = try await ctl(["status"], daemon)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("climate\n  climate       on, rear off\n"), "\(result.stdout)")
     }
 
     @Test func describe() async throws {
@@ -520,7 +539,12 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
                 carNames: Alex's car
                 climate:
                   fanSpeedLevels: 7
-                  zones: left, right
+                  zones:
+                    - id: left
+                      seats: frontLeft
+                    - id: right
+                      seats: frontRight
+                identifier: test-sedan
                 name: Test Sedan
 
                 """)

@@ -89,8 +89,7 @@ enum Workload {
         var seats: [Pool] = []
         var audio: [Pool] = []
         if let capabilities = profile.climate {
-            let range = capabilities.celsius
-            let temperatures = steps(range).map { PropertyValue.number($0) }
+            let temperatures = capabilities.celsius.map { steps($0).map { PropertyValue.number($0) } } ?? []
             for zone in capabilities.zones where commandable(.temperature(zone: zone.id)) {
                 // The zone's first seat selects exactly the zones serving it.
                 guard let seat = zone.seats.first, capabilities.zones(serving: [seat]).count == 1 else { continue }

@@ -5,7 +5,8 @@ Runs `carplayctl perform --simulate PROFILE_DIR INTENT_JSON` for a scenario per
 intent (built from the profile's own capabilities, so nothing is hard-coded per
 car) and checks, independently of the Swift code (VehicleProfiles/README.md):
 
-- the response code; a property bound without a command (read-only), or a value a
+- the response code; a property bound without a command (read-only) or not bound at all
+  (a fan without levels), or a value a
   momentary command has no request for, makes the intent answer `failure`/`notResolved`
   with a parameter resolved `unsupported`, sends no command frame and leaves the state as
   it was;
@@ -34,7 +35,8 @@ car) and checks, independently of the Swift code (VehicleProfiles/README.md):
 
 "The state before" is what the simulated vehicle prints for an intent that changes
 nothing (GetCarPowerLevelStatus), read once per profile. The scenarios include every
-climate zone, fan off, auto mode, climate control and each value a momentary command
+climate zone, fan off, auto mode, climate control (the whole car's, and each climate
+control zone's own through a seat it serves) and each value a momentary command
 cannot set. A profile that `carplayctl profile check` refuses is one FAIL line. DBCs
 that cantools refuses in strict mode (overlapping signals in production files) are
 read non-strict.
@@ -129,11 +131,14 @@ class Vehicle:
     def refused(self, key, value):
         """Why setting `key` to `value` must resolve unsupported, or None.
 
-        Read-only (bound without a command), or a momentary command without a request
-        for that value ("a momentary command may set only some values").
+        Read-only (bound without a command), unbound (a fan without levels may be left
+        out), or a momentary command without a request for that value ("a momentary
+        command may set only some values").
         """
         if self.read_only(key):
             return "read-only %s" % key
+        if key not in self.bindings:
+            return "%s is not bound" % key
         command = self.command(key) or {}
         if command.get("kind") == "momentary" and value_key(value) not in command["requests"]:
             return "%s = %s has no momentary request" % (key, value_key(value))
@@ -278,9 +283,12 @@ def scenarios(vehicle, carplayctl):
 
     climate = p.get("climate")
     if climate:
-        c = climate["temperature"]["celsius"]
-        target = c["min"] + c["step"] * round(((c["max"] - c["min"]) / 2) / c["step"])
-        for zone in climate["zones"]:
+        # every climate capability stands alone: no zones, no temperature
+        zones = climate.get("zones", [])
+        if zones:
+            c = climate["temperature"]["celsius"]
+            target = c["min"] + c["step"] * round(((c["max"] - c["min"]) / 2) / c["step"])
+        for zone in zones:
             key = "climate.temperature.%s" % zone["id"]
             zone_target = target
             if initial.get(key) is not None and same(initial[key], target):
@@ -304,6 +312,11 @@ def scenarios(vehicle, carplayctl):
             value = flipped("climate.climateControl", False)
             out.append(("climate control %s" % value_key(value), {"intent": "SetClimateSettingsInCar", "parameters": {
                 "enableClimateControl": value}}, "success", {"climate.climateControl": value}))
+        # a climate control zone's own switch, through a seat it serves (climateZone)
+        for zone in climate.get("climateControlZones", []):
+            key = "climate.climateControl.%s" % zone["id"]
+            value = flipped(key, False)
+            out.append(("climate control %s %s" % (zone["id"], value_key(value)), intent_for(key, value, p), "success", {key: value}))
         if climate.get("recirculation"):
             out.append(("climate recirculation", {"intent": "SetClimateSettingsInCar", "parameters": {"airCirculationMode": "recirculateAir"}},
                         "success", {"climate.airCirculation": "recirculateAir"}))
@@ -312,13 +325,14 @@ def scenarios(vehicle, carplayctl):
                "climate.climateControl": [True, False], "climate.fan": [True, False],
                "climate.airCirculation": ["freshAir", "recirculateAir"], "lock.locked": [True, False]}
     domains.update({"defroster.%s" % d: [True, False] for d in p.get("defrosters", [])})
+    domains.update({"climate.climateControl.%s" % z["id"]: [True, False] for z in (climate or {}).get("climateControlZones", [])})
     for key, domain in sorted(domains.items()):
         command = vehicle.command(key) or {}
         if command.get("kind") != "momentary":
             continue
         for value in domain:
             if value_key(value) not in command["requests"]:
-                out.append(("%s %s (no request)" % (key, value_key(value)), intent_for(key, value), "failure", {key: value}))
+                out.append(("%s %s (no request)" % (key, value_key(value)), intent_for(key, value, p), "failure", {key: value}))
     for defroster in p.get("defrosters", []):
         out.append(("defroster %s" % defroster, {"intent": "SetDefrosterSettingsInCar", "parameters": {"enable": True, "defroster": defroster}},
                     "success", {"defroster.%s" % defroster: True}))
@@ -357,9 +371,10 @@ def scenarios(vehicle, carplayctl):
         out.append(("signal", {"intent": "ActivateCarSignal", "parameters": {"signals": signals}}, "success",
                     {"signal.%s" % s: True for s in signals}))
     power = p.get("power", {})
-    # INTENTS.md: a car whose power has neither fuel nor battery resolves carName unsupported
-    out.append(("power level", {"intent": "GetCarPowerLevelStatus", "parameters": {}},
-                "success" if power.get("fuel") or power.get("battery") else "failure", {}))
+    # INTENTS.md: a car that reports no power reading (neither fuel nor battery, and no
+    # power.* binding: a range alone counts) resolves carName unsupported
+    reports = power.get("fuel") or power.get("battery") or any(k.startswith("power.") for k in p.get("bindings", {}))
+    out.append(("power level", {"intent": "GetCarPowerLevelStatus", "parameters": {}}, "success" if reports else "failure", {}))
     if p.get("profileSlots", 0) >= 2:
         expected = {"profile.active": 2} if "profile.active" in vehicle.bindings else {}
         out.append(("save profile", {"intent": "SaveProfileInCar", "parameters": {"profileNumber": 2, "profileName": "Alex"}},
@@ -379,13 +394,18 @@ def scenarios(vehicle, carplayctl):
     return out
 
 
-def intent_for(key, value):
-    """The intent that sets one switch-like property."""
+def intent_for(key, value, profile):
+    """The intent that sets one switch-like property of `profile`."""
     climate = {"climate.airConditioner": "enableAirConditioner", "climate.autoMode": "enableAutoMode",
                "climate.climateControl": "enableClimateControl", "climate.fan": "enableFan",
                "climate.airCirculation": "airCirculationMode"}
     if key in climate:
         return {"intent": "SetClimateSettingsInCar", "parameters": {climate[key]: value}}
+    if key.startswith("climate.climateControl."):
+        # the zone's first seat: climateZone selects its switch alone
+        zones = profile.get("climate", {}).get("climateControlZones", [])
+        zone = next(z for z in zones if "climate.climateControl.%s" % z["id"] == key)
+        return {"intent": "SetClimateSettingsInCar", "parameters": {"enableClimateControl": value, "climateZone": zone["seats"][0]}}
     if key.startswith("defroster."):
         return {"intent": "SetDefrosterSettingsInCar", "parameters": {"enable": value, "defroster": key.split(".")[1]}}
     if key == "lock.locked":

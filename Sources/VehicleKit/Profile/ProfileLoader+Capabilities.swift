@@ -29,17 +29,61 @@ extension ProfileReader {
         }
     }
 
+    /// `climate`: every capability stands alone (SetClimateSettingsInCar sets any of them
+    /// without the others): zones and their temperature ranges, fan levels and the
+    /// switches are each optional.
     func parseClimate(_ node: JSONNode) throws(ProfileError) -> ClimateCapabilities {
-        let object = try node.object(known: ["zones", "temperature", "fanSpeedLevels", "airConditioner", "autoMode", "recirculation", "climateControl"])
-        let zonesNode = try object.required("zones")
+        let object = try node.object(known: [
+            "zones", "temperature", "fanSpeedLevels", "airConditioner", "autoMode", "recirculation", "climateControl", "climateControlZones",
+        ])
+        let zones = try parseZones(object.optional("zones"), key: "climate.temperature")
+        let climateControlZones = try parseZones(object.optional("climateControlZones"), key: "climate.climateControl")
+        let levels = try object.optional("fanSpeedLevels")?.integer() ?? 0
+        guard levels >= 0 else { throw fail(object.path("fanSpeedLevels"), "must not be negative") }
+        var climate = ClimateCapabilities(
+            zones: zones, celsius: nil, fahrenheit: nil, fanSpeedLevels: levels,
+            airConditioner: try object.optional("airConditioner")?.bool() ?? false,
+            autoMode: try object.optional("autoMode")?.bool() ?? false,
+            recirculation: try object.optional("recirculation")?.bool() ?? false,
+            climateControl: try object.optional("climateControl")?.bool() ?? false,
+            climateControlZones: climateControlZones)
+        // Temperatures are set per zone: the ranges come with the zones, and only with them.
+        guard !zones.isEmpty else {
+            if object.has("temperature") {
+                throw fail(object.path("temperature"), "a car without climate zones sets no temperature: give zones, or leave temperature out")
+            }
+            return climate
+        }
+        let temperatureNode = try object.required("temperature")
+        let temperature = try temperatureNode.object(known: ["celsius", "fahrenheit"])
+        let celsius = try parseRange(temperature.required("celsius"))
+        let fahrenheitNode = try temperature.required("fahrenheit")
+        let fahrenheit = try parseRange(fahrenheitNode)
+        let low = (fahrenheit.min - 32) * 5 / 9
+        let high = (fahrenheit.max - 32) * 5 / 9
+        let slack = celsius.step / 2 + 1e-9
+        guard low >= celsius.min - slack, high <= celsius.max + slack else {
+            throw fahrenheitNode.error(
+                "\(fahrenheit.min.plainText()) °F to \(fahrenheit.max.plainText()) °F is \(low.plainText(decimals: 1)) °C to \(high.plainText(decimals: 1)) °C, outside the Celsius range \(celsius.min.plainText()) °C to \(celsius.max.plainText()) °C"
+            )
+        }
+        climate.celsius = celsius
+        climate.fahrenheit = fahrenheit
+        return climate
+    }
+
+    /// `zones` or `climateControlZones`: ids unique (they become part of `<key>.<id>`),
+    /// physical seats, each seat in at most one zone of the list.
+    func parseZones(_ node: JSONNode?, key: String) throws(ProfileError) -> [ClimateZone] {
+        guard let node else { return [] }
         var zones: [ClimateZone] = []
         var zoneOfSeat: [CarSeat: String] = [:]
-        for zoneNode in try zonesNode.array() {
+        for zoneNode in try node.array() {
             let zoneObject = try zoneNode.object(known: ["id", "seats"])
             let idNode = try zoneObject.required("id")
             let id = try idNode.nonEmptyString()
             guard id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
-                throw idNode.error("zone id \"\(id)\" may only contain letters, digits, '_' and '-' (it becomes part of climate.temperature.\(id))")
+                throw idNode.error("zone id \"\(id)\" may only contain letters, digits, '_' and '-' (it becomes part of \(key).\(id))")
             }
             if zones.contains(where: { $0.id == id }) { throw idNode.error("duplicate zone id \"\(id)\"") }
             let seatsNode = try zoneObject.required("seats")
@@ -58,30 +102,7 @@ extension ProfileReader {
             guard !seats.isEmpty else { throw seatsNode.error("a zone serves at least one seat") }
             zones.append(ClimateZone(id: id, seats: seats))
         }
-        guard !zones.isEmpty else { throw zonesNode.error("climate control has at least one zone") }
-
-        let temperatureNode = try object.required("temperature")
-        let temperature = try temperatureNode.object(known: ["celsius", "fahrenheit"])
-        let celsius = try parseRange(temperature.required("celsius"))
-        let fahrenheitNode = try temperature.required("fahrenheit")
-        let fahrenheit = try parseRange(fahrenheitNode)
-        let low = (fahrenheit.min - 32) * 5 / 9
-        let high = (fahrenheit.max - 32) * 5 / 9
-        let slack = celsius.step / 2 + 1e-9
-        guard low >= celsius.min - slack, high <= celsius.max + slack else {
-            throw fahrenheitNode.error(
-                "\(fahrenheit.min.plainText()) °F to \(fahrenheit.max.plainText()) °F is \(low.plainText(decimals: 1)) °C to \(high.plainText(decimals: 1)) °C, outside the Celsius range \(celsius.min.plainText()) °C to \(celsius.max.plainText()) °C"
-            )
-        }
-        let levelsNode = try object.required("fanSpeedLevels")
-        let levels = try levelsNode.integer()
-        guard levels >= 0 else { throw levelsNode.error("must not be negative") }
-        return ClimateCapabilities(
-            zones: zones, celsius: celsius, fahrenheit: fahrenheit, fanSpeedLevels: levels,
-            airConditioner: try object.optional("airConditioner")?.bool() ?? false,
-            autoMode: try object.optional("autoMode")?.bool() ?? false,
-            recirculation: try object.optional("recirculation")?.bool() ?? false,
-            climateControl: try object.optional("climateControl")?.bool() ?? false)
+        return zones
     }
 
     func parseDefrosters(_ node: JSONNode?) throws(ProfileError) -> [CarDefroster] {

@@ -47,6 +47,10 @@ extension ProfileReader {
             let has = climate?.zones.contains { $0.id == parts[2] } ?? false
             return (has, has, "a climate zone \"\(parts[2])\"")
         }
+        if parts.count == 3, parts[0] == "climate", parts[1] == "climateControl" {
+            let has = climate?.climateControlZones.contains { $0.id == parts[2] } ?? false
+            return (has, has, "a climate control zone \"\(parts[2])\" (climate.climateControlZones)")
+        }
         if parts.count == 3, parts[0] == "seat", let seat = CarSeat(rawValue: parts[1]), let feature = SeatFeature(rawValue: parts[2]) {
             let level = profile.seat(seat)?.maximum(feature) ?? 0
             return (level > 0, level > 0, "a seats entry for \(seat.rawValue) with \(feature.rawValue) > 0")
@@ -57,6 +61,7 @@ extension ProfileReader {
     /// Every key the profile's capabilities need, in a stable order.
     func requiredKeys(for profile: VehicleProfile) -> [PropertyKey] {
         var candidates: [PropertyKey] = (profile.climate?.zones ?? []).map { PropertyKey.temperature(zone: $0.id) }
+        candidates += (profile.climate?.climateControlZones ?? []).map { PropertyKey.climateControl(zone: $0.id) }
         candidates += [
             .fan, .fanSpeed, .airConditioner, .autoMode, .climateControl, .airCirculation, "defroster.front", "defroster.rear",
         ]
@@ -106,8 +111,8 @@ extension ProfileReader {
 
     func checkRanges(profile: VehicleProfile, bindings: [PropertyKey: ResolvedBinding], root: JSONObject) throws(ProfileError) {
         if let climate = profile.climate {
-            let celsius = climate.celsius
             for zone in climate.zones {
+                guard let celsius = climate.celsius else { continue }
                 try expect(
                     bindings[.temperature(zone: zone.id)], [celsius.min, celsius.min + celsius.step, celsius.max],
                     path: "climate.temperature.celsius", describe: { "\($0.plainText()) °C" })
@@ -171,9 +176,12 @@ extension ProfileReader {
         if case let .setpoint(setpoint)? = binding.binding.command, let signal = binding.commandSignals.first {
             sides.insert((signal, setpoint.values, setpoint.idle), at: 0)
         }
+        // A mapping's table is keyed by the property value as a profile writes it: a
+        // boolean by "false"/"true", not by the 0/1 it is checked as here.
+        let isBool = binding.key.kind == .bool
         for side in sides {
             for value in values {
-                if side.mapping.values[value.plainText()] != nil { continue }
+                if side.mapping.values[isBool ? String(value != 0) : value.plainText()] != nil { continue }
                 var carried = signalValue(value)
                 if let linear = side.mapping.linear { carried = linear.signal(fromProperty: carried) }
                 if let problem = Self.roundTrip(carried, side.reference, exact: side.mapping.linear == nil) {

@@ -37,17 +37,23 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
             "bound properties: \(profile.bindings.count): \(commanded) commanded\(byKind.isEmpty ? "" : " (\(byKind))"), "
                 + "\(profile.bindings.count - commanded - statusOnly) read-only, \(statusOnly) status only")
         if let climate = profile.climate {
-            let zones = climate.zones.map { "\($0.id) (\($0.seats.map(\.rawValue).joined(separator: ", ")))" }
-            lines.append("climate zones: \(climate.zones.count): \(zones.joined(separator: "; "))")
-            var features = ["fan levels 1...\(climate.fanSpeedLevels)"]
+            func listed(_ zones: [ClimateZone]) -> String {
+                zones.map { "\($0.id) (\($0.seats.map(\.rawValue).joined(separator: ", ")))" }.joined(separator: "; ")
+            }
+            lines.append("climate zones: \(climate.zones.count)\(climate.zones.isEmpty ? " (no temperature)" : ": " + listed(climate.zones))")
+            var features = climate.fanSpeedLevels > 0 ? ["fan levels 1...\(climate.fanSpeedLevels)"] : ["no fan levels"]
             if climate.airConditioner { features.append("A/C") }
             if climate.autoMode { features.append("auto") }
             if climate.recirculation { features.append("recirculation") }
             if climate.climateControl { features.append("on/off") }
-            lines.append(
-                "  \(climate.celsius.min.plainText())...\(climate.celsius.max.plainText()) °C step \(climate.celsius.step.plainText()), "
-                    + "\(climate.fahrenheit.min.plainText())...\(climate.fahrenheit.max.plainText()) °F step \(climate.fahrenheit.step.plainText()); \(features.joined(separator: ", "))"
-            )
+            if !climate.climateControlZones.isEmpty { features.append("on/off per zone: \(listed(climate.climateControlZones))") }
+            var ranges = ""
+            if let celsius = climate.celsius, let fahrenheit = climate.fahrenheit {
+                ranges =
+                    "\(celsius.min.plainText())...\(celsius.max.plainText()) °C step \(celsius.step.plainText()), "
+                    + "\(fahrenheit.min.plainText())...\(fahrenheit.max.plainText()) °F step \(fahrenheit.step.plainText()); "
+            }
+            lines.append("  " + ranges + features.joined(separator: ", "))
         } else {
             lines.append("climate zones: none")
         }

@@ -132,20 +132,28 @@ public struct ClimateZone: Sendable, Hashable {
     }
 }
 
+/// What the climate control can do. Each capability stands alone: a car may switch its
+/// A/C or its climate without setting any temperature (no zones).
 public struct ClimateCapabilities: Sendable, Hashable {
+    /// The temperature zones (`climate.temperature.<id>`); empty: no temperature is set.
     public var zones: [ClimateZone]
-    public var celsius: SteppedRange
-    public var fahrenheit: SteppedRange
+    /// The temperature ranges; nil exactly when there are no zones.
+    public var celsius: SteppedRange?
+    public var fahrenheit: SteppedRange?
     /// Fan levels 1...fanSpeedLevels (0 if the fan speed cannot be set).
     public var fanSpeedLevels: Int
     public var airConditioner: Bool
     public var autoMode: Bool
     public var recirculation: Bool
+    /// An on/off switch for the whole car (`climate.climateControl`).
     public var climateControl: Bool
+    /// On/off switches of their own, each for some seats (`climate.climateControl.<id>`:
+    /// a rear climate switch).
+    public var climateControlZones: [ClimateZone]
 
     public init(
-        zones: [ClimateZone], celsius: SteppedRange, fahrenheit: SteppedRange, fanSpeedLevels: Int,
-        airConditioner: Bool, autoMode: Bool, recirculation: Bool, climateControl: Bool
+        zones: [ClimateZone], celsius: SteppedRange?, fahrenheit: SteppedRange?, fanSpeedLevels: Int,
+        airConditioner: Bool, autoMode: Bool, recirculation: Bool, climateControl: Bool, climateControlZones: [ClimateZone] = []
     ) {
         self.zones = zones
         self.celsius = celsius
@@ -155,11 +163,29 @@ public struct ClimateCapabilities: Sendable, Hashable {
         self.autoMode = autoMode
         self.recirculation = recirculation
         self.climateControl = climateControl
+        self.climateControlZones = climateControlZones
     }
 
-    /// The zones serving any of these physical seats, in profile order.
-    public func zones(serving seats: [CarSeat]) -> [ClimateZone] {
+    /// The temperature zones serving any of these physical seats, in profile order.
+    public func zones(serving seats: [CarSeat]) -> [ClimateZone] { Self.zones(zones, serving: seats) }
+
+    /// The climate control zones serving any of these physical seats, in profile order.
+    public func climateControlZones(serving seats: [CarSeat]) -> [ClimateZone] { Self.zones(climateControlZones, serving: seats) }
+
+    private static func zones(_ zones: [ClimateZone], serving seats: [CarSeat]) -> [ClimateZone] {
         zones.filter { zone in zone.seats.contains { seats.contains($0) } }
+    }
+
+    /// The climate on/off properties that switch the climate for these physical seats:
+    /// the switches of their own serving any of them, and the whole car's for the seats
+    /// none serves. Without seats (no `climateZone`): the whole car's switch, else every
+    /// switch of its own. Empty: nothing switches the climate there.
+    public func climateControlKeys(serving seats: [CarSeat]?) -> [PropertyKey] {
+        let whole: [PropertyKey] = climateControl ? [.climateControl] : []
+        guard let seats else { return climateControl ? whole : climateControlZones.map { .climateControl(zone: $0.id) } }
+        let own = climateControlZones(serving: seats)
+        let servedByOwn = seats.allSatisfy { seat in own.contains { $0.seats.contains(seat) } }
+        return own.map { .climateControl(zone: $0.id) } + (servedByOwn ? [] : whole)
     }
 }
 

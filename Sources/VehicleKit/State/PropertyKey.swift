@@ -10,6 +10,7 @@
 /// | `climate.airConditioner` | bool | A/C on |
 /// | `climate.autoMode` | bool | automatic climate |
 /// | `climate.climateControl` | bool | climate system on |
+/// | `climate.climateControl.<zone>` | bool | a climate control zone's own on/off (a rear climate switch) |
 /// | `climate.airCirculation` | enum `AirCirculationMode` | fresh or recirculated air |
 /// | `climate.cabinTemperature` | number (°C), status only | measured cabin temperature |
 /// | `defroster.front`, `defroster.rear` | bool | defroster on |
@@ -38,6 +39,7 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
     public static func < (lhs: PropertyKey, rhs: PropertyKey) -> Bool { lhs.rawValue < rhs.rawValue }
 
     public static func temperature(zone: String) -> PropertyKey { PropertyKey("climate.temperature.\(zone)") }
+    public static func climateControl(zone: String) -> PropertyKey { PropertyKey("climate.climateControl.\(zone)") }
     public static func seat(_ seat: CarSeat, _ feature: SeatFeature) -> PropertyKey { PropertyKey("seat.\(seat.rawValue).\(feature.rawValue)") }
     public static func defroster(_ defroster: CarDefroster) -> PropertyKey { PropertyKey("defroster.\(defroster.rawValue)") }
     public static func signal(_ signal: CarSignal) -> PropertyKey { PropertyKey("signal.\(signal.rawValue)") }
@@ -92,7 +94,8 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
         case "radio.band": return .enumeration(Self.radioTypes)
         default: break
         }
-        // climate.temperature.<zone>, seat.<seat>.<feature>: exactly three non-empty-zone parts.
+        // climate.temperature.<zone>, climate.climateControl.<zone>, seat.<seat>.<feature>:
+        // exactly three non-empty parts.
         let utf8 = rawValue.utf8
         let dots = utf8.indices.filter { utf8[$0] == UInt8(ascii: ".") }
         guard dots.count == 2 else { return nil }
@@ -100,6 +103,7 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
         let second = String(rawValue[rawValue.index(after: dots[0])..<dots[1]])
         let third = String(rawValue[rawValue.index(after: dots[1])...])
         if first == "climate", second == "temperature", !third.isEmpty { return .number }
+        if first == "climate", second == "climateControl", !third.isEmpty { return .bool }
         if first == "seat", let seat = CarSeat(rawValue: second), seat.isPhysical, SeatFeature(rawValue: third) != nil { return .integer }
         return nil
     }

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+@testable import CarplayDaemon
+
+/// Without a profile carplayd serves the example sedan, chosen by name.
+@Suite struct DefaultVehicleTests {
+    /// Two roots of profiles: the first has only a car that sorts before "sedan".
+    @Test func theSedanNotTheFirstFolderByName() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("carplayd-default-\(getpid())-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: base) }
+        for folder in ["first/aaa-car", "second/aaa-car", "second/sedan"] {
+            let directory = base.appendingPathComponent(folder)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data("{}".utf8).write(to: directory.appendingPathComponent("profile.json"))
+        }
+        let roots = [base.appendingPathComponent("first").path, base.appendingPathComponent("second").path]
+        #expect(try Daemon.defaultProfileDirectory(in: roots) == roots[1] + "/sedan")
+        #expect {
+            try Daemon.defaultProfileDirectory(in: [roots[0]])
+        } throws: { "\($0)".contains("the default one, sedan (the example sedan), is not in \(roots[0]); give --profile DIR") }
+    }
+
+    /// A build finds the source tree's profiles: the daemon's default is the sedan, and
+    /// its log says it is the default.
+    @Test func aBuildServesTheSourceTreesSedan() throws {
+        let (directory, profile) = try Daemon.loadProfile(nil)
+        #expect(profile.identifier == "sedan" && directory.hasSuffix("VehicleProfiles/sedan"))
+        #expect(
+            Daemon.served(profile, directory: directory, configured: false)
+                == "the Example Sedan (profile \(directory), the default vehicle: no profile configured)")
+        #expect(Daemon.served(profile, directory: directory, configured: true) == "the Example Sedan (profile \(directory))")
+    }
+}
