@@ -49,25 +49,6 @@ public enum FileSystem {
 
     public static func remove(_ path: String) { unlink(path) }
 
-    public static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
-    /// Entries of a directory (not "." or ".."), sorted.
-    public static func contents(ofDirectory path: String) -> [String] {
-        guard let directory = opendir(path) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
-    }
-
     public static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
