@@ -226,9 +226,12 @@ def test_interface_down_and_up(rig_factory):
         assert error.value.error() == "io.carplayd.Vehicle.VehicleUnavailable"
     finally:
         subprocess.run(["ip", "link", "set", IFACE, "up"], check=True)
-    deadline = time.time() + 10
+    # A bound, not a wait (it ends when reachable): the reconnect backs off up to 2 s, and
+    # beside the other stages in the emulated VM 10 s was once not enough.
+    deadline = time.time() + 60
     while not rig.call("GetState")["reachable"] and time.time() < deadline:
         time.sleep(0.1)
+    assert rig.call("GetState")["reachable"], "not reachable 60 s after the link came up\n%s" % (rig.logs(),)
     reply = rig.perform({"intent": "SetCarLockStatus", "parameters": {"locked": True}})
     assert reply["response"]["code"] == "success", "%s\n%s" % (reply["response"], rig.logs())
 
