@@ -126,7 +126,10 @@ class Rig:
         self.candump.wait()
 
     def logs(self):
-        return "\n".join("--- %s\n%s" % (p.name, p.text()[-4000:]) for p in self.procs)
+        def status(process):
+            code = process.proc.poll()
+            return "running" if code is None else "exited %s" % code
+        return "\n".join("--- %s (%s)\n%s" % (p.name, status(p), p.text()[-4000:]) for p in self.procs)
 
 
 @pytest.fixture
@@ -231,7 +234,11 @@ def test_interface_down_and_up(rig_factory):
     deadline = time.time() + 60
     while not rig.call("GetState")["reachable"] and time.time() < deadline:
         time.sleep(0.1)
-    assert rig.call("GetState")["reachable"], "not reachable 60 s after the link came up\n%s" % (rig.logs(),)
+    state = rig.call("GetState")
+    if not state["reachable"]:
+        # Whether the ECU's status frames flow at all tells which end is stuck.
+        flowing = subprocess.run(["timeout", "3", "candump", "-n", "3", IFACE], capture_output=True, text=True).stdout
+        pytest.fail("not reachable 60 s after the link came up (bus %s; frames on %s: %r)\n%s" % (state.get("bus"), IFACE, flowing, rig.logs()))
     reply = rig.perform({"intent": "SetCarLockStatus", "parameters": {"locked": True}})
     assert reply["response"]["code"] == "success", "%s\n%s" % (reply["response"], rig.logs())
 

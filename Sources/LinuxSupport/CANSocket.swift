@@ -130,12 +130,14 @@ public struct WakeEvent: Sendable {
 
     /// Sleeps up to `timeoutMilliseconds`, or until signalled (the signal is consumed).
     public func wait(timeoutMilliseconds: Int32) {
-        if carplay_wait_readable(descriptor.rawValue, -1, timeoutMilliseconds) == 1 {
-            var value: UInt64 = 0
-            _ = read(descriptor.rawValue, &value, 8)
-            // Leave it signalled: the reader checks `closed` right after.
-            signal()
-        }
+        if carplay_wait_readable(descriptor.rawValue, -1, timeoutMilliseconds) == 1 { consume() }
+    }
+
+    /// Clears the signals given so far (one read takes them all). A waiter that was woken
+    /// must consume, or every later wait returns at once.
+    public func consume() {
+        var value: UInt64 = 0
+        _ = read(descriptor.rawValue, &value, 8)
     }
 
     public func signal() {

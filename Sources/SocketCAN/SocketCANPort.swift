@@ -16,6 +16,9 @@ public final class SocketCANPort: CANPort, Sendable {
 
     private struct State {
         var socket: (any CANSocketIO)?
+        /// A socket a send found down: only the reader thread closes sockets, so that it
+        /// never polls or reads a descriptor number that another thread has reused.
+        var retired: (any CANSocketIO)?
         var health = BusHealth()
         var closed = false
         var writeQueue = CANWriteQueue()
@@ -89,7 +92,7 @@ public final class SocketCANPort: CANPort, Sendable {
                 return (.failed(.other("send on \(interface): \(error)")), nil, false)
             }
         }
-        if let down { markDown(down) }
+        if let down { markDown(down, onReaderThread: false) }
         // The reader thread now waits a short while, not its idle 500 ms, and retries.
         if queuedFirst { wake.signal() }
         return attempt
@@ -133,16 +136,17 @@ public final class SocketCANPort: CANPort, Sendable {
     // MARK: - Reader thread
 
     private func readLoop() {
-        var backoff = 50
+        var backoff: Int32 = 50
         while !state.withLock({ $0.closed }) {
+            closeRetired()
             guard let socket = state.withLock({ $0.socket }) else {
-                // Down: try to reopen (the interface may come back with a new index).
-                if reopen() {
-                    backoff = 50
-                } else {
-                    wake.wait(timeoutMilliseconds: Int32(backoff))
-                    backoff = min(backoff * 2, 2000)
-                }
+                // Down: wait, then reopen (the interface may come back with a new index).
+                // The kernel binds a socket to an interface that is down and reports
+                // ENETDOWN on it at once, so a reopen is not yet a recovery: the backoff
+                // resets only when a frame arrives.
+                wake.wait(timeoutMilliseconds: backoff)
+                backoff = min(backoff * 2, 2000)
+                if !state.withLock({ $0.closed }) { reopen() }
                 continue
             }
             let readiness: CANSocket.Readiness
@@ -153,16 +157,19 @@ public final class SocketCANPort: CANPort, Sendable {
                 markDown("poll: \(error)")
                 continue
             }
+            if readiness == .woken { wake.consume() }
             if retry != nil || readiness != .readable { flushWriteQueue() }
             guard readiness == .readable else { continue }
             do {
                 let reception = try socket.receive()
+                backoff = 50
                 deliver(reception)
             } catch {
                 if error == .wouldBlock { continue }
                 markDown("receive: \(error)")
             }
         }
+        closeRetired()
         if let socket = state.withLock({ state -> (any CANSocketIO)? in
             let socket = state.socket
             state.socket = nil
@@ -216,30 +223,44 @@ public final class SocketCANPort: CANPort, Sendable {
         }
     }
 
-    private func markDown(_ reason: String) {
+    /// The interface is down or gone: the socket goes, queued frames are dropped, and the
+    /// reader thread reopens with backoff. A send (`onReaderThread: false`) only retires
+    /// the socket and wakes the reader, which closes it.
+    private func markDown(_ reason: String, onReaderThread: Bool = true) {
         let socket = state.withLock { state -> (any CANSocketIO)? in
             let socket = state.socket
             state.socket = nil
             state.health.state = .down
             state.health.lastError = reason
             _ = state.writeQueue.dropAll(reason)
+            if !onReaderThread, let socket {
+                state.retired = socket
+                return nil
+            }
             return socket
         }
-        socket?.close()
+        if onReaderThread { socket?.close() } else { wake.signal() }
     }
 
-    private func reopen() -> Bool {
-        guard io.exists(interface), let socket = try? io.open(interface, useFD) else { return false }
+    private func closeRetired() {
+        state.withLock { state -> (any CANSocketIO)? in
+            let retired = state.retired
+            state.retired = nil
+            return retired
+        }?.close()
+    }
+
+    private func reopen() {
+        guard io.exists(interface), let socket = try? io.open(interface, useFD) else { return }
         if !filters.isEmpty, (try? socket.setFilters(filters)) == nil {
             socket.close()
-            return false
+            return
         }
         state.withLock { state in
             state.socket = socket
             state.health.state = .errorActive
             state.health.restarts += 1
         }
-        return true
     }
 
     // MARK: - Conversions

@@ -13,10 +13,14 @@ import Glibc
 
 /// A CAN link the test controls: up or down, frames to deliver, and sends to fail.
 /// Stands in for the kernel through `CANSocketOpener` where vcan cannot produce the
-/// fault (a full transmit queue, controller error frames).
+/// fault (a full transmit queue, controller error frames). As the kernel does, a socket
+/// opens on a link that is down (the interface exists) and reports ENETDOWN at once.
 final class FakeCANLink: Sendable {
     struct State {
         var up = true
+        var opensWhileDown = 0
+        /// The thread (its name) that closed each socket.
+        var closedOn: [String] = []
         var pending: [RawCANReception] = []
         /// Errors the next sends throw, in order (ENOBUFS: the transmit queue is full).
         var sendErrors: [Int32] = []
@@ -30,14 +34,13 @@ final class FakeCANLink: Sendable {
     var opener: CANSocketOpener {
         CANSocketOpener(
             open: { [self] (_: String, _: Bool) throws(Errno) -> any CANSocketIO in
-                let up = state.withLock { state -> Bool in
-                    if state.up { state.opened += 1 }
-                    return state.up
+                state.withLock { state in
+                    state.opened += 1
+                    if !state.up { state.opensWhileDown += 1 }
                 }
-                guard up else { throw Errno(ENETDOWN) }
                 return FakeCANSocket(link: self)
             },
-            exists: { [self] _ in state.withLock { $0.up } })
+            exists: { _ in true })
     }
 
     func inject(canID: UInt32, data: [UInt8]) {
@@ -78,11 +81,16 @@ struct FakeCANSocket: CANSocketIO {
     }
 
     func wait(wake: FileDescriptor?, timeoutMilliseconds: Int32) throws(Errno) -> CANSocket.Readiness {
-        // Polls the fake link in short steps (this runs on the port's reader thread).
+        // Polls the fake link in short steps (this runs on the port's reader thread); the
+        // wake descriptor is the port's real eventfd, so a signal nobody consumes shows.
         var waited: Int32 = 0
         while waited < min(timeoutMilliseconds, 20) {
             let (up, ready) = link.state.withLock { ($0.up, !$0.pending.isEmpty) }
             guard up else { throw Errno(ENETDOWN) }
+            if let wake {
+                var descriptor = pollfd(fd: wake.rawValue, events: Int16(POLLIN), revents: 0)
+                if poll(&descriptor, 1, 0) == 1 { return .woken }
+            }
             if ready { return .readable }
             usleep(2000)
             waited += 2
@@ -90,7 +98,10 @@ struct FakeCANSocket: CANSocketIO {
         return .timeout
     }
 
-    func close() {}
+    func close() {
+        let thread = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+        link.state.withLock { $0.closedOn.append(thread.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
 }
 
 /// Waits on a condition with a generous deadline (no fixed sleeps).
@@ -137,6 +148,24 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
 
     /// A queue that stays full: the reader thread gives up after a bounded number of
     /// tries and says so in the bus health; the port's own queue, once full, refuses.
+    /// The send that queued wakes the reader thread; the reader consumes the wake, so it
+    /// goes on reading frames (it once spun on the signal for ever and read nothing).
+    @Test func framesStillArriveAfterAQueuedSend() async throws {
+        let link = FakeCANLink()
+        let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
+        let got = Mutex<[UInt32]>([])
+        port.startReceiving(CANReceiver(frame: { received in got.withLock { $0.append(received.frame.id.rawValue) } }, finished: {}))
+        link.failNextSends(1)
+        guard case .queued = port.send(frame) else {
+            Issue.record("a full kernel queue queues the frame")
+            return
+        }
+        #expect(await eventually { link.state.withLock { $0.sent.count } == 1 })
+        link.inject(canID: 0x123, data: [1])
+        #expect(await eventually(2) { got.withLock { $0 } == [0x123] }, "the frame after the wake-up is read")
+        await port.close()
+    }
+
     @Test func aQueueThatStaysFullIsDroppedClearlyAndRecovers() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
@@ -243,19 +272,49 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
     @Test func theInterfaceGoesDownAndComesBack() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
+        let got = Mutex<[UInt32]>([])
+        port.startReceiving(CANReceiver(frame: { received in got.withLock { $0.append(received.frame.id.rawValue) } }, finished: {}))
         link.setUp(false)
         #expect(await eventually { port.health().state == .down }, "the reader notices the link is down")
         #expect(port.send(frame) == .failed(.interfaceDown("fake0")))
         link.setUp(true)
-        #expect(await eventually { port.health().state == .errorActive }, "reopened after backoff")
+        #expect(await eventually { port.health().state == .errorActive && port.send(frame) != .failed(.interfaceDown("fake0")) }, "reopened after backoff")
         #expect(port.health().restarts >= 1)
         #expect(link.state.withLock { $0.opened } >= 2)
-        guard case .sent = port.send(frame) else {
-            Issue.record("sent once the link is back")
-            return
-        }
         #expect(link.state.withLock { $0.sent.count } == 1)
+        link.inject(canID: 0x321, data: [2])
+        #expect(await eventually { got.withLock { $0 } == [0x321] }, "frames flow on the reopened socket")
         await port.close()
+    }
+
+    /// A socket opens on a link that is down and fails at once: the reader must back off
+    /// between such reopens, not spin (it once reopened thousands of times a second).
+    @Test func aLinkThatStaysDownIsReopenedWithBackoff() async throws {
+        let link = FakeCANLink()
+        let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
+        link.setUp(false)
+        #expect(await eventually { port.health().state == .down })
+        // Backoff 50, 100, 200 ms, ...: at most a handful of opens in 400 ms (fewer when
+        // the machine is slow; a spin makes hundreds).
+        try await Task.sleep(for: .milliseconds(400))
+        let opens = link.state.withLock { $0.opensWhileDown }
+        #expect(opens <= 5, "\(opens) reopens while down in 400 ms")
+        await port.close()
+    }
+
+    /// A send that finds the link down retires the socket; the reader thread, woken,
+    /// closes it (only the reader closes, so it never reads a reused descriptor).
+    @Test func aSendThatFindsTheLinkDownHandsTheSocketToTheReader() async throws {
+        let link = FakeCANLink()
+        let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
+        link.setUp(false)
+        #expect(port.send(frame) == .failed(.interfaceDown("fake0")))
+        #expect(port.health().state == .down)
+        link.setUp(true)
+        #expect(await eventually { port.send(frame) != .failed(.interfaceDown("fake0")) }, "reopened")
+        await port.close()
+        let closedOn = link.state.withLock { $0.closedOn }
+        #expect(!closedOn.isEmpty && closedOn.allSatisfy { $0 == "can-fake0" }, "closed on \(closedOn)")
     }
 
     @Test func closeStopsTheReaderThread() async throws {

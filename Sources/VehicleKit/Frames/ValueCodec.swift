@@ -133,6 +133,8 @@ final class ValueCodec: Sendable {
             if let linear { return .float(linear.signal(fromProperty: Double(number))) }
             return .integer(Int128(number))
         case let .number(number):
+            // A sentinel or a named raw value ("min": ["LO"]) is sent as itself.
+            if !inputByValue.isEmpty, let input = inputByValue[value] { return input }
             return .float(linear?.signal(fromProperty: number) ?? number)
         }
     }

@@ -32,7 +32,8 @@ extension ProfileReader {
             if let commandNode = object.optional("command"), key.isStatusOnly {
                 throw commandNode.error("\(rawKey) is status only: the vehicle reports it and nothing sets it, so it cannot have a command")
             }
-            let statusValues = try parseMapping(statusNode.object(known: statusKeys), key: key, kind: kind, signal: status, isStatus: true)
+            let statusValues = try parseMapping(
+                statusNode.object(known: statusKeys), key: key, kind: kind, signal: status, isStatus: true, range: numberRange(of: key, in: profile))
             var command: PropertyCommand?
             var commandSignals: [ResolvedSignal] = []
             if let commandNode = object.optional("command") {
@@ -203,14 +204,18 @@ extension ProfileReader {
         return (StatusValidity(signal: qualifier.reference, valid: valid), qualifier)
     }
 
-    /// A value mapping on a status signal or a setpoint command's signal.
-    func parseMapping(_ object: JSONObject, key: PropertyKey, kind: PropertyKind, signal: ResolvedSignal, isStatus: Bool) throws(ProfileError) -> ValueMapping {
+    /// A value mapping on a status signal or a setpoint command's signal. A number's table
+    /// names sentinels and a DBC value table's entries: `"min"`/`"max"` (the raw values
+    /// that mean LO/HI: the property's `range`) or a number (`"0": ["Empty"]`).
+    func parseMapping(
+        _ object: JSONObject, key: PropertyKey, kind: PropertyKind, signal: ResolvedSignal, isStatus: Bool, range: ClosedRange<Double>?
+    ) throws(ProfileError) -> ValueMapping {
         var mapping = ValueMapping()
         if let valuesNode = object.optional("values") {
             var owner: [Int128: String] = [:]
             var spelled: [String: String] = [:]
             for (written, entry) in try valuesNode.map() {
-                let text = kind.canonicalName(written)
+                var text = kind.canonicalName(written)
                 switch kind {
                 case .bool:
                     guard text == "true" || text == "false" else { throw entry.error("\"\(text)\" is not a value of \(key.rawValue); expected false, true") }
@@ -224,7 +229,18 @@ extension ProfileReader {
                         throw entry.error("\"\(text)\" is not a level of \(key.rawValue): values of an integer property are \"0\", \"1\", ...")
                     }
                 case .number:
-                    throw valuesNode.error("values map booleans, enumerations and integer levels; \(key.rawValue) is a number (use unit or linear)")
+                    if text == "min" || text == "max" {
+                        guard let range else {
+                            throw entry.error("\(key.rawValue) has no range for \"\(text)\" to stand for; name the number (\"0\": [...])")
+                        }
+                        text = (text == "min" ? range.lowerBound : range.upperBound).plainText()
+                    } else {
+                        guard let number = Double(text), number.isFinite else {
+                            throw entry.error("\"\(text)\" is not a value of \(key.rawValue): a number, \"min\" or \"max\" (the raw values that mean LO/HI)")
+                        }
+                        text = number.plainText()
+                    }
+                    if let other = spelled.updateValue(written, forKey: text) { throw entry.error("\"\(written)\" and \"\(other)\" both name \(text)") }
                 }
                 let items: [JSONNode] = if case .array = entry.value { try entry.array() } else { [entry] }
                 guard !items.isEmpty else { throw entry.error("an empty list maps nothing") }

@@ -24,20 +24,20 @@ extension ProfileReader {
         let object = try node.object(known: known)
         let message = try resolveMessage(object.required("message"), database: profile.database)
         switch commandKind {
-        case .setpoint: return try parseSetpoint(object, key: key, kind: kind, message: message)
+        case .setpoint: return try parseSetpoint(object, key: key, kind: kind, message: message, range: numberRange(of: key, in: profile))
         case .momentary: return try parseMomentary(object, key: key, kind: kind, message: message, profile: profile)
         case .toggle: return try parseToggle(object, key: key, kind: kind, message: message, profile: profile)
         case .step: return try parseStep(object, key: key, kind: kind, message: message, profile: profile)
         }
     }
 
-    func parseSetpoint(_ object: JSONObject, key: PropertyKey, kind: PropertyKind, message: DBCMessage) throws(ProfileError) -> (
+    func parseSetpoint(_ object: JSONObject, key: PropertyKey, kind: PropertyKind, message: DBCMessage, range: ClosedRange<Double>?) throws(ProfileError) -> (
         PropertyCommand, [ResolvedSignal]
     ) {
         let signal = try resolveSignal(object.required("signal"), in: message, path: object.path)
         var idle: Int128?
         if let idleNode = object.optional("idle") { idle = try rawValue(idleNode, signal: signal.signal, message: message).raw }
-        let values = try parseMapping(object, key: key, kind: kind, signal: signal, isStatus: false)
+        let values = try parseMapping(object, key: key, kind: kind, signal: signal, isStatus: false, range: range)
         if let idle {
             for (text, names) in values.values {
                 if let first = names.first, ValueCodec.raw(first, signal: signal.signal) == idle {

@@ -58,6 +58,14 @@ extension ProfileReader {
         return (false, false, "")
     }
 
+    /// The range a number property's `"min"`/`"max"` stand for: a set point's (in °C, the
+    /// property's unit), a percentage's; nil for numbers without one.
+    func numberRange(of key: PropertyKey, in profile: VehicleProfile) -> ClosedRange<Double>? {
+        if key.rawValue.hasPrefix("climate.temperature."), let celsius = profile.climate?.celsius { return celsius.min...celsius.max }
+        if key == .fuelPercent || key == .chargePercent { return 0...100 }
+        return nil
+    }
+
     /// Every key the profile's capabilities need, in a stable order.
     func requiredKeys(for profile: VehicleProfile) -> [PropertyKey] {
         var candidates: [PropertyKey] = (profile.climate?.zones ?? []).map { PropertyKey.temperature(zone: $0.id) }
@@ -214,7 +222,7 @@ extension ProfileReader {
             return error.description
         }
         if case let .choice(name, raw) = result {
-            return "it encodes as raw value \(raw), which is the choice \"\(name)\""
+            return "it encodes as raw value \(raw), which is the choice \"\(name)\" (if that choice means this value, map it: \"values\": {\"\(value.plainText())\": [\"\(name)\"]})"
         }
         if exact, abs(result.doubleValue - value) > 1e-6 * max(1, abs(value)) {
             return "the signal's scale \(reference.signal.scale) cannot represent it (it reads back as \(result))"
