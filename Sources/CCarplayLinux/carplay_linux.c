@@ -133,7 +133,10 @@ int carplay_can_receive(int fd, carplay_can_frame *frame, int64_t *seconds, int6
     message.msg_iovlen = 1;
     message.msg_control = control;
     message.msg_controllen = sizeof(control);
-    ssize_t count = recvmsg(fd, &message, 0);
+    // Never blocks: the reader polled first, but a send on the same socket may have taken
+    // the pending error (ENETDOWN) that woke the poll, and a blocking read would then wait
+    // for a frame that, with the link down and our sends failing, never comes.
+    ssize_t count = recvmsg(fd, &message, MSG_DONTWAIT);
     if (count < 0) return -1;
     memset(frame, 0, sizeof(*frame));
     frame->can_id = in.can_id;

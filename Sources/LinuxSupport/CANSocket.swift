@@ -86,7 +86,8 @@ public struct CANSocket: Sendable {
         _ = try retryingOnInterrupt { carplay_can_send(descriptor.rawValue, &out) }
     }
 
-    /// Reads one frame (blocking).
+    /// Reads one frame if one is waiting; `Errno.wouldBlock` when none is (never blocks:
+    /// wait first).
     public func receive() throws(Errno) -> RawCANReception {
         var frame = carplay_can_frame()
         var seconds: Int64 = 0
