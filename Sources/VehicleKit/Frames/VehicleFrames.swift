@@ -116,12 +116,13 @@ public struct VehicleFrames: Sendable {
     public func commandFrames(for targets: [PropertyKey: PropertyValue], context: VehicleState = VehicleState(), counters: inout [String: UInt8])
         throws(VehicleFramesError) -> [CANFrame]
     {
-        // The command messages involved, by plan index, with their inputs so far.
-        var byMessage: [(plan: Int, inputs: SignalInputs, hold: Int, pressed: Bool)] = []
+        // The command messages involved, by plan index, with their inputs so far and the
+        // signals a target writes (with its key): a carried value never replaces one.
+        var byMessage: [(plan: Int, inputs: SignalInputs, hold: Int, pressed: Bool, written: [(signal: Int, key: PropertyKey)])] = []
         func entry(_ command: FramePlan.Command) throws(VehicleFramesError) -> Int {
             guard let plan = command.plan else { throw .unknownMessage(command.message) }
             if let position = byMessage.firstIndex(where: { $0.plan == plan }) { return position }
-            byMessage.append((plan, self.plan.commands[plan].idle, 1, false))
+            byMessage.append((plan, self.plan.commands[plan].idle, 1, false, []))
             return byMessage.count - 1
         }
         for (key, value) in targets {
@@ -134,7 +135,15 @@ public struct VehicleFrames: Sendable {
                     throw .unmappedValue(key, value)
                 }
                 let position = try entry(command)
-                for signal in signals { byMessage[position].inputs[signal] = input }
+                for signal in signals {
+                    // One signal for several properties (one set point for two zones):
+                    // one value, or the car could not be told both.
+                    if let other = byMessage[position].written.first(where: { $0.signal == signal }), byMessage[position].inputs[signal] != input {
+                        throw .sharedSignal(key, value, other: other.key)
+                    }
+                    byMessage[position].inputs[signal] = input
+                    byMessage[position].written.append((signal, key))
+                }
             case let .momentary(requests):
                 guard let request = requests[value] else { throw .unmappedValue(key, value) }
                 let position = try entry(command)
@@ -168,7 +177,7 @@ public struct VehicleFrames: Sendable {
         for item in byMessage {
             let message = plan.commands[item.plan]
             var inputs = item.inputs
-            if !message.carried.isEmpty { carry(message, into: &inputs, state: stateAfter(), except: targets) }
+            if !message.carried.isEmpty { carry(message, into: &inputs, state: stateAfter(), except: targets, written: item.written.map(\.signal)) }
             for _ in 0..<item.hold { frames.append(try frame(for: message, inputs: inputs, counters: &counters)) }
             if item.pressed { frames.append(try releasedFrame(message, state: stateAfter(), counters: &counters)) }
         }
@@ -201,13 +210,17 @@ public struct VehicleFrames: Sendable {
     }
 
     /// Setpoints without an idle value that the frame does not set carry their value in `state`.
-    private func carry(_ message: FramePlan.Message, into inputs: inout SignalInputs, state: VehicleState, except targets: [PropertyKey: PropertyValue]) {
+    /// Setpoints without an idle value carry their current value in `state`, except the
+    /// targets' own and any signal a target writes (`written`).
+    private func carry(
+        _ message: FramePlan.Message, into inputs: inout SignalInputs, state: VehicleState, except targets: [PropertyKey: PropertyValue], written: [Int] = []
+    ) {
         for (position, signals) in message.carried {
             let key = plan.keys[position]
             guard targets[key.key] == nil, let value = state[key.key],
                 let input = input(for: value, key: key, codec: key.setpointValues, band: state[.radioBand])
             else { continue }
-            for signal in signals { inputs[signal] = input }
+            for signal in signals where !written.contains(signal) { inputs[signal] = input }
         }
     }
 
@@ -545,6 +558,8 @@ public enum VehicleFramesError: Error, Sendable, CustomStringConvertible {
     case stepped(PropertyKey)
     case encoding(String, DBCEncodeError)
     case protection(String, String)
+    /// Two targets for one signal with different values (one set point for two zones).
+    case sharedSignal(PropertyKey, PropertyValue, other: PropertyKey)
 
     public var description: String {
         switch self {
@@ -554,6 +569,8 @@ public enum VehicleFramesError: Error, Sendable, CustomStringConvertible {
         case let .stepped(key): "\(key) is commanded by up/down steps, one press at a time"
         case let .encoding(name, error): "cannot encode \(name): \(error)"
         case let .protection(name, reason): "cannot build frame \(name): \(reason)"
+        case let .sharedSignal(key, value, other):
+            "\(key) = \(value) and \(other) share one signal in this vehicle and cannot be set to different values"
         }
     }
 }
