@@ -26,6 +26,8 @@ final class FramePlan: Sendable {
         let plan: Int?
         let kind: CommandKind
         let holdFrames: Int
+        /// `command.with`: fixed values a frame carrying this command sets beside it.
+        let companions: [Request]
     }
 
     /// A bound property. A class: the frame path passes it around without copying its
@@ -308,7 +310,7 @@ final class FramePlan: Sendable {
                 case let .setpoint(setpoint):
                     resolved = message.signal(named: setpoint.signal.signal).map { signal in
                         .setpoint(
-                            signals: indices(of: signal.name, in: message), idle: setpoint.idle,
+                            signals: setpoint.signals.flatMap { indices(of: $0, in: message) }, idle: setpoint.idle,
                             values: ValueCodec(kind: kind, mapping: setpoint.values, signal: signal, codec: message.codec))
                     }
                 case let .momentary(momentary):
@@ -323,7 +325,9 @@ final class FramePlan: Sendable {
                     resolved = zip2(request(step.up), request(step.down)).map { .step(up: $0, down: $1) }
                 }
                 command = resolved.map {
-                    Command(message: reference.message, plan: commandByName[reference.message], kind: $0, holdFrames: reference.holdFrames)
+                    Command(
+                        message: reference.message, plan: commandByName[reference.message], kind: $0, holdFrames: reference.holdFrames,
+                        companions: binding.companions.compactMap(request))
                 }
             }
             keys.append(

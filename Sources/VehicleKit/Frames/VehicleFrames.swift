@@ -160,6 +160,14 @@ public struct VehicleFrames: Sendable {
             case .step:
                 throw .stepped(key)
             }
+            if !command.companions.isEmpty, let position = byMessage.firstIndex(where: { $0.plan == command.plan }) {
+                for request in command.companions {
+                    for signal in request.signals {
+                        byMessage[position].inputs[signal] = request.input
+                        byMessage[position].written.append((signal, key))
+                    }
+                }
+            }
         }
         if byMessage.count > 1 { byMessage.sort { plan.commands[$0.plan].name < plan.commands[$1.plan].name } }
         // The state the released frames and carried setpoints show: made only when a
@@ -195,7 +203,9 @@ public struct VehicleFrames: Sendable {
         var inputs = message.idle
         carry(message, into: &inputs, state: context, except: [:])
         let request = up ? upRequest : downRequest
-        for signal in request.signals { inputs[signal] = request.input }
+        for press in [request] + command.companions {
+            for signal in press.signals { inputs[signal] = press.input }
+        }
         var frames: [CANFrame] = []
         for _ in 0..<max(1, command.holdFrames) { frames.append(try frame(for: message, inputs: inputs, counters: &counters)) }
         frames.append(try releasedFrame(message, state: context, counters: &counters))

@@ -14,6 +14,8 @@ extension ProfileReader {
         var owners: [String: (path: String, setpoint: Bool)] = [:]
         // "message.signal=raw" -> the request that uses that value.
         var requests: [String: String] = [:]
+        // `command.with` signals, checked against `owners` once every binding is read.
+        var companionPaths: [(id: String, path: String, value: RawValueName, message: DBCMessage)] = []
         for (rawKey, bindingNode) in try node.map() {
             let key = PropertyKey(rawKey)
             guard let kind = key.kind else {
@@ -36,8 +38,16 @@ extension ProfileReader {
                 statusNode.object(known: statusKeys), key: key, kind: kind, signal: status, isStatus: true, range: numberRange(of: key, in: profile))
             var command: PropertyCommand?
             var commandSignals: [ResolvedSignal] = []
+            var companions: [SignalRequest] = []
             if let commandNode = object.optional("command") {
                 (command, commandSignals) = try parseCommand(commandNode, key: key, kind: kind, profile: profile)
+                if let message = commandSignals.first?.message {
+                    companions = try parseCompanions(commandNode, message: message)
+                    for companion in companions {
+                        companionPaths.append(
+                            ("\(message.name).\(companion.signal.signal)", commandNode.path + ".with[\"\(companion.signal.signal)\"]", companion.value, message))
+                    }
+                }
             }
 
             // Who binds which signal.
@@ -115,9 +125,24 @@ extension ProfileReader {
             }
 
             let binding = PropertyBinding(
-                command: command, status: status.reference, statusValues: statusValues, signalUnit: signalUnit, validity: validity?.validity)
+                command: command, status: status.reference, statusValues: statusValues, signalUnit: signalUnit, validity: validity?.validity,
+                companions: companions)
             resolved[key] = ResolvedBinding(
                 key: key, path: bindingNode.path, commandSignals: commandSignals, status: status, qualifier: validity?.qualifier, binding: binding)
+        }
+        // A companion is a fixed value beside a command: never another command's signal,
+        // and one value wherever it is named (two commands may share a frame).
+        var companionValue: [String: (path: String, raw: Int128?)] = [:]
+        for companion in companionPaths.sorted(by: { $0.path < $1.path }) {
+            if let owner = owners[companion.id] {
+                throw fail(companion.path, "signal \"\(companion.id)\" is the \(owner.setpoint ? "setpoint" : "request signal") of \(owner.path); a companion is a signal no command writes")
+            }
+            let signalName = String(companion.id.split(separator: ".").last ?? "")
+            let raw = companion.message.signal(named: signalName).flatMap { ValueCodec.raw(companion.value, signal: $0) }
+            if let other = companionValue[companion.id], other.raw != raw {
+                throw fail(companion.path, "\(companion.value) differs from \(other.path): two commands in one frame would set \"\(signalName)\" to different values")
+            }
+            companionValue[companion.id] = (companion.path, raw)
         }
         for key in requiredKeys(for: profile) where resolved[key] == nil {
             throw fail(

@@ -16,10 +16,10 @@ extension ProfileReader {
         }
         let known: [String]
         switch commandKind {
-        case .setpoint: known = ["kind", "message", "signal", "idle"] + Self.mappingKeys.filter { $0 != "otherwise" }
-        case .momentary: known = ["kind", "message", "requests", "holdFrames"]
-        case .toggle: known = ["kind", "message", "signal", "value", "holdFrames"]
-        case .step: known = ["kind", "message", "up", "down", "step", "maxSteps", "stepTimeoutMs", "holdFrames"]
+        case .setpoint: known = ["kind", "message", "signal", "signals", "idle", "with"] + Self.mappingKeys.filter { $0 != "otherwise" }
+        case .momentary: known = ["kind", "message", "requests", "holdFrames", "with"]
+        case .toggle: known = ["kind", "message", "signal", "value", "holdFrames", "with"]
+        case .step: known = ["kind", "message", "up", "down", "step", "maxSteps", "stepTimeoutMs", "holdFrames", "with"]
         }
         let object = try node.object(known: known)
         let message = try resolveMessage(object.required("message"), database: profile.database)
@@ -34,7 +34,21 @@ extension ProfileReader {
     func parseSetpoint(_ object: JSONObject, key: PropertyKey, kind: PropertyKind, message: DBCMessage, range: ClosedRange<Double>?) throws(ProfileError) -> (
         PropertyCommand, [ResolvedSignal]
     ) {
-        let signal = try resolveSignal(object.required("signal"), in: message, path: object.path)
+        // "signal": S, or "signals": [S, T, ...]: the same value on each (left and right requests).
+        var signals: [ResolvedSignal] = []
+        switch (object.optional("signal"), object.optional("signals")) {
+        case let (signalNode?, nil): signals = [try resolveSignal(signalNode, in: message, path: object.path)]
+        case let (nil, listNode?):
+            for (index, item) in try listNode.array().enumerated() {
+                let resolved = try resolveSignal(item, in: message, path: object.path("signals") + "[\(index)]")
+                if signals.contains(where: { $0.signal.name == resolved.signal.name }) { throw item.error("signal \"\(resolved.signal.name)\" is listed twice") }
+                signals.append(resolved)
+            }
+            guard !signals.isEmpty else { throw listNode.error("name at least one signal") }
+        case (_?, _?): throw fail(object.path("signals"), "give signal or signals, not both")
+        case (nil, nil): throw fail(object.path("signal"), "missing: the signal that carries the set point (or signals: [...])")
+        }
+        let signal = signals[0]
         var idle: Int128?
         if let idleNode = object.optional("idle") { idle = try rawValue(idleNode, signal: signal.signal, message: message).raw }
         let values = try parseMapping(object, key: key, kind: kind, signal: signal, isStatus: false, range: range)
@@ -47,7 +61,16 @@ extension ProfileReader {
                 }
             }
         }
-        return (.setpoint(SetpointCommand(signal: signal.reference, idle: idle, values: values)), [signal])
+        for other in signals.dropFirst() {
+            // One value in every signal: each must read a raw value the way the first does.
+            let (a, b) = (signal.signal, other.signal)
+            guard a.length == b.length, a.scale == b.scale, a.offset == b.offset, a.isSigned == b.isSigned else {
+                throw fail(
+                    other.path, "signal \"\(b.name)\" does not carry values the way \"\(a.name)\" does (length, sign, scale and offset must match) to be sent the same value")
+            }
+        }
+        let command = SetpointCommand(signal: signal.reference, also: signals.dropFirst().map(\.signal.name), idle: idle, values: values)
+        return (.setpoint(command), signals)
     }
 
     func parseMomentary(
@@ -147,6 +170,19 @@ extension ProfileReader {
             )
         }
         return (SignalRequest(signal: signal.reference, value: name), signal)
+    }
+
+    /// `command.with`: `{"Signal": raw value or choice name, ...}`, the fixed values a frame
+    /// carrying the command sets beside it (an "HMI active" bit, a request-type code).
+    func parseCompanions(_ commandNode: JSONNode, message: DBCMessage) throws(ProfileError) -> [SignalRequest] {
+        guard case .object = commandNode.value, let withNode = try commandNode.object().optional("with") else { return [] }
+        var companions: [SignalRequest] = []
+        for (name, valueNode) in try withNode.map() {
+            guard let signal = message.signal(named: name) else { throw valueNode.error("no signal \"\(name)\" in message \"\(message.name)\" of \(dbcName)") }
+            let (value, _) = try rawValue(valueNode, signal: signal, message: message)
+            companions.append(SignalRequest(signal: SignalReference(message: message.name, signal: name), value: value))
+        }
+        return companions
     }
 
     func holdFrames(_ object: JSONObject) throws(ProfileError) -> Int {

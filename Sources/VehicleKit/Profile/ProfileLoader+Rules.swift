@@ -181,8 +181,8 @@ extension ProfileReader {
     ) throws(ProfileError) {
         guard let binding else { return }
         var sides: [(reference: ResolvedSignal, mapping: ValueMapping, idle: Int128?)] = [(binding.status, binding.binding.statusValues, nil)]
-        if case let .setpoint(setpoint)? = binding.binding.command, let signal = binding.commandSignals.first {
-            sides.insert((signal, setpoint.values, setpoint.idle), at: 0)
+        if case let .setpoint(setpoint)? = binding.binding.command {
+            sides.insert(contentsOf: binding.commandSignals.map { ($0, setpoint.values, setpoint.idle) }, at: 0)
         }
         // A mapping's table is keyed by the property value as a profile writes it: a
         // boolean by "false"/"true", not by the 0/1 it is checked as here.

@@ -15,16 +15,20 @@ public struct PropertyBinding: Sendable, Hashable {
     public var signalUnit: String?
     /// The status's validity qualifier (`status.valid`); nil: every reading is trusted.
     public var validity: StatusValidity?
+    /// `command.with`: signals of the command message that a frame carrying this command
+    /// sets to fixed values (an "HMI active" bit, a request-type code); idle otherwise.
+    public var companions: [SignalRequest]
 
     public init(
         command: PropertyCommand?, status: SignalReference, statusValues: ValueMapping = ValueMapping(), signalUnit: String? = nil,
-        validity: StatusValidity? = nil
+        validity: StatusValidity? = nil, companions: [SignalRequest] = []
     ) {
         self.command = command
         self.status = status
         self.statusValues = statusValues
         self.signalUnit = signalUnit
         self.validity = validity
+        self.companions = companions
     }
 
     /// `radio.frequency`: the signal value for a frequency of `band` (in the band's unit).
@@ -171,16 +175,23 @@ public enum PropertyCommand: Sendable, Hashable {
 
 public struct SetpointCommand: Sendable, Hashable {
     public var signal: SignalReference
+    /// Further signals of the message that carry the same value (`"signals": [...]`: a
+    /// left and a right request for one set point).
+    public var also: [String]
     /// What the signal carries when a frame does not change the property; nil: the
     /// signal always carries a value, so a frame repeats the property's current value.
     public var idle: Int128?
     public var values: ValueMapping
 
-    public init(signal: SignalReference, idle: Int128?, values: ValueMapping = ValueMapping()) {
+    public init(signal: SignalReference, also: [String] = [], idle: Int128?, values: ValueMapping = ValueMapping()) {
         self.signal = signal
+        self.also = also
         self.idle = idle
         self.values = values
     }
+
+    /// Every signal the value is written to, the first one first.
+    public var signals: [String] { [signal.signal] + also }
 }
 
 public struct MomentaryCommand: Sendable, Hashable {

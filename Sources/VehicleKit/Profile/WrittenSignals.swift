@@ -47,7 +47,12 @@ extension VehicleProfile {
             guard let command = bindings[key]?.command, command.message == message else { continue }
             let path = "bindings[\"\(key.rawValue)\"].command"
             switch command {
-            case let .setpoint(setpoint): named.append(NamedSignal(signal: setpoint.signal.signal, path: path + ".signal"))
+            case let .setpoint(setpoint):
+                if setpoint.also.isEmpty {
+                    named.append(NamedSignal(signal: setpoint.signal.signal, path: path + ".signal"))
+                } else {
+                    for (index, signal) in setpoint.signals.enumerated() { named.append(NamedSignal(signal: signal, path: path + ".signals[\(index)]")) }
+                }
             case let .momentary(momentary):
                 for value in momentary.requests.keys.sorted() {
                     named.append(NamedSignal(signal: momentary.requests[value]!.signal.signal, path: path + ".requests[\"\(value)\"].signal"))
@@ -56,6 +61,12 @@ extension VehicleProfile {
             case let .step(step):
                 named.append(NamedSignal(signal: step.up.signal.signal, path: path + ".up.signal"))
                 named.append(NamedSignal(signal: step.down.signal.signal, path: path + ".down.signal"))
+            }
+        }
+        for key in bindings.keys.sorted() {
+            guard let binding = bindings[key], binding.command?.message == message else { continue }
+            for companion in binding.companions {
+                named.append(NamedSignal(signal: companion.signal.signal, path: "bindings[\"\(key.rawValue)\"].command.with[\"\(companion.signal.signal)\"]"))
             }
         }
         for signal in (messages[message]?.defaults.keys).map({ $0.sorted() }) ?? [] {
