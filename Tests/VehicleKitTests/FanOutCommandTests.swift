@@ -18,7 +18,10 @@ import Testing
             return
         }
         #expect(setpoint.signals == ["RmClmCtrlLtSTempStReq", "RmClmCtrlRtSTempStReq"])
-        #expect(binding.companions == [SignalRequest(signal: SignalReference(message: "Remote_Climate_Control_Req_LS", signal: "RmClmCtrlHMIActIndReq"), value: .raw(1))])
+        #expect(
+            binding.companions == [
+                SignalRequest(signal: SignalReference(message: "Remote_Climate_Control_Req_LS", signal: "RmClmCtrlHMIActIndReq"), value: .raw(1))
+            ])
     }
 
     /// The frame carries the value in both signals and the companion; a frame without the

@@ -45,7 +45,8 @@ extension ProfileReader {
                     companions = try parseCompanions(commandNode, message: message)
                     for companion in companions {
                         companionPaths.append(
-                            ("\(message.name).\(companion.signal.signal)", commandNode.path + ".with[\"\(companion.signal.signal)\"]", companion.value, message))
+                            ("\(message.name).\(companion.signal.signal)", commandNode.path + ".with[\"\(companion.signal.signal)\"]", companion.value, message)
+                        )
                     }
                 }
             }
@@ -135,12 +136,16 @@ extension ProfileReader {
         var companionValue: [String: (path: String, raw: Int128?)] = [:]
         for companion in companionPaths.sorted(by: { $0.path < $1.path }) {
             if let owner = owners[companion.id] {
-                throw fail(companion.path, "signal \"\(companion.id)\" is the \(owner.setpoint ? "setpoint" : "request signal") of \(owner.path); a companion is a signal no command writes")
+                throw fail(
+                    companion.path,
+                    "signal \"\(companion.id)\" is the \(owner.setpoint ? "setpoint" : "request signal") of \(owner.path); a companion is a signal no command writes"
+                )
             }
             let signalName = String(companion.id.split(separator: ".").last ?? "")
             let raw = companion.message.signal(named: signalName).flatMap { ValueCodec.raw(companion.value, signal: $0) }
             if let other = companionValue[companion.id], other.raw != raw {
-                throw fail(companion.path, "\(companion.value) differs from \(other.path): two commands in one frame would set \"\(signalName)\" to different values")
+                throw fail(
+                    companion.path, "\(companion.value) differs from \(other.path): two commands in one frame would set \"\(signalName)\" to different values")
             }
             companionValue[companion.id] = (companion.path, raw)
         }

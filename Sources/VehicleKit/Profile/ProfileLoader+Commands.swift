@@ -41,7 +41,9 @@ extension ProfileReader {
         case let (nil, listNode?):
             for (index, item) in try listNode.array().enumerated() {
                 let resolved = try resolveSignal(item, in: message, path: object.path("signals") + "[\(index)]")
-                if signals.contains(where: { $0.signal.name == resolved.signal.name }) { throw item.error("signal \"\(resolved.signal.name)\" is listed twice") }
+                if signals.contains(where: { $0.signal.name == resolved.signal.name }) {
+                    throw item.error("signal \"\(resolved.signal.name)\" is listed twice")
+                }
                 signals.append(resolved)
             }
             guard !signals.isEmpty else { throw listNode.error("name at least one signal") }
@@ -66,7 +68,9 @@ extension ProfileReader {
             let (a, b) = (signal.signal, other.signal)
             guard a.length == b.length, a.scale == b.scale, a.offset == b.offset, a.isSigned == b.isSigned else {
                 throw fail(
-                    other.path, "signal \"\(b.name)\" does not carry values the way \"\(a.name)\" does (length, sign, scale and offset must match) to be sent the same value")
+                    other.path,
+                    "signal \"\(b.name)\" does not carry values the way \"\(a.name)\" does (length, sign, scale and offset must match) to be sent the same value"
+                )
             }
         }
         let command = SetpointCommand(signal: signal.reference, also: signals.dropFirst().map(\.signal.name), idle: idle, values: values)

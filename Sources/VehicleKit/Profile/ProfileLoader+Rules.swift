@@ -222,7 +222,8 @@ extension ProfileReader {
             return error.description
         }
         if case let .choice(name, raw) = result {
-            return "it encodes as raw value \(raw), which is the choice \"\(name)\" (if that choice means this value, map it: \"values\": {\"\(value.plainText())\": [\"\(name)\"]})"
+            return
+                "it encodes as raw value \(raw), which is the choice \"\(name)\" (if that choice means this value, map it: \"values\": {\"\(value.plainText())\": [\"\(name)\"]})"
         }
         if exact, abs(result.doubleValue - value) > 1e-6 * max(1, abs(value)) {
             return "the signal's scale \(reference.signal.scale) cannot represent it (it reads back as \(result))"
