@@ -7,11 +7,11 @@ import VehicleSimulator
 @testable import CarIntents
 @testable import VehicleKit
 
-/// The three production cars of VehicleProfiles/ (DBCs byte for byte from commaai/opendbc):
+/// The production cars of VehicleProfiles/ (DBCs byte for byte from commaai/opendbc):
 /// their protection on published frames, and the simulated vehicle's faults on a car
 /// without acknowledgement or protection.
 @Suite struct RealCarTests {
-    @Test(arguments: ["ford-cgea", "hyundai-mcan", "vw-mqb"])
+    @Test(arguments: ["ford-cgea", "gm-global-a-lowspeed", "hyundai-mcan", "vw-mqb"])
     func loadsWithoutAcknowledgementOrE2E(_ name: String) throws {
         let profile = try ShippedProfiles.load(name)
         #expect(profile.acknowledgement == nil, "production cars send no acknowledgement")

@@ -46,11 +46,11 @@ public enum TestPaths {
         return enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".dbc") }.sorted().map { profiles.appendingPathComponent($0) }
     }
 
-    /// A production car's DBC kept for the tests in Tests/Fixtures/real-dbc (byte for
-    /// byte commaai/opendbc's, MIT: its SHA256SUMS and LICENSE.opendbc beside it), so the
-    /// repository tests it without ../shared.
+    /// A production car's DBC, as a shipped profile keeps it (byte for byte
+    /// commaai/opendbc's, MIT: VehicleProfiles/SHA256SUMS, LICENSE.opendbc beside it), so
+    /// the repository tests it without ../shared.
     public static func realDBC(_ name: String) -> URL {
-        repository("Tests/Fixtures/real-dbc/\(name)")
+        profileDBCFiles().first { $0.lastPathComponent == name } ?? repository("VehicleProfiles/\(name)")
     }
 
     public static func bytes(_ url: URL) throws -> [UInt8] {

@@ -7,7 +7,7 @@ import Testing
 
 /// Messages whose signals overlap: GMLAN's "group" signals (a `...Group` container over a
 /// value and its validity bit `...V`), on the real GM Global A low-speed DBC
-/// (Tests/Fixtures/real-dbc). Reading a status never needs the encoder; a frame writes
+/// (VehicleProfiles/gm-global-a-lowspeed). Reading a status never needs the encoder; a frame writes
 /// the signals the profile names, and only those may not share a bit.
 @Suite struct OverlappingSignalTests {
     static let gmDBC = "gm_global_a_lowspeed_1818125.dbc"
@@ -15,7 +15,7 @@ import Testing
     /// Tests/Fixtures/gm-lowspeed: a set point and the fuel level read beside group
     /// signals, the door-lock request sent on a message with group signals.
     static func gm() throws -> ProfileFixture {
-        try ProfileFixture(fixture: "gm-lowspeed", dbc: "../real-dbc/\(gmDBC)")
+        try ProfileFixture(fixture: "gm-lowspeed", dbc: "../../../VehicleProfiles/gm-global-a-lowspeed/\(gmDBC)")
     }
 
     /// Issue 25, 10c: a read-only temperature in a message with group signals was refused

@@ -441,6 +441,21 @@ def initial_state(vehicle, carplayctl):
 
 # ----- frame checks ------------------------------------------------------------------------
 
+def decode_raw(message, data):
+    """Every signal's raw value. A message with overlapping signals (GMLAN's group signals
+    over a value and its validity bit) cantools cannot decode as a whole even when not
+    strict: each signal is then decoded on its own, as a receiver reads it."""
+    data = bytes(data[: message.length])
+    try:
+        return message.decode(data, decode_choices=False, scaling=False)
+    except cantools.database.errors.DecodeError:
+        raws = {}
+        for signal in message.signals:
+            formats = cantools.database.utils.create_encode_decode_formats([signal], message.length)
+            raws.update(cantools.database.utils.decode_data(data, message.length, [signal], formats, False, False, True, True))
+        return raws
+
+
 def presses(values, request, idle, hold, what):
     """Runs of `request` in a signal's raw values, each `hold` long and followed by `idle`.
 
@@ -470,20 +485,27 @@ def check_message(vehicle, message, frames, active, initial, expected):
     name = message.name
     protected = vehicle.protected_signals(name)
     roles = {}          # signal -> ("idle", raw) | ("free",) | ("setpoint", key, predicate, text, idle) | ("request", key)
+                        #   | ("companion", key, raw, idle)
     checks = []         # per active key: a function of the raw frames -> problem or None
     for key in vehicle.bindings:
         command = vehicle.command(key)
         if not command or command["message"] != name:
             continue
         kind = command["kind"]
+        if key in active:
+            # "with": fixed companions in the frame that carries the command (the first),
+            # idle in the others (a released press).
+            for companion, value in command.get("with", {}).items():
+                roles[companion] = ("companion", key, vehicle.raw(name, companion, value), vehicle.idle_raw(name, companion))
         if kind == "setpoint":
-            signal = command["signal"]
-            idle = vehicle.raw(name, signal, command["idle"]) if "idle" in command else None
-            if key in active:
-                predicate, text = vehicle.expect(key, command, active[key], expected, False)
-                roles[signal] = ("setpoint", key, predicate, text, idle)
-            elif signal not in roles:
-                roles[signal] = ("idle", idle) if idle is not None else ("free",)
+            # "signals": one value in each (a left and a right request).
+            for signal in command.get("signals") or [command["signal"]]:
+                idle = vehicle.raw(name, signal, command["idle"]) if "idle" in command else None
+                if key in active:
+                    predicate, text = vehicle.expect(key, dict(command, signal=signal), active[key], expected, False)
+                    roles[signal] = ("setpoint", key, predicate, text, idle)
+                elif signal not in roles:
+                    roles[signal] = ("idle", idle) if idle is not None else ("free",)
             continue
         if kind == "momentary":
             targets = [(command["requests"][v]["signal"], command["requests"][v]["value"], v) for v in command["requests"]]
@@ -519,7 +541,7 @@ def check_message(vehicle, message, frames, active, initial, expected):
             checks.append(toggle_check(vehicle, name, key, command, hold, None if start is None else start != value))
         else:
             checks.append(step_check(vehicle, name, key, command, hold, initial.get(key), value))
-    decoded = [message.decode(data[: message.length], decode_choices=False, scaling=False) for data in frames]
+    decoded = [decode_raw(message, data) for data in frames]
     for index, raw in enumerate(decoded):
         for signal in message.signals:
             if signal.name in protected:
@@ -528,6 +550,10 @@ def check_message(vehicle, message, frames, active, initial, expected):
             got = raw[signal.name]
             if role[0] == "idle" and got != role[1]:
                 return "%s frame %d: %s = raw %d, expected its idle %d" % (name, index + 1, signal.name, got, role[1])
+            if role[0] == "companion":
+                _, key, fixed, idle = role
+                if got != fixed and (index == 0 or got != idle):
+                    return "%s frame %d: %s = raw %d, expected %d beside %s (with)" % (name, index + 1, signal.name, got, fixed, key)
             if role[0] == "setpoint":
                 _, key, predicate, text, idle = role
                 if not predicate(got) and (index == 0 or got != idle):
@@ -721,7 +747,7 @@ def check_output(vehicle, intent, code, expected, output, frames, initial):
             shown = by_message.get(status["message"])
             if shown:
                 message = vehicle.message(status["message"])
-                raw = message.decode(shown[-1][: message.length], decode_choices=False, scaling=False)[status["signal"]]
+                raw = decode_raw(message, shown[-1])[status["signal"]]
                 predicate, text = vehicle.expect(key, status, value, expected, True)
                 if not predicate(raw):
                     return "last %s: %s = raw %d, expected %s for %s = %r" % (status["message"], status["signal"], raw, text, key, value)
