@@ -15,7 +15,7 @@ from conftest import PROFILES, binary
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support" / "intents"))
 import check_intents  # noqa: E402
 
-REAL_CARS = ["ford-cgea", "gm-global-a-lowspeed", "hyundai-mcan", "vw-mqb"]
+REAL_CARS = ["ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-mcan", "toyota-2017", "vw-mqb"]
 
 
 @pytest.mark.parametrize("name", REAL_CARS)
