@@ -78,13 +78,14 @@ public enum IntentResolver {
             return ["enable" + feature.prefix(1).uppercased() + feature.dropFirst(), "level", "relativeLevelSetting"]
         }
         if key.rawValue.hasPrefix("signal.") { return ["signals"] }
+        // The whole car's switch and each climate control zone's own.
+        if key.rawValue.hasPrefix("climate.climateControl") { return ["enableClimateControl"] }
         return switch key {
         // 0 % asks for the fan off; a level above 0 turns it on by itself.
         case .fan: value == .bool(false) ? ["enableFan", "fanSpeedPercentage"] : ["enableFan"]
         case .fanSpeed: ["fanSpeedIndex", "fanSpeedPercentage", "relativeFanSpeedSetting"]
         case .airConditioner: ["enableAirConditioner"]
         case .autoMode: ["enableAutoMode"]
-        case .climateControl: ["enableClimateControl"]
         case .airCirculation: ["airCirculationMode"]
         case .audioSource: ["audioSource", "relativeAudioSourceReference"]
         case .radioBand, .radioFrequency, .radioChannel: ["frequency", "channel", "stationName", "presetNumber", "radioType"]

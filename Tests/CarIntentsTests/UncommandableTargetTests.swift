@@ -55,4 +55,18 @@ import VehicleKit
             #expect(level.resolution.action == .set([.fanSpeed: .integer(4)]))
         }
     }
+
+    /// Bug: a read-only climate on/off of a zone (the Hyundai C-CAN's rear "off" display)
+    /// resolved `success` and Handle then answered `notResolved` with nothing sent.
+    @Test func aReadOnlyZoneClimateSwitch() async throws {
+        let rig = try await Rig.start("hyundai-ccan")
+        try await stopping(rig) { rig in
+            let json = #"{"intent":"SetClimateSettingsInCar","parameters":{"enableClimateControl":false,"climateZone":"rearLeft"}}"#
+            let resolved = await rig.engine.run(.resolve, try Intent(parsing: json))
+            let reason = "the \(rig.engine.profile.displayName) reports climate.climateControl.rearSeats but takes no command for it on its bus"
+            #expect(resolved.resolution.parameters.first { $0.name == "enableClimateControl" }?.result == .unsupported(reason: reason))
+            let performed = try await rig.perform(json)
+            #expect(performed.frames.isEmpty)
+        }
+    }
 }
