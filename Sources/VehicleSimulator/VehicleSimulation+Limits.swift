@@ -260,6 +260,8 @@ extension VehicleSimulation {
         case .fanSpeed: return .integer(max(1, min(3, profile.climate?.fanSpeedLevels ?? 3)))
         case .airCirculation: return .enumeration(AirCirculationMode.freshAir.rawValue)
         case .cabinTemperature: return .number(24)
+        case .outsideTemperature: return .number(12)
+        case .autoDefog: return .bool(true)
         case .audioSource: return profile.audioSources.first.map { .enumeration($0.rawValue) }
         case .radioBand: return profile.radio?.bands.first.map { .enumeration($0.type.rawValue) }
         case .radioFrequency:

@@ -56,7 +56,8 @@ extension VehicleSimulation {
         case .activeConnector: return "plugging in is the drive state: SetDriveState (carplayctl car plug CONNECTOR|none)"
         case .charging: return nil
         case .fuelPercent, .chargePercent: return (0...100).contains(number) ? nil : "outside 0...100 %"
-        case .cabinTemperature: return (-40...85).contains(number) ? nil : "outside -40...85 °C"
+        case .cabinTemperature, .outsideTemperature: return (-40...85).contains(number) ? nil : "outside -40...85 °C"
+        case .autoDefog: return nil
         default: return number >= 0 ? nil : "must not be negative"
         }
     }

@@ -1,6 +1,7 @@
 import CarplayClient
 import CarplayJSON
 import LinuxSupport
+import VehicleKit
 
 /// `status`, `monitor`, `describe`, `call`: the daemon's other methods.
 enum StateVerbs {
@@ -327,6 +328,18 @@ enum StatusReport {
         if let minutes = take("power.minutesToFull") { power.append(("to full", "\(readable(minutes)) min")) }
         if let distance = take("power.distanceRemaining")?.doubleValue { power.append(("range", "\(readableNumber(distance)) km")) }
         section("power", power, into: &lines)
+
+        // What carplayd reads that no SiriKit intent carries.
+        var extensions: [(String, String)] = []
+        for key in state.keys.filter({ $0.hasPrefix(PropertyKey.extensionPrefix) }).sorted() {
+            let value = take(key)!
+            switch PropertyKey(key) {
+            case .outsideTemperature: extensions.append(("outside", celsius(value)))
+            case .autoDefog: extensions.append(("auto defog", readable(value)))
+            default: extensions.append((String(key.dropFirst(PropertyKey.extensionPrefix.count)), readable(value)))
+            }
+        }
+        section("extensions", extensions, into: &lines)
 
         // Whatever else the vehicle reports.
         section("other", state.keys.sorted().map { ($0, readable(state[$0]!)) }, into: &lines)

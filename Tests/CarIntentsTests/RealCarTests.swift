@@ -31,6 +31,19 @@ import VehicleSimulator
         }
     }
 
+    /// Issue 25, item 7: what the car reports and SiriKit has no intent for (the outside
+    /// temperature, auto defog) is read into the state as extensions; nothing sets it.
+    @Test func extensionsAreReadAndNeverSet() async throws {
+        let rig = try await Rig.start("hyundai-ccan", state: [.outsideTemperature: .number(-3.5), .autoDefog: .bool(false)])
+        try await stopping(rig) { rig in
+            let result = try await rig.perform(#"{"intent":"GetCarPowerLevelStatus","parameters":{}}"#)
+            #expect(result.state[.outsideTemperature] == .number(-3.5))
+            #expect(result.state[.autoDefog] == .bool(false))
+            #expect(PropertyKey.outsideTemperature.isExtension && PropertyKey.outsideTemperature.isStatusOnly)
+            #expect(rig.engine.profile.isReadOnly(.autoDefog))
+        }
+    }
+
     /// The Hyundai's rear climate has an on/off of its own (a climate control zone): a
     /// climateZone in the rear presses it, and only it.
     @Test func theHyundaisRearClimateSwitch() async throws {

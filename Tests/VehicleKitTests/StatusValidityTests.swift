@@ -79,3 +79,25 @@ import Testing
         gm.expectError(path: #"bindings["power.fuelPercent"].status.valid.invalid"#, "unknown key")
     }
 }
+
+/// Issue 25, item 7: extensions are status only.
+@Suite struct ExtensionKeyTests {
+    @Test func anExtensionTakesNoCommand() throws {
+        var gm = try OverlappingSignalTests.gm()
+        try gm.json(
+            #""power.fuelPercent": {"#,
+            #""extension.outsideTemperature": {"command": {"kind": "setpoint", "message": "Door_Lock_Command", "signal": "CLRAF_Unl_Lk"}, "status": {"message": "Fuel_Information", "signal": "FlLvlPct"}}, "power.fuelPercent": {"#
+        )
+        gm.expectError(path: #"bindings["extension.outsideTemperature"].command"#, "extension.outsideTemperature is status only")
+    }
+
+    @Test func anExtensionTakesAUnit() throws {
+        var gm = try OverlappingSignalTests.gm()
+        try gm.json(
+            #""power.fuelPercent": {"#,
+            #""extension.outsideTemperature": {"status": {"message": "Fuel_Information", "signal": "FlLvlPct", "unit": "fahrenheit"}}, "power.fuelPercent": {"#)
+        let profile = try gm.load()
+        #expect(profile.bindings[.outsideTemperature]?.statusValues.linear == LinearTransform.converting(from: "fahrenheit"))
+        #expect(profile.isReadOnly(.outsideTemperature))
+    }
+}

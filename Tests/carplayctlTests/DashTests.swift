@@ -322,6 +322,18 @@ import Testing
         #expect(text.contains("fuel 62 % · charge 80 % · range 420 km · batteryTemperature 31"))
     }
 
+    /// Issue 25, item 7: what carplayd reads that no SiriKit intent carries is shown on a
+    /// line of its own, marked `ext`.
+    @Test func extensionsHaveALineOfTheirOwn() throws {
+        let describe = Self.describe.replacingOccurrences(
+            of: #""audio.source","#, with: #""audio.source","extension.autoDefog","extension.outsideTemperature","#)
+        var model = DashModel(vehicle: DashVehicle(describe: try DescribeReply(["vehicle": .object(Self.object(describe))]).description()))
+        model.apply(state: try GetStateReply(Self.object(Self.getState)), now: 100)
+        model.apply(monitor: try Self.monitor("", ["extension.outsideTemperature": .number(12.5), "extension.autoDefog": .bool(true)]), now: 101)
+        let text = DashRenderer.plainText(model)
+        #expect(text.contains { $0.hasPrefix("  ext   outside 12.5 °C  auto defog on") }, "\(text.joined(separator: "\n"))")
+    }
+
     @Test func helpListsTheKeys() throws {
         var model = try Self.sedan()
         model.showHelp = true

@@ -304,7 +304,7 @@ extension ProfileReader {
         }
         if let unitNode = object.optional("unit") {
             let unit = try unitNode.string()
-            let temperature = key.rawValue.hasPrefix("climate.temperature.") || key == .cabinTemperature
+            let temperature = key.rawValue.hasPrefix("climate.temperature.") || key == .cabinTemperature || key == .outsideTemperature
             let allowed = temperature ? ["celsius", "fahrenheit"] : key == .distanceRemaining ? ["km", "mi"] : []
             guard !allowed.isEmpty else {
                 throw unitNode.error(

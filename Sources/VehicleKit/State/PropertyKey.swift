@@ -29,6 +29,11 @@
 /// | `power.maximumDistance`, `power.distanceRemainingElectric`, `power.distanceRemainingFuel`, `power.maximumDistanceElectric`, `power.maximumDistanceFuel` | number (km), status only | ranges: now, when full, per energy |
 /// | `power.minimumBatteryCapacity`, `power.currentBatteryCapacity`, `power.maximumBatteryCapacity` | number (kWh), status only | reserve, stored now, stored when full |
 /// | `power.activeConnector` | enum `ChargingConnectorType` or `none`, status only | the connector plugged in |
+/// | `extension.outsideTemperature` | number (°C), status only | an extension: measured outside air |
+/// | `extension.autoDefog` | bool, status only | an extension: automatic defogging enabled |
+///
+/// Extensions (`extension.*`) are what carplayd reads that no SiriKit intent carries:
+/// GetState, Monitor and the dash show them, marked by their prefix, and nothing sets them.
 public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     public let rawValue: String
 
@@ -71,6 +76,10 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
     public static let currentBatteryCapacity: PropertyKey = "power.currentBatteryCapacity"
     public static let maximumBatteryCapacity: PropertyKey = "power.maximumBatteryCapacity"
     public static let activeConnector: PropertyKey = "power.activeConnector"
+    public static let outsideTemperature: PropertyKey = "extension.outsideTemperature"
+    public static let autoDefog: PropertyKey = "extension.autoDefog"
+    /// The prefix of the keys no SiriKit intent carries.
+    public static let extensionPrefix = "extension."
     /// `power.activeConnector`'s value when nothing is plugged in (SiriKit's `activeConnector` is then nil).
     public static let noConnector = "none"
 
@@ -80,13 +89,14 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
         // for the fixed names.
         switch rawValue {
         case "climate.fan", "climate.airConditioner", "climate.autoMode", "climate.climateControl",
-            "defroster.front", "defroster.rear", "lock.locked", "signal.audible", "signal.visible", "power.charging":
+            "defroster.front", "defroster.rear", "lock.locked", "signal.audible", "signal.visible", "power.charging", "extension.autoDefog":
             return .bool
         case "climate.fanSpeed", "radio.channel", "profile.active", "power.minutesToFull":
             return .integer
         case "climate.cabinTemperature", "radio.frequency", "power.fuelPercent", "power.chargePercent", "power.distanceRemaining",
             "power.maximumDistance", "power.distanceRemainingElectric", "power.distanceRemainingFuel", "power.maximumDistanceElectric",
-            "power.maximumDistanceFuel", "power.minimumBatteryCapacity", "power.currentBatteryCapacity", "power.maximumBatteryCapacity":
+            "power.maximumDistanceFuel", "power.minimumBatteryCapacity", "power.currentBatteryCapacity", "power.maximumBatteryCapacity",
+            "extension.outsideTemperature":
             return .number
         case "power.activeConnector": return .enumeration(Self.connectorStates)
         case "climate.airCirculation": return .enumeration(Self.airCirculationModes)
@@ -115,8 +125,11 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
 
     /// Keys the vehicle reports but nobody commands.
     public var isStatusOnly: Bool {
-        rawValue == "climate.cabinTemperature" || rawValue.hasPrefix("power.")
+        rawValue == "climate.cabinTemperature" || rawValue.hasPrefix("power.") || isExtension
     }
+
+    /// A key no SiriKit intent carries (`extension.*`).
+    public var isExtension: Bool { rawValue.hasPrefix(Self.extensionPrefix) }
 }
 
 public enum SeatFeature: String, Sendable, Hashable, CaseIterable { case heating, cooling, massage }

@@ -1,6 +1,7 @@
 import CANKit
 import CarplayClient
 import CarplayJSON
+import VehicleKit
 
 /// How a piece of the screen is shown; the text alone always says it (markers, words),
 /// styles only add emphasis, so NO_COLOR and a capture read the same.
@@ -213,6 +214,16 @@ enum DashRenderer {
             climate = climate + value(model, "climate.airCirculation", label: "air ") { $0.stringValue == "recirculateAir" ? "recirc" : "fresh" }
         }
         if climate.width > 2 { lines.append(climate) }
+
+        // Extensions: read, no SiriKit intent carries them.
+        var extensions = DashLine("  ")
+        if model.vehicle.properties.contains(PropertyKey.outsideTemperature.rawValue) {
+            extensions = extensions + value(model, PropertyKey.outsideTemperature.rawValue, label: "outside ") { celsius($0) } + DashLine("  ")
+        }
+        if model.vehicle.properties.contains(PropertyKey.autoDefog.rawValue) {
+            extensions = extensions + flag(model, PropertyKey.autoDefog.rawValue, "auto defog") + DashLine("  ")
+        }
+        if extensions.width > 2 { lines.append(DashLine("  ext ", .dim) + extensions) }
 
         // Audio and power.
         var audio = DashLine("  ")

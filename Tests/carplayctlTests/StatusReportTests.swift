@@ -1,0 +1,21 @@
+import CarplayClient
+import CarplayJSON
+import Testing
+
+@testable import carplayctl
+
+/// `carplayctl status`: the live state in sections.
+@Suite struct StatusReportTests {
+    /// Issue 25, item 7: extensions have a section of their own, after power and before
+    /// whatever else the car reports.
+    @Test func extensionsHaveASectionOfTheirOwn() throws {
+        let state = DashTests.getState.replacingOccurrences(
+            of: #""audio.source":"radio","#, with: #""audio.source":"radio","extension.outsideTemperature":12.5,"extension.autoDefog":false,"#)
+        let vehicle = try DescribeReply(["vehicle": .object(DashTests.object(DashTests.describe))]).description()
+        let text = StatusReport.render(try GetStateReply(DashTests.object(state)), vehicle: vehicle)
+        let lines = text.split(separator: "\n").map(String.init)
+        let start = try #require(lines.firstIndex(of: "extensions"), Comment(rawValue: text))
+        #expect(Array(lines[(start + 1)...].prefix(2)) == ["  auto defog    off", "  outside       12.5 °C"], Comment(rawValue: text))
+        #expect(!text.contains("extension."), "the prefix is the section's title")
+    }
+}
