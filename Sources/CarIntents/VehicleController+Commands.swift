@@ -154,7 +154,11 @@ extension VehicleController {
             let position = core.withLock { $0.unit.recordedFrameCount(of: token) }
             switch port.send(frame) {
             case let .sent(sent), let .queued(sent):
-                core.withLock { $0.unit.sent(sent, for: token, at: position) }
+                let now = clock.now
+                core.withLock { core in
+                    core.unit.sent(sent, for: token, at: position)
+                    core.unit.cyclicFrameSent(frame.id, at: now)
+                }
             case let .failed(error):
                 return core.withLock { $0.unit.finishCommand(token, abandoning: .bus(error)) }
             }

@@ -79,15 +79,29 @@ public final class VehicleController: Sendable {
         var commands: Bool
     }
 
-    /// A continuation to resume once the lock is released.
+    /// What to do once the lock is released: a continuation to resume, frames to send
+    /// (a send may deliver to this controller at once, which takes the lock).
     enum Wake {
         case command(CheckedContinuation<Void, Never>)
         case condition(CheckedContinuation<Bool, Never>, Bool)
+        case send([CANFrame])
+    }
 
-        func fire() {
-            switch self {
+    func fire(_ wakes: [Wake]) {
+        for wake in wakes {
+            switch wake {
             case let .command(continuation): continuation.resume()
             case let .condition(continuation, met): continuation.resume(returning: met)
+            case let .send(frames):
+                for frame in frames {
+                    // A cyclic idle frame: a failed one is the next cycle's to retry.
+                    guard case let .sent(sent) = port.send(frame) else { continue }
+                    let now = clock.now
+                    core.withLock { core in
+                        core.unit.recordSent(sent)
+                        core.unit.cyclicFrameSent(frame.id, at: now)
+                    }
+                }
             }
         }
     }
@@ -151,6 +165,11 @@ public final class VehicleController: Sendable {
             CANReceiver(
                 frame: { [weak self] received in self?.handle(received) },
                 finished: { [weak self] in self?.readerEnded() }))
+        let now = clock.now
+        core.withLock { core in
+            core.unit.startCyclicSending(at: now)
+            armTimer(&core)
+        }
     }
 
     func readerEnded() { core.withLock { $0.readerFinished = true } }
@@ -173,7 +192,7 @@ public final class VehicleController: Sendable {
             return (wakes, observers, timer)
         }
         timer?.cancel()
-        for wake in wakes { wake.fire() }
+        fire(wakes)
         for observer in observers { observer.finish() }
     }
 
@@ -181,7 +200,7 @@ public final class VehicleController: Sendable {
     func handle(_ received: ReceivedFrame) {
         let now = clock.now
         let wakes = core.withLock { core in dispatch(core.unit.receive(received, at: now), &core) }
-        for wake in wakes { wake.fire() }
+        fire(wakes)
     }
 
     /// Acts on the machine's events: observers told (under the lock, so they hear
@@ -196,6 +215,8 @@ public final class VehicleController: Sendable {
                 if let continuation = core.commandWaits.removeValue(forKey: token) { wakes.append(.command(continuation)) }
             case let .waitEnded(token, met):
                 if let continuation = core.conditionWaits.removeValue(forKey: token) { wakes.append(.condition(continuation, met)) }
+            case let .send(frames):
+                wakes.append(.send(frames))
             }
         }
         return wakes
@@ -227,7 +248,7 @@ public final class VehicleController: Sendable {
             armTimer(&core)
             return wakes
         }
-        for wake in wakes { wake.fire() }
+        fire(wakes)
     }
 
     public var currentState: VehicleState { core.withLock { $0.unit.state } }

@@ -73,9 +73,14 @@ extension HeadUnit {
 
     /// A frame of the command went out; `position` is `recordedFrameCount` before the send.
     public mutating func sent(_ frame: ReceivedFrame, for token: Token, at position: Int) {
-        traffic[frame.frame.id, default: MessageTraffic(id: frame.frame.id)].sent += 1
+        recordSent(frame)
         guard let count = commands[token]?.frames.count else { return }
         commands[token]?.frames.insert(frame, at: min(position, count))
+    }
+
+    /// A frame the head unit sent, counted in the bus traffic.
+    public mutating func recordSent(_ frame: ReceivedFrame) {
+        traffic[frame.frame.id, default: MessageTraffic(id: frame.frame.id)].sent += 1
     }
 
     /// Whether the command's outcome is ready (or the command is unknown).

@@ -28,6 +28,8 @@ public struct HeadUnit: Sendable {
         case commandSettled(Token)
         /// A wait ended: its condition holds (met) or its timeout passed.
         case waitEnded(Token, met: Bool)
+        /// Frames to send now: a cyclic command message's idle frame.
+        case send([CANFrame])
     }
 
     public let profile: VehicleProfile
@@ -62,6 +64,12 @@ public struct HeadUnit: Sendable {
     var waits: [Token: PendingWait] = [:]
     var nextToken = 0
 
+    /// Command messages sent every cycle, idle or not (`messages.<M>.send: cyclic`: a
+    /// receiver drops a requester that goes silent), with their periods.
+    let cyclicMessages: [(name: String, id: CANID, period: Duration)]
+    /// When each cyclic message is next due; empty until `startCyclicSending`.
+    var cyclicDue: [String: Instant] = [:]
+
     public init(profile: VehicleProfile) {
         self.profile = profile
         self.frames = VehicleFrames(profile: profile)
@@ -69,6 +77,12 @@ public struct HeadUnit: Sendable {
         // The fastest cyclic message sets the pace: a live vehicle sends it every cycle.
         let fastest = cycles.min() ?? .milliseconds(100)
         self.reachabilityWindow = fastest * max(1, profile.policies.unreachableAfterCycles)
+        self.cyclicMessages = frames.commandMessages.sorted().compactMap { name in
+            guard profile.messages[name]?.cyclic == true, let message = profile.database.message(named: name),
+                let period = profile.cycleTime(of: message), period > .zero
+            else { return nil }
+            return (name, message.canID, period)
+        }
     }
 
     mutating func makeToken() -> Token {
@@ -82,9 +96,10 @@ public struct HeadUnit: Sendable {
         return now - last <= reachabilityWindow
     }
 
-    /// The earliest deadline of a command or a wait: when `expire` has work next.
+    /// The earliest deadline of a command, a wait or a cyclic frame: when `expire` has
+    /// work next.
     public var nextDeadline: Instant? {
-        var next: Instant?
+        var next: Instant? = cyclicDue.values.min()
         for command in commands.values where command.isOpen {
             if let deadline = command.deadline { next = next.map { min($0, deadline) } ?? deadline }
         }
@@ -104,6 +119,7 @@ public struct HeadUnit: Sendable {
             waits[token] = nil
             events.append(.waitEnded(token, met: false))
         }
+        sendCyclicFrames(at: now, &events)
         return events
     }
 

@@ -213,6 +213,13 @@ public struct VehicleFrames: Sendable {
     }
 
     /// The frame of `message` that requests nothing (setpoints without idle carry `state`).
+    /// The frame of command message `name` that requests nothing: what a cyclic command
+    /// message carries between commands (setpoints without idle carry `state`).
+    public func idleFrame(of name: String, state: VehicleState, counters: inout [String: UInt8]) throws(VehicleFramesError) -> CANFrame {
+        guard let index = plan.commandByName[name] else { throw .unknownMessage(name) }
+        return try releasedFrame(plan.commands[index], state: state, counters: &counters)
+    }
+
     private func releasedFrame(_ message: FramePlan.Message, state: VehicleState, counters: inout [String: UInt8]) throws(VehicleFramesError) -> CANFrame {
         var inputs = message.idle
         carry(message, into: &inputs, state: state, except: [:])
