@@ -37,11 +37,14 @@ extension VehicleState {
 
     /// The same state grouped by the key's dot-separated parts, as the typed Varlink
     /// methods answer it: `{"climate": {"temperature": {"left": 21.5}}, "lock": {"locked": false}}`.
-    /// No key of the vocabulary is a prefix of another, so nothing collides.
+    /// One key of the vocabulary is a prefix of others: `climate.climateControl` (the
+    /// whole car's switch) and `climate.climateControl.<zone>` (each zone's), so the zones'
+    /// go under `climate.climateControlZones`.
     public var groupedJSON: JSONValue {
         var root: [String: JSONValue] = [:]
         for key in keys {
-            let parts = key.rawValue.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            var parts = key.rawValue.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            if parts.count == 3, parts[0] == "climate", parts[1] == "climateControl" { parts[1] = "climateControlZones" }
             Self.insert(self[key]!.jsonValue, at: parts[...], into: &root)
         }
         return .object(root)
