@@ -12,12 +12,18 @@ public struct GetStateReply: CarplaydReply {
     public var state: [String: JSONValue]
     public var reachable: Bool
     public var bus: BusStatus
+    /// The properties whose last status carried no value, with why.
+    public var unreadable: [String: String]
 
     public init(members: JSONObject) throws(JSONContentError) {
         json = members.fields
         state = try members.required("state").members()
         reachable = try members.required("reachable").bool()
         bus = try BusStatus(json: members.required("bus"))
+        unreadable = [:]
+        if let node = members.optional("unreadable") {
+            for (key, reason) in try node.map() { unreadable[key] = try reason.string() }
+        }
     }
 }
 

@@ -89,7 +89,12 @@ public final class VehicleService: VarlinkService {
             "restarts": .integer(health.restarts),
         ]
         if let lastError = health.lastError { bus["lastError"] = .string(lastError) }
-        request.replies.send(VarlinkReply(parameters: ["state": current.jsonValue, "reachable": .bool(reachable), "bus": .object(bus)]))
+        var parameters: [String: JSONValue] = ["state": current.jsonValue, "reachable": .bool(reachable), "bus": .object(bus)]
+        let unreadable = session.controller.unreadable
+        if !unreadable.isEmpty {
+            parameters["unreadable"] = .object(Dictionary(uniqueKeysWithValues: unreadable.map { ($0.key.rawValue, JSONValue.string($0.value)) }))
+        }
+        request.replies.send(VarlinkReply(parameters: parameters))
     }
 
     func getBusTraffic(_ request: Request) {

@@ -343,6 +343,12 @@ enum StatusReport {
 
         // Whatever else the vehicle reports.
         section("other", state.keys.sorted().map { ($0, readable(state[$0]!)) }, into: &lines)
+
+        // Bound properties the car's last status left without a value, and why.
+        if !reply.unreadable.isEmpty {
+            lines.append("unreadable")
+            for key in reply.unreadable.keys.sorted() { lines.append("  \(key): \(reply.unreadable[key]!)") }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -18,4 +18,16 @@ import Testing
         #expect(Array(lines[(start + 1)...].prefix(2)) == ["  auto defog    off", "  outside       12.5 °C"], Comment(rawValue: text))
         #expect(!text.contains("extension."), "the prefix is the section's title")
     }
+
+    /// Issue 25, item 6: why a bound property has no value is in GetState and shown.
+    @Test func unreadablePropertiesAreListedWithWhy() throws {
+        var object = try DashTests.object(DashTests.getState)
+        object["unreadable"] = .object(["power.fuelPercent": .string("FlLvlPctV = 1 says the value is not valid (valid: 0)")])
+        let reply = try GetStateReply(object)
+        #expect(reply.unreadable == ["power.fuelPercent": "FlLvlPctV = 1 says the value is not valid (valid: 0)"])
+        let vehicle = try DescribeReply(["vehicle": .object(DashTests.object(DashTests.describe))]).description()
+        let lines = StatusReport.render(reply, vehicle: vehicle).split(separator: "\n").map(String.init)
+        #expect(lines.suffix(2) == ["unreadable", "  power.fuelPercent: FlLvlPctV = 1 says the value is not valid (valid: 0)"])
+        #expect(try GetStateReply(DashTests.object(DashTests.getState)).unreadable.isEmpty, "absent: every property read")
+    }
 }
