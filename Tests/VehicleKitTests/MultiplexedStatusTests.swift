@@ -70,12 +70,24 @@ import Testing
             #"signal "DistanceRemaining" is not on every page of "Page" that carries the status signal "FuelLevel""#)
     }
 
-    @Test func commandsAreNotSentOnAMultiplexedMessage() throws {
+    /// A command message that became multiplexed: a signal on every page goes out on
+    /// the first page, and the car reads it (issue 25, item 9; before, refused).
+    @Test func aCommandOnAMultiplexedMessageGoesOutOnAPage() throws {
         var sedan = try ProfileFixture("sedan")
         try sedan.dbc(
             #" SG_ HeatFrontRight : 20|4@1+ (1,0) [0|15] "" SeatECU"#,
             #" SG_ HeatFrontRight : 20|4@1+ (1,0) [0|15] "" SeatECU"# + "\n" + #" SG_ Row M : 24|2@1+ (1,0) [0|3] "" SeatECU"# + "\n"
                 + #" SG_ RearHeat m1 : 26|4@1+ (1,0) [0|15] "" SeatECU"#)
-        sedan.expectError(path: #"bindings["seat.frontLeft.heating"].command.message"#, "is multiplexed; commands are sent on plain messages")
+        let frames = VehicleFrames(profile: try sedan.load())
+        var counters: [String: UInt8] = [:]
+        let sent = try frames.commandFrames(for: [.seat(.frontLeft, .heating): .integer(2)], counters: &counters)
+        #expect(sent.count == 1)
+        var checkers: [String: FrameChecker] = [:]
+        var latches: [String: [Int128]] = [:]
+        guard case let .command(command) = frames.decodeFromHeadUnit(try #require(sent.first), checkers: &checkers, latches: &latches) else {
+            Issue.record("the car reads the paged frame")
+            return
+        }
+        #expect(command.changes[.seat(.frontLeft, .heating)] == .integer(2))
     }
 }

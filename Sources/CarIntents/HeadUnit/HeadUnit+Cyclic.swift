@@ -29,7 +29,7 @@ extension HeadUnit {
             cyclicDue[message.name] = next > now ? next : now + message.period
             if isSendingCommand(on: message.id) { continue }
             do throws(VehicleFramesError) {
-                due.append(try frames.idleFrame(of: message.name, state: state, counters: &counters))
+                due += try frames.idleFrames(of: message.name, state: state, counters: &counters)
             } catch {
                 // The profile loaded, so its idle frame encodes; nothing to send otherwise.
                 continue

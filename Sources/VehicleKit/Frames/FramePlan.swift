@@ -148,7 +148,8 @@ final class FramePlan: Sendable {
         /// signal index whether it qualifies one (empty when none does).
         let qualified: [Qualifier]
         let qualifierSignals: [Bool]
-        /// Status messages: the pages the vehicle sends in turn (one without multiplexers).
+        /// The pages of a multiplexed message (one without multiplexers): status messages
+        /// are sent in turn, page by page; a command goes out on the pages its signals are on.
         let pages: [Page]
 
         init(
@@ -380,7 +381,8 @@ final class FramePlan: Sendable {
                 Message(
                     message: message, name: name, protection: protection?.protection, idle: idle, written: written, keyBySignal: keyBySignal,
                     sharedKeys: shared,
-                    slots: [], presses: presses, carried: carried, idleRaws: idleRaws))
+                    slots: [], presses: presses, carried: carried, idleRaws: idleRaws,
+                    pages: Self.pages(of: message, named: profile.commandSignalsNamed(in: name), written: written, idle: idle)))
         }
 
         var acknowledgement: Acknowledgement?
@@ -433,7 +435,7 @@ extension FramePlan {
 }
 
 extension FramePlan {
-    /// The pages of a status message: one per multiplexer setting that a named signal
+    /// The pages of a message: one per multiplexer setting that a named signal
     /// needs (its multiplexer's first value, and up the chain for nested ones; the
     /// multiplexers it does not need take their lowest branch), in the order they are
     /// named; nil (one page) for a message without multiplexers.
@@ -453,9 +455,10 @@ extension FramePlan {
             }
             settings.append(setting)
         }
+        // A signal on every page needs none of its own: only settings that select a page;
+        // when no named signal selects one, the first page (lowest branches).
+        settings.removeAll { $0.isEmpty }
         if settings.isEmpty { settings = [[:]] }
-        // A signal on every page needs none of its own: only settings that select a page.
-        if settings.count > 1 { settings.removeAll { $0.isEmpty } }
         var chosen: [[Int: Int]] = []
         let pages = settings.compactMap { setting -> Page? in
             // Settings completed alike (the multiplexers they leave out) are one page.

@@ -116,13 +116,12 @@ public struct VehicleFrames: Sendable {
     public func commandFrames(for targets: [PropertyKey: PropertyValue], context: VehicleState = VehicleState(), counters: inout [String: UInt8])
         throws(VehicleFramesError) -> [CANFrame]
     {
-        // The command messages involved, by plan index, with their inputs so far and the
-        // signals a target writes (with its key): a carried value never replaces one.
-        var byMessage: [(plan: Int, inputs: SignalInputs, hold: Int, pressed: Bool, written: [(signal: Int, key: PropertyKey)])] = []
+        // The command messages involved, by plan index, with their inputs so far.
+        var byMessage: [Outgoing] = []
         func entry(_ command: FramePlan.Command) throws(VehicleFramesError) -> Int {
             guard let plan = command.plan else { throw .unknownMessage(command.message) }
             if let position = byMessage.firstIndex(where: { $0.plan == plan }) { return position }
-            byMessage.append((plan, self.plan.commands[plan].idle, 1, false, []))
+            byMessage.append(Outgoing(plan: plan, inputs: self.plan.commands[plan].idle))
             return byMessage.count - 1
         }
         for (key, value) in targets {
@@ -148,15 +147,13 @@ public struct VehicleFrames: Sendable {
                 guard let request = requests[value] else { throw .unmappedValue(key, value) }
                 let position = try entry(command)
                 for signal in request.signals { byMessage[position].inputs[signal] = request.input }
-                byMessage[position].hold = max(byMessage[position].hold, command.holdFrames)
-                byMessage[position].pressed = true
+                byMessage[position].pressed(request.signals, hold: command.holdFrames)
             case let .toggle(request):
                 guard case .bool = value else { throw .unmappedValue(key, value) }
                 if let current = context[key], current == value { continue }
                 let position = try entry(command)
                 for signal in request.signals { byMessage[position].inputs[signal] = request.input }
-                byMessage[position].hold = max(byMessage[position].hold, command.holdFrames)
-                byMessage[position].pressed = true
+                byMessage[position].pressed(request.signals, hold: command.holdFrames)
             case .step:
                 throw .stepped(key)
             }
@@ -186,10 +183,51 @@ public struct VehicleFrames: Sendable {
             let message = plan.commands[item.plan]
             var inputs = item.inputs
             if !message.carried.isEmpty { carry(message, into: &inputs, state: stateAfter(), except: targets, written: item.written.map(\.signal)) }
-            for _ in 0..<item.hold { frames.append(try frame(for: message, inputs: inputs, counters: &counters)) }
-            if item.pressed { frames.append(try releasedFrame(message, state: stateAfter(), counters: &counters)) }
+            let touched = item.written.map(\.signal) + item.presses
+            let held = paged(message, inputs, touching: touched)
+            for _ in 0..<item.hold {
+                for page in held { frames.append(try frame(for: message, inputs: page, counters: &counters)) }
+            }
+            if item.pressed {
+                for page in paged(message, releasedInputs(message, state: stateAfter()), touching: touched) {
+                    frames.append(try frame(for: message, inputs: page, counters: &counters))
+                }
+            }
         }
         return frames
+    }
+
+    /// A command message's frame being built: its inputs so far, the signals a target
+    /// writes (with its key: a carried value never replaces one) and the press signals,
+    /// and how long a press is held.
+    struct Outgoing {
+        let plan: Int
+        var inputs: SignalInputs
+        var hold = 1
+        var pressed = false
+        var written: [(signal: Int, key: PropertyKey)] = []
+        var presses: [Int] = []
+
+        mutating func pressed(_ signals: [Int], hold frames: Int) {
+            presses += signals
+            hold = max(hold, frames)
+            pressed = true
+        }
+    }
+
+    /// A multiplexed command message goes out once per page that carries a touched
+    /// signal, each frame with the page's selector values and its own signals; any other
+    /// message as it is.
+    private func paged(_ message: FramePlan.Message, _ inputs: SignalInputs, touching touched: [Int]) -> [SignalInputs] {
+        guard message.message.isMultiplexed else { return [inputs] }
+        let pages = message.pages.filter { page in touched.contains { page.onPath[$0] } }
+        return (pages.isEmpty ? Array(message.pages.prefix(1)) : pages).map { page in
+            var paged = page.idle
+            for index in page.onPath.indices where page.onPath[index] && message.written[index] && !message.message.signals[index].isMultiplexer {
+                if let input = inputs[index] { paged[index] = input }
+            }
+            return paged
+        }
     }
 
     /// One press of a stepped property, up or down: held for its `holdFrames`, then released.
@@ -203,30 +241,44 @@ public struct VehicleFrames: Sendable {
         var inputs = message.idle
         carry(message, into: &inputs, state: context, except: [:])
         let request = up ? upRequest : downRequest
+        var touched: [Int] = []
         for press in [request] + command.companions {
             for signal in press.signals { inputs[signal] = press.input }
+            touched += press.signals
         }
         var frames: [CANFrame] = []
-        for _ in 0..<max(1, command.holdFrames) { frames.append(try frame(for: message, inputs: inputs, counters: &counters)) }
-        frames.append(try releasedFrame(message, state: context, counters: &counters))
+        let held = paged(message, inputs, touching: touched)
+        for _ in 0..<max(1, command.holdFrames) {
+            for page in held { frames.append(try frame(for: message, inputs: page, counters: &counters)) }
+        }
+        for page in paged(message, releasedInputs(message, state: context), touching: touched) {
+            frames.append(try frame(for: message, inputs: page, counters: &counters))
+        }
         return frames
     }
 
-    /// The frame of `message` that requests nothing (setpoints without idle carry `state`).
-    /// The frame of command message `name` that requests nothing: what a cyclic command
-    /// message carries between commands (setpoints without idle carry `state`).
-    public func idleFrame(of name: String, state: VehicleState, counters: inout [String: UInt8]) throws(VehicleFramesError) -> CANFrame {
+    /// The frames of command message `name` that request nothing (one per page of a
+    /// multiplexed message): what a cyclic command message carries between commands
+    /// (setpoints without idle carry `state`).
+    public func idleFrames(of name: String, state: VehicleState, counters: inout [String: UInt8]) throws(VehicleFramesError) -> [CANFrame] {
         guard let index = plan.commandByName[name] else { throw .unknownMessage(name) }
-        return try releasedFrame(plan.commands[index], state: state, counters: &counters)
+        let message = plan.commands[index]
+        let inputs = releasedInputs(message, state: state)
+        let pages =
+            message.message.isMultiplexed
+            ? message.pages.map { page in paged(message, inputs, touching: page.onPath.indices.filter { page.onPath[$0] }) }.flatMap { $0 } : [inputs]
+        var frames: [CANFrame] = []
+        for page in pages { frames.append(try frame(for: message, inputs: page, counters: &counters)) }
+        return frames
     }
 
-    private func releasedFrame(_ message: FramePlan.Message, state: VehicleState, counters: inout [String: UInt8]) throws(VehicleFramesError) -> CANFrame {
+    /// The inputs of a frame of `message` that requests nothing.
+    private func releasedInputs(_ message: FramePlan.Message, state: VehicleState) -> SignalInputs {
         var inputs = message.idle
         carry(message, into: &inputs, state: state, except: [:])
-        return try frame(for: message, inputs: inputs, counters: &counters)
+        return inputs
     }
 
-    /// Setpoints without an idle value that the frame does not set carry their value in `state`.
     /// Setpoints without an idle value carry their current value in `state`, except the
     /// targets' own and any signal a target writes (`written`).
     private func carry(

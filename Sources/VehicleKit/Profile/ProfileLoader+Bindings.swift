@@ -28,7 +28,7 @@ extension ProfileReader {
             let object = try bindingNode.object(known: ["command", "status", "signalUnit"])
             let statusNode = try object.required("status")
             let statusKeys = ["message", "signal", "valid"] + Self.mappingKeys
-            let status = try resolveSignal(statusNode, known: statusKeys, database: profile.database, multiplexed: true)
+            let status = try resolveSignal(statusNode, known: statusKeys, database: profile.database)
             let validNode = try statusNode.object(known: statusKeys).optional("valid")
             let validity = try validNode.map { node throws(ProfileError) in try parseValidity(node, status: status) }
             if let commandNode = object.optional("command"), key.isStatusOnly {
@@ -49,6 +49,14 @@ extension ProfileReader {
                         )
                     }
                 }
+            }
+
+            // A frame sets its page's selector itself.
+            for reference in commandSignals where reference.signal.isMultiplexer {
+                throw fail(
+                    reference.path + ".signal",
+                    "signal \"\(reference.signal.name)\" selects the pages of message \"\(reference.message.name)\" (a multiplexer): bind a signal on a page, and the frame sets the selector"
+                )
             }
 
             // Who binds which signal.
@@ -167,23 +175,18 @@ extension ProfileReader {
         }
     }
 
-    func resolveSignal(_ node: JSONNode, known: [String], database: DBCDatabase, multiplexed: Bool = false) throws(ProfileError) -> ResolvedSignal {
+    func resolveSignal(_ node: JSONNode, known: [String], database: DBCDatabase) throws(ProfileError) -> ResolvedSignal {
         let object = try node.object(known: known)
-        let message = try resolveMessage(object.required("message"), database: database, multiplexed: multiplexed)
+        let message = try resolveMessage(object.required("message"), database: database)
         return try resolveSignal(object.required("signal"), in: message, path: node.path)
     }
 
-    /// A message of the DBC. `multiplexed`: a status may be read from any page of a
-    /// multiplexed message (decoding needs nothing more); commands are not sent on one yet.
-    func resolveMessage(_ messageNode: JSONNode, database: DBCDatabase, multiplexed: Bool = false) throws(ProfileError) -> DBCMessage {
+    /// A message of the DBC. A multiplexed one too: a status is read from any page (the
+    /// selector is decoded with it), a command goes out on the pages its signals are on.
+    func resolveMessage(_ messageNode: JSONNode, database: DBCDatabase) throws(ProfileError) -> DBCMessage {
         let messageName = try messageNode.string()
         guard let message = database.message(named: messageName) else {
             throw messageNode.error("no message \"\(messageName)\" in \(dbcName)")
-        }
-        guard multiplexed || !message.isMultiplexed else {
-            throw messageNode.error(
-                "message \"\(messageName)\" of \(dbcName) is multiplexed; commands are sent on plain messages (multiplexed commands are not supported yet; a status may be read from one)"
-            )
         }
         return message
     }
