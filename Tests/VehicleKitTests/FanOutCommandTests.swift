@@ -46,6 +46,28 @@ import Testing
         #expect(command.changes[Self.front] == .number(22.5))
     }
 
+    /// The simulated car, like the real one, takes the request only with its companion
+    /// set: the same frame with the "HMI active" bit cleared asks for nothing.
+    @Test func withoutItsCompanionARequestCountsForNothing() throws {
+        let profile = try OverlappingSignalTests.gm().load()
+        let frames = VehicleFrames(profile: profile)
+        var counters: [String: UInt8] = [:]
+        let sent = try #require(try frames.commandFrames(for: [Self.front: .number(22.5)], counters: &counters).first)
+        var data = sent.data
+        data[0] &= ~1  // RmClmCtrlHMIActIndReq: start bit 0, Motorola, 1 bit
+        let bare = try CANFrame(id: sent.id, data: data)
+        var checkers: [String: FrameChecker] = [:]
+        var latches: [String: [Int128]] = [:]
+        guard case let .command(with) = frames.decodeFromHeadUnit(sent, checkers: &checkers, latches: &latches),
+            case let .command(without) = frames.decodeFromHeadUnit(bare, checkers: &checkers, latches: &latches)
+        else {
+            Issue.record("command frames")
+            return
+        }
+        #expect(with.changes[Self.front] == .number(22.5))
+        #expect(without.changes.isEmpty, "\(without.changes)")
+    }
+
     @Test func everySignalMustCarryTheValueTheSameWay() throws {
         var gm = try OverlappingSignalTests.gm()
         try gm.json(#""RmClmCtrlRtSTempStReq"]"#, #""RmClmCtrlFrntFanStReq"]"#)

@@ -139,6 +139,9 @@ final class FramePlan: Sendable {
         /// Command messages: the signals whose previous raw value a receiver keeps to tell
         /// a press from a held request, in a fixed order (`latches` index).
         let latchSignals: [Int]
+        /// Command messages: the signals some command sets beside its request (`with`);
+        /// the vehicle reads them to tell whether a request counts.
+        let companionSignals: Set<Int>
         /// The idle raw value of each of `latchSignals`: what they held before any frame.
         let latchIdle: [Int128]
         /// Command messages: setpoints without an idle value: a frame carries the
@@ -155,8 +158,10 @@ final class FramePlan: Sendable {
         init(
             message: DBCMessage, name: String, protection: FrameProtection?, idle: SignalInputs, written: [Bool], keyBySignal: [Int], sharedKeys: [Int: [Int]],
             slots: [(key: Int, signals: [Int])], presses: [Int: [(key: Int, role: PressRole, raw: Int128)]] = [:],
-            carried: [(key: Int, signals: [Int])] = [], idleRaws: [Int: Int128] = [:], qualified: [Qualifier] = [], pages: [Page]? = nil
+            carried: [(key: Int, signals: [Int])] = [], idleRaws: [Int: Int128] = [:], qualified: [Qualifier] = [], pages: [Page]? = nil,
+            companionSignals: Set<Int> = []
         ) {
+            self.companionSignals = companionSignals
             self.message = message
             self.name = name
             self.id = message.canID
@@ -382,7 +387,8 @@ final class FramePlan: Sendable {
                     message: message, name: name, protection: protection?.protection, idle: idle, written: written, keyBySignal: keyBySignal,
                     sharedKeys: shared,
                     slots: [], presses: presses, carried: carried, idleRaws: idleRaws,
-                    pages: Self.pages(of: message, named: profile.commandSignalsNamed(in: name), written: written, idle: idle)))
+                    pages: Self.pages(of: message, named: profile.commandSignalsNamed(in: name), written: written, idle: idle),
+                    companionSignals: Set(keys.filter { $0.command?.message == name }.flatMap { $0.command!.companions.flatMap(\.signals) })))
         }
 
         var acknowledgement: Acknowledgement?

@@ -410,10 +410,11 @@ public struct VehicleFrames: Sendable {
         var raws: [Int: Int128] = [:]
         let hasPresses = !command.presses.isEmpty
         let shared = !command.sharedKeys.isEmpty
+        let companions = command.companionSignals
         do {
             try frame.data.withUnsafeBufferPointer { (data) throws(DBCDecodeError) in
                 try command.codec.decode(data, choices: true) { signal, value in
-                    if hasPresses, command.presses[signal] != nil {
+                    if (hasPresses && command.presses[signal] != nil) || (!companions.isEmpty && companions.contains(signal)) {
                         let field = command.message.signals[signal]
                         raws[signal] = ValueCodec.raw(of: value, scale: field.scale.doubleValue, offset: field.offset.doubleValue)
                     }
@@ -464,6 +465,17 @@ public struct VehicleFrames: Sendable {
                 }
             }
             latches[command.name] = previous
+        }
+        if !companions.isEmpty {
+            // A receiver takes a request only with its companions set ("with": an "HMI
+            // active" bit): without them the frame asks for nothing.
+            func accompanied(_ key: PropertyKey) -> Bool {
+                guard let index = plan.keyIndex[key], let required = plan.keys[index].command?.companions else { return true }
+                return required.allSatisfy { request in request.signals.allSatisfy { raws[$0] == request.raw } }
+            }
+            changes = changes.filter { accompanied($0.key) }
+            steps = steps.filter { accompanied($0.key) }
+            toggles = toggles.filter(accompanied)
         }
         if unreadable.count > 1 { unreadable.sort() }
         let counter = command.protection?.counter(in: frame.data)
