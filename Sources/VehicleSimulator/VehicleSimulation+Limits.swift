@@ -262,6 +262,7 @@ extension VehicleSimulation {
         case .cabinTemperature: return .number(24)
         case .outsideTemperature: return .number(12)
         case .autoDefog: return .bool(true)
+        case .temperatureUnit: return .enumeration("celsius")
         case .audioSource: return profile.audioSources.first.map { .enumeration($0.rawValue) }
         case .radioBand: return profile.radio?.bands.first.map { .enumeration($0.type.rawValue) }
         case .radioFrequency:

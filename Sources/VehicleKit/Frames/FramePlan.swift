@@ -40,6 +40,12 @@ final class FramePlan: Sendable {
         let status: ValueCodec?
         /// `radio.frequency` carried in a unit of its own (`binding.signalUnit`).
         let unitFrequency: Bool
+        /// The property the mapping depends on, read with it (the frame's or the known
+        /// state's): the radio band of a frequency in a unit of its own, the display unit
+        /// of a temperature in it (`"unit": "display"`).
+        let dependency: PropertyKey?
+        /// Read after the frame's other values (the dependency may be in the same frame).
+        let isDeferred: Bool
         /// `key == .radioFrequency`.
         let isRadioFrequency: Bool
         let command: Command?
@@ -62,6 +68,10 @@ final class FramePlan: Sendable {
             self.status = status
             self.unitFrequency = key == .radioFrequency && binding.signalUnit != nil
             self.isRadioFrequency = key == .radioFrequency
+            var followsDisplay = binding.statusValues.followsDisplayUnit
+            if case let .setpoint(setpoint)? = binding.command, setpoint.values.followsDisplayUnit { followsDisplay = true }
+            self.dependency = unitFrequency ? .radioBand : followsDisplay ? .temperatureUnit : nil
+            self.isDeferred = key == .radioFrequency || followsDisplay
             self.command = command
             self.statusCodec = statusCodec
             self.statusSignal = statusSignal

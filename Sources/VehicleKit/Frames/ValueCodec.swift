@@ -19,6 +19,9 @@ final class ValueCodec: Sendable {
     let trueInput: SignalInput?
     let falseInput: SignalInput?
     let linear: LinearTransform?
+    /// The signal is in the car's display unit (`"unit": "display"`): the caller passes
+    /// the conversion of the unit shown at the time.
+    let followsDisplayUnit: Bool
     /// The signal's scale and offset: a decoded physical value's raw value.
     let scale: Double
     let offset: Double
@@ -46,6 +49,7 @@ final class ValueCodec: Sendable {
         self.otherwise = mapping.otherwise.flatMap { Self.value($0, kind: kind) }
         self.invalid = Set(mapping.invalid.compactMap { Self.raw($0, signal: signal) })
         self.linear = mapping.linear
+        self.followsDisplayUnit = mapping.followsDisplayUnit
         self.scale = signal.scale.doubleValue
         self.offset = signal.offset.doubleValue
         self.isTabled = !valueByRaw.isEmpty || otherwise != nil
@@ -85,7 +89,7 @@ final class ValueCodec: Sendable {
 
     /// The property value a decoded signal value stands for; nil for values that are no
     /// state (a "NoRequest" / "Invalid" choice, a raw value the table does not map).
-    func value(_ decoded: SignalValue) -> PropertyValue? {
+    func value(_ decoded: SignalValue, converting override: LinearTransform? = nil) -> PropertyValue? {
         if !invalid.isEmpty, let raw = raw(of: decoded), invalid.contains(raw) { return nil }
         if isTabled {
             guard let raw = raw(of: decoded) else { return otherwise }
@@ -96,7 +100,7 @@ final class ValueCodec: Sendable {
             case .bool, .enumeration: return nil
             }
         }
-        return plain(decoded)
+        return plain(decoded, linear: override ?? linear)
     }
 
     private func lookUp(_ raw: Int128) -> PropertyValue? {
@@ -107,7 +111,7 @@ final class ValueCodec: Sendable {
         return valueByRaw[raw]
     }
 
-    private func plain(_ decoded: SignalValue) -> PropertyValue? {
+    private func plain(_ decoded: SignalValue, linear: LinearTransform?) -> PropertyValue? {
         if case .choice = decoded { return nil }
         switch kind {
         case .bool: return .bool(decoded.doubleValue != 0)
@@ -121,7 +125,8 @@ final class ValueCodec: Sendable {
     }
 
     /// The encoder input that carries `value`; nil when the mapping has no raw value for it.
-    func input(_ value: PropertyValue) -> SignalInput? {
+    func input(_ value: PropertyValue, converting override: LinearTransform? = nil) -> SignalInput? {
+        let linear = override ?? self.linear
         switch value {
         case let .bool(flag):
             if let input = flag ? trueInput : falseInput { return input }

@@ -62,22 +62,42 @@ public struct VehicleFrames: Sendable {
     /// The signal input that carries `value` for `key` through `codec` (a setpoint's or
     /// the status signal's mapping). `band` supplies what the mapping depends on: the
     /// radio band of a frequency whose signal has its own unit (read only for such a frequency).
-    private func input(for value: PropertyValue, key: FramePlan.Key, codec: ValueCodec?, band bandValue: @autoclosure () -> PropertyValue?) -> SignalInput? {
-        if key.unitFrequency, let number = value.doubleValue, let band = band(bandValue()) {
+    private func input(for value: PropertyValue, key: FramePlan.Key, codec: ValueCodec?, depending dependency: @autoclosure () -> PropertyValue?)
+        -> SignalInput?
+    {
+        if key.unitFrequency, let number = value.doubleValue, let band = band(dependency()) {
             return .float(key.binding.signalValue(frequency: number, band: band))
+        }
+        if let codec, codec.followsDisplayUnit {
+            guard let shown = Self.displayUnit(dependency()) else { return nil }
+            return codec.input(value, converting: shown)
         }
         return codec?.input(value)
     }
 
+    /// The conversion from the unit the car displays (`extension.temperatureUnit`) to °C:
+    /// nil inside for °C; nil when the unit is not known (a value cannot be read or sent).
+    private static func displayUnit(_ value: PropertyValue?) -> LinearTransform?? {
+        switch value {
+        case .enumeration("celsius")?: .some(nil)
+        case .enumeration("fahrenheit")?: .some(LinearTransform.converting(from: "fahrenheit"))
+        default: nil
+        }
+    }
+
     /// The property value a decoded status signal value stands for; nil for values that
     /// are no state. `band`: as for `input(for:key:codec:band:)`.
-    private func propertyValue(_ value: SignalValue, key: FramePlan.Key, codec: ValueCodec?, band bandValue: @autoclosure () -> PropertyValue?)
+    private func propertyValue(_ value: SignalValue, key: FramePlan.Key, codec: ValueCodec?, depending dependency: @autoclosure () -> PropertyValue?)
         -> PropertyValue?
     {
         if key.unitFrequency {
             if case .choice = value { return nil }
-            guard let band = band(bandValue()) else { return nil }
+            guard let band = band(dependency()) else { return nil }
             return .number(key.binding.frequency(signalValue: value.doubleValue, band: band))
+        }
+        if let codec, codec.followsDisplayUnit {
+            guard let shown = Self.displayUnit(dependency()) else { return nil }
+            return codec.value(value, converting: shown)
         }
         return codec?.value(value)
     }
@@ -87,11 +107,11 @@ public struct VehicleFrames: Sendable {
     public func reportedValue(_ value: PropertyValue, for key: PropertyKey, context: VehicleState = VehicleState()) -> PropertyValue? {
         guard let index = plan.keyIndex[key] else { return nil }
         let key = plan.keys[index]
-        guard let input = input(for: value, key: key, codec: key.status, band: context[.radioBand]),
+        guard let input = input(for: value, key: key, codec: key.status, depending: key.dependency.flatMap { context[$0] }),
             let codec = key.statusCodec, let signal = key.statusSignal,
             let carried = codec.roundTrip(input, signalAt: signal)
         else { return nil }
-        return propertyValue(carried, key: key, codec: key.status, band: context[.radioBand])
+        return propertyValue(carried, key: key, codec: key.status, depending: key.dependency.flatMap { context[$0] })
     }
 
     // MARK: - Head unit side
@@ -130,7 +150,7 @@ public struct VehicleFrames: Sendable {
             switch command.kind {
             case let .setpoint(signals, _, values):
                 // The band of the same command, else the current one.
-                guard let input = input(for: value, key: planKey, codec: values, band: targets[.radioBand] ?? context[.radioBand]) else {
+                guard let input = input(for: value, key: planKey, codec: values, depending: planKey.dependency.flatMap { targets[$0] ?? context[$0] }) else {
                     throw .unmappedValue(key, value)
                 }
                 let position = try entry(command)
@@ -287,7 +307,7 @@ public struct VehicleFrames: Sendable {
         for (position, signals) in message.carried {
             let key = plan.keys[position]
             guard targets[key.key] == nil, let value = state[key.key],
-                let input = input(for: value, key: key, codec: key.setpointValues, band: state[.radioBand])
+                let input = input(for: value, key: key, codec: key.setpointValues, depending: key.dependency.flatMap { state[$0] })
             else { continue }
             for signal in signals where !written.contains(signal) { inputs[signal] = input }
         }
@@ -353,8 +373,8 @@ public struct VehicleFrames: Sendable {
                     repeat {
                         let key = plan.keys[next < 0 ? first : more![next]]
                         next += 1
-                        if key.isRadioFrequency { deferred.append((key, value)); continue }
-                        if let property = propertyValue(value, key: key, codec: key.status, band: nil) {
+                        if key.isDeferred { deferred.append((key, value)); continue }
+                        if let property = propertyValue(value, key: key, codec: key.status, depending: nil) {
                             values[key.key] = property
                         } else {
                             unreadable[key.key] = "\(message.codec.signalName(at: index)) = \(value) reads as no value"
@@ -366,7 +386,7 @@ public struct VehicleFrames: Sendable {
             return nil
         }
         for (key, value) in deferred {
-            if let property = propertyValue(value, key: key, codec: key.status, band: values[.radioBand] ?? context[.radioBand]) {
+            if let property = propertyValue(value, key: key, codec: key.status, depending: key.dependency.flatMap { values[$0] ?? context[$0] }) {
                 values[key.key] = property
             } else {
                 unreadable[key.key] = "\(key.binding.status.signal) = \(value) reads as no value"
@@ -429,8 +449,8 @@ public struct VehicleFrames: Sendable {
                         let idle = key.setpointIdle
                         // Raw against raw: a scaled signal (0.5 °C) idling at raw 0 decodes as 0.0.
                         if let idle, values.raw(of: value) == idle { continue }
-                        if key.isRadioFrequency { deferred.append((key, value)); continue }
-                        guard let property = propertyValue(value, key: key, codec: values, band: nil) else { unreadable.append(key.key); continue }
+                        if key.isDeferred { deferred.append((key, value)); continue }
+                        guard let property = propertyValue(value, key: key, codec: values, depending: nil) else { unreadable.append(key.key); continue }
                         if idle == nil, context[key.key] == property { continue }
                         changes[key.key] = property
                     } while next < (more?.count ?? 0)
@@ -441,7 +461,7 @@ public struct VehicleFrames: Sendable {
         }
         for (key, value) in deferred {
             guard let values = key.setpointValues else { continue }
-            if let property = propertyValue(value, key: key, codec: values, band: changes[.radioBand] ?? context[.radioBand]) {
+            if let property = propertyValue(value, key: key, codec: values, depending: key.dependency.flatMap { changes[$0] ?? context[$0] }) {
                 if key.setpointIdle == nil, context[key.key] == property { continue }
                 changes[key.key] = property
             } else {
@@ -495,7 +515,7 @@ public struct VehicleFrames: Sendable {
         var inputs = page.idle
         for slot in status.slots {
             let key = plan.keys[slot.key]
-            if let value = state[key.key], let input = input(for: value, key: key, codec: key.status, band: state[.radioBand]) {
+            if let value = state[key.key], let input = input(for: value, key: key, codec: key.status, depending: key.dependency.flatMap { state[$0] }) {
                 // A status signal that overlaps one written before it is not written (`FrameWrites`).
                 for signal in slot.signals where status.written[signal] && page.onPath[signal] { inputs[signal] = input }
             }

@@ -91,6 +91,7 @@ extension ProfileReader {
                     case .audioSource: profile.audioSources.map(\.rawValue)
                     case .radioBand: profile.radio?.bands.map(\.type.rawValue) ?? []
                     case .activeConnector: profile.car.chargingConnectors.map(\.type.rawValue) + [PropertyKey.noConnector]
+                    case .temperatureUnit: ["celsius", "fahrenheit"]
                     default: AirCirculationMode.allCases.map(\.rawValue)
                     }
                 var sides: [(path: String, names: Set<String>, exact: Bool)] = [
@@ -156,6 +157,19 @@ extension ProfileReader {
                     companion.path, "\(companion.value) differs from \(other.path): two commands in one frame would set \"\(signalName)\" to different values")
             }
             companionValue[companion.id] = (companion.path, raw)
+        }
+        // "unit": "display" reads the car's display unit.
+        if resolved[.temperatureUnit] == nil {
+            for binding in resolved.values.sorted(by: { $0.key < $1.key }) {
+                var follows = binding.binding.statusValues.followsDisplayUnit ? binding.status.path : nil
+                if case let .setpoint(setpoint)? = binding.binding.command, setpoint.values.followsDisplayUnit { follows = binding.path + ".command" }
+                if let follows {
+                    throw fail(
+                        follows + ".unit",
+                        "\"display\" follows the unit the car displays, so extension.temperatureUnit must be bound (the signal that says celsius or fahrenheit)"
+                    )
+                }
+            }
         }
         for key in requiredKeys(for: profile) where resolved[key] == nil {
             throw fail(
@@ -314,10 +328,17 @@ extension ProfileReader {
                     "unit is for temperatures (celsius, fahrenheit) and distances (km, mi)\(key == .radioFrequency ? "; a frequency signal's unit is the binding's signalUnit" : ""); use linear for \(key.rawValue)"
                 )
             }
-            guard allowed.contains(unit), let transform = LinearTransform.converting(from: unit) else {
-                throw unitNode.error("\(key.rawValue) takes unit \(allowed.joined(separator: " or ")), not \"\(unit)\"")
+            if temperature, unit == "display" {
+                // The unit follows the car's display setting, read at run time.
+                mapping.followsDisplayUnit = true
+            } else {
+                guard allowed.contains(unit), let transform = LinearTransform.converting(from: unit) else {
+                    throw unitNode.error(
+                        "\(key.rawValue) takes unit \(allowed.joined(separator: " or "))\(temperature ? " or display (the car's extension.temperatureUnit)" : ""), not \"\(unit)\""
+                    )
+                }
+                mapping.linear = transform
             }
-            mapping.linear = transform
         }
         if let linearNode = object.optional("linear") {
             if object.has("unit") { throw linearNode.error("give unit or linear, not both") }

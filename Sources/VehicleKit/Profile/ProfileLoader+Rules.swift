@@ -41,7 +41,7 @@ extension ProfileReader {
             "power.maximumBatteryCapacity", "power.activeConnector":
             return (profile.power.battery, false, "power.battery: true")
         case "power.distanceRemainingFuel", "power.maximumDistanceFuel": return (profile.power.fuel, false, "power.fuel: true")
-        case "extension.outsideTemperature", "extension.autoDefog": return (true, false, "")
+        case "extension.outsideTemperature", "extension.autoDefog", "extension.temperatureUnit": return (true, false, "")
         default: break
         }
         if parts.count == 3, parts[0] == "climate", parts[1] == "temperature" {

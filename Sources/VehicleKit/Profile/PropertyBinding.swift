@@ -85,12 +85,19 @@ public struct ValueMapping: Sendable, Hashable {
     public var invalid: [RawValueName]
     /// property = signal * factor + offset (a °F signal for a °C property, km <-> mi, ...).
     public var linear: LinearTransform?
+    /// `"unit": "display"`: the signal carries the temperature in the unit the car
+    /// displays (`extension.temperatureUnit`, read at run time: °F converted, °C as it is).
+    public var followsDisplayUnit: Bool
 
-    public init(values: [String: [RawValueName]] = [:], otherwise: String? = nil, invalid: [RawValueName] = [], linear: LinearTransform? = nil) {
+    public init(
+        values: [String: [RawValueName]] = [:], otherwise: String? = nil, invalid: [RawValueName] = [], linear: LinearTransform? = nil,
+        followsDisplayUnit: Bool = false
+    ) {
         self.values = values
         self.otherwise = otherwise
         self.invalid = invalid
         self.linear = linear
+        self.followsDisplayUnit = followsDisplayUnit
     }
 }
 

@@ -31,6 +31,7 @@
 /// | `power.activeConnector` | enum `ChargingConnectorType` or `none`, status only | the connector plugged in |
 /// | `extension.outsideTemperature` | number (°C), status only | an extension: measured outside air |
 /// | `extension.autoDefog` | bool, status only | an extension: automatic defogging enabled |
+/// | `extension.temperatureUnit` | `celsius` / `fahrenheit`, status only | an extension: the unit the car displays temperatures in (a mapping's `"unit": "display"` follows it) |
 ///
 /// Extensions (`extension.*`) are what carplayd reads that no SiriKit intent carries:
 /// GetState, Monitor and the dash show them, marked by their prefix, and nothing sets them.
@@ -78,6 +79,7 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
     public static let activeConnector: PropertyKey = "power.activeConnector"
     public static let outsideTemperature: PropertyKey = "extension.outsideTemperature"
     public static let autoDefog: PropertyKey = "extension.autoDefog"
+    public static let temperatureUnit: PropertyKey = "extension.temperatureUnit"
     /// The prefix of the keys no SiriKit intent carries.
     public static let extensionPrefix = "extension."
     /// `power.activeConnector`'s value when nothing is plugged in (SiriKit's `activeConnector` is then nil).
@@ -101,6 +103,7 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
         case "power.activeConnector": return .enumeration(Self.connectorStates)
         case "climate.airCirculation": return .enumeration(Self.airCirculationModes)
         case "audio.source": return .enumeration(Self.audioSources)
+        case "extension.temperatureUnit": return .enumeration(Self.temperatureUnits)
         case "radio.band": return .enumeration(Self.radioTypes)
         default: break
         }
@@ -121,6 +124,7 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
     private static let airCirculationModes = EnumerationCases(AirCirculationMode.self)
     private static let audioSources = EnumerationCases(CarAudioSource.self)
     private static let radioTypes = EnumerationCases(RadioType.self)
+    private static let temperatureUnits = EnumerationCases(names: ["celsius", "fahrenheit"])
     private static let connectorStates = EnumerationCases(names: ChargingConnectorType.allCases.map(\.rawValue) + [noConnector])
 
     /// Keys the vehicle reports but nobody commands.
