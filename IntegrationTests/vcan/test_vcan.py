@@ -25,7 +25,7 @@ import check_intents  # noqa: E402  (scenarios and checks shared with the in-pro
 BIN = Path(os.environ.get("CARPLAY_BIN_DIR", REPO / ".build" / "debug"))
 # Every shipped profile with carplay-ecu; the independent Python ECU plays the example
 # cars (it implements setpoints and carplayd E2E, not the other command kinds or schemes).
-PROFILES = ["sedan", "suv", "ford-cgea", "hyundai-mcan", "vw-mqb"]
+PROFILES = ["sedan", "suv", "ford-cgea", "gm-global-a-lowspeed", "hyundai-mcan", "vw-mqb"]
 PYTHON_ECU_PROFILES = ["sedan", "suv"]  # also the verbs test: cars that can do every verb
 IFACE = os.environ.get("CARPLAY_VCAN", "vcan0")
 PYTHON = sys.executable

@@ -244,6 +244,43 @@ class Vehicle:
     def command_messages(self):
         return {c["message"] for c in (self.command(k) for k in self.bindings) if c}
 
+    def is_idle_frame(self, message_name, data):
+        """Whether a frame of a command message requests nothing: every signal a binding
+        commands (setpoint, request, companion) at its idle raw value. A setpoint without
+        an idle value always carries one, so its frames are never idle."""
+        message = self.message(message_name)
+        raws = decode_raw(message, data)
+        for key in self.bindings:
+            command = self.command(key)
+            if not command or command["message"] != message_name:
+                continue
+            if command["kind"] == "setpoint":
+                if "idle" not in command:
+                    return False
+                for signal in command.get("signals") or [command["signal"]]:
+                    if raws[signal] != self.raw(message_name, signal, command["idle"]):
+                        return False
+            else:
+                requests = (list(command["requests"].values()) if command["kind"] == "momentary"
+                            else [command[d] for d in ("up", "down")] if command["kind"] == "step" else [command])
+                for request in requests:
+                    if raws[request["signal"]] != self.idle_raw(message_name, request["signal"]):
+                        return False
+            for companion in command.get("with", {}):
+                if raws[companion] != self.idle_raw(message_name, companion):
+                    return False
+        return True
+
+    def without_cyclic_idle(self, message_name, frames):
+        """A cyclic command message (`send: cyclic`) goes out idle between commands: its
+        idle frames before the first one that requests something are not the command's."""
+        if self.settings.get(message_name, {}).get("send") != "cyclic":
+            return frames
+        for index, data in enumerate(frames):
+            if not self.is_idle_frame(message_name, data):
+                return frames[index:]
+        return []
+
     def step_size(self, key, command):
         if "step" in command:
             return command["step"]
@@ -706,6 +743,10 @@ def check_output(vehicle, intent, code, expected, output, frames, initial):
         if problem:
             return "protection: " + problem
         by_message.setdefault(message.name, []).append(data)
+    for name in list(by_message):
+        by_message[name] = vehicle.without_cyclic_idle(name, by_message[name])
+        if not by_message[name]:
+            del by_message[name]
     command_messages = vehicle.command_messages()
     if refused:
         if response.get("reason") != "notResolved":
