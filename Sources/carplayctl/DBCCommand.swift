@@ -2,12 +2,13 @@ import CANKit
 import Dispatch
 import LinuxSupport
 
-/// `carplayctl dbc decode|encode|show`: offline tools over a DBC file.
+/// `carplayctl dbc decode|encode|show|diff`: offline tools over a DBC file.
 enum DBCCommand {
     static let usage = """
         usage: carplayctl dbc decode [--raw-choices] [--warnings] DBC_FILE < candump.log
                carplayctl dbc encode [--warnings] DBC_FILE MESSAGE SIGNAL=VALUE...
                carplayctl dbc show DBC_FILE
+        \(DBCDiff.usage)
 
           decode   read candump lines (-L log or the default human format) on stdin and
                    write one JSON object per frame on stdout:
@@ -20,12 +21,14 @@ enum DBCCommand {
                    (42, 21.5) or a choice name. Exactly the signals of the message (and of
                    its selected multiplexer branch) must be given, each within its range.
           show     print the messages and signals as a table.
+        \(DBCDiff.help)
 
           --warnings   also print the DBC's warnings (skipped statements) on stderr
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {
-        guard let sub = arguments.first else { throw UsageError("missing decode, encode or show") }
+        guard let sub = arguments.first else { throw UsageError("missing decode, encode, show or diff") }
+        if sub == "diff" { return try DBCDiff.run(Array(arguments.dropFirst())) }
         var rest = Array(arguments.dropFirst())
         let showWarnings = rest.contains("--warnings")
         rest.removeAll { $0 == "--warnings" }
