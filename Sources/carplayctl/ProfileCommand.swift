@@ -11,11 +11,13 @@ enum ProfileCommand {
     }
 
     static let subverbs: [Subverb] = [
-        Subverb(name: "check", run: check)
+        Subverb(name: "check", run: check),
+        Subverb(name: "draft", run: ProfileDraftCommand.run),
     ]
 
     static let usage = """
         usage: carplayctl profile check DIR
+               carplayctl profile draft DBC_FILE --out DIR [--role NODE] [--name NAME]
 
           check   load DIR/profile.json and the DBC it names, check every rule of
                   VehicleProfiles/README.md, and print a summary: car names, DBC
@@ -24,6 +26,7 @@ enum ProfileCommand {
                   An invalid profile prints FILE: PATH: REASON (PATH is a JSON path
                   such as bindings["seat.frontLeft.heating"].command.signal) and exits 2,
                   like any other unusable input; an unreadable file exits 2 too.
+        \(ProfileDraftCommand.usage)
 
         A vehicle profile maps the car onto its DBC; the settings a driver saves in the
         car (SaveProfileInCar, SetProfileInCar) are `carplayctl car-profile`.

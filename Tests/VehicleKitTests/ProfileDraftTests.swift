@@ -1,0 +1,56 @@
+import CANKit
+import Foundation
+import TestSupport
+import Testing
+
+@testable import VehicleKit
+
+/// `profile draft` (issue 26): a starting profile from a DBC alone.
+@Suite struct ProfileDraftTests {
+    static let realCars = [
+        ("ford-cgea", "ford_cgea1_2_bodycan_2011.dbc"), ("gm-global-a-lowspeed", "gm_global_a_lowspeed_1818125.dbc"),
+        ("hyundai-ccan", "hyundai_2015_ccan.dbc"), ("hyundai-mcan", "hyundai_2015_mcan.dbc"), ("toyota-2017", "_toyota_2017.dbc"),
+        ("vw-mqb", "vw_mqb.dbc"),
+    ]
+
+    static func draft(_ url: URL) throws -> ProfileDraft.Draft {
+        let bytes = try TestPaths.bytes(url)
+        let database = try DBCDatabase(parsing: bytes, source: url.lastPathComponent)
+        return ProfileDraft.draft(database, dbcFile: url.lastPathComponent, bytes: bytes, role: nil, name: "draft")
+    }
+
+    @Test func namesAreSplitIntoWords() {
+        #expect(ProfileDraft.words("RmClmCtrlACSetReq") == ["rm", "clm", "ctrl", "ac", "set", "req"])
+        #expect(ProfileDraft.words("CF_Datc_IncarTemp") == ["cf", "datc", "incar", "temp"])
+        #expect(ProfileDraft.words("WINDSCREEN_DEFOG") == ["windscreen", "defog"])
+        #expect(ProfileDraft.words("FlLvlPct") == ["fl", "lvl", "pct"])
+    }
+
+    /// The draft of each shipped real car's DBC loads (as `profile check` would), binds
+    /// only statuses, and finds the shipped profile's statuses: how many is the table in
+    /// docs/BRING-YOUR-CAR.md; these are floors, so a worse matcher fails here.
+    @Test(arguments: realCars) func theDraftOfARealCarLoadsAndFindsItsStatuses(_ car: (String, String)) throws {
+        let folder = TestPaths.repository("VehicleProfiles/\(car.0)")
+        let draft = try Self.draft(folder.appendingPathComponent(car.1))
+        let files = ["d/profile.json": Array(draft.json.serialized().utf8), "d/\(car.1)": try TestPaths.bytes(folder.appendingPathComponent(car.1))]
+        let loaded = try ProfileLoader.load(directory: "d") { files[$0] }
+        #expect(loaded.bindings.values.allSatisfy { $0.command == nil }, "read-only until the user says otherwise")
+        let shipped = try ProfileLoader.load(directory: folder.path) { FileManager.default.contents(atPath: $0).map { Array($0) } }
+        let wanted = Set(shipped.bindings.values.map { "\($0.status.message).\($0.status.signal)" })
+        let found = Set(draft.bindings.values.map { "\($0.message).\($0.signal)" })
+        let matched = wanted.intersection(found).count
+        let floors = ["ford-cgea": 1, "gm-global-a-lowspeed": 6, "hyundai-ccan": 8, "hyundai-mcan": 11, "toyota-2017": 2, "vw-mqb": 0]
+        #expect(matched >= floors[car.0]!, "\(car.0): \(matched) of \(wanted.count): found \(found.sorted()), shipped \(wanted.sorted())")
+        print("draft-match \(car.0): \(matched) of \(wanted.count) status bindings; \(draft.bindings.count) bound")
+    }
+
+    /// Every DBC of the test corpus drafts without a crash, and the draft loads.
+    @Test func everyCorpusDBCDrafts() throws {
+        for url in try TestPaths.corpusFiles() {
+            guard let bytes = try? TestPaths.bytes(url), let database = try? DBCDatabase(parsing: bytes, source: url.lastPathComponent) else { continue }
+            let draft = ProfileDraft.draft(database, dbcFile: url.lastPathComponent, bytes: bytes, role: nil, name: "draft")
+            let files = ["d/profile.json": Array(draft.json.serialized().utf8), "d/\(url.lastPathComponent)": bytes]
+            #expect(throws: Never.self, "\(url.lastPathComponent)") { _ = try ProfileLoader.load(directory: "d") { files[$0] } }
+        }
+    }
+}
