@@ -51,7 +51,9 @@ public enum ProfileDraft {
             for signal in message.signals where !signal.isMultiplexer {
                 let words = Self.words(signal.name)
                 for (key, confidence, reason) in matches(words, signal) {
-                    let requestWords = words.contains { ["req", "rq", "cmd", "set", "sw", "btn", "button", "request"].contains($0) }
+                    // "Set" asks, except in "set point" (a value, reported as well as asked).
+                    let setPoint = words.contains("point") || words.contains("pt")
+                    let requestWords = words.contains { ["req", "rq", "cmd", "sw", "btn", "button", "request"].contains($0) || ($0 == "set" && !setPoint) }
                     let statusWords = ["disp", "disply", "stat", "stt", "sts", "status", "state", "ind", "indicator", "io", "led"]
                     let isRequest = sentByRole || (role == nil && requestWords && !words.contains { statusWords.contains($0) })
                     var score = confidence
