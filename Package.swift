@@ -97,7 +97,9 @@ let package = Package(
             name: "frames-bench", dependencies: ["CANKit", "LinuxSupport", "VehicleKit", "VehicleSimulator"], path: "Benchmarks/frames", exclude: ["run.sh"]),
         .executableTarget(
             name: "carplayctl",
-            dependencies: ["CANKit", "CANBus", "VehicleKit", "VehicleSimulator", "CarIntents", "CarplayClient", "CarplayJSON", "LinuxSupport"]),
+            dependencies: [
+                "CANKit", "CANBus", "SocketCAN", "VehicleKit", "VehicleSimulator", "CarIntents", "CarplayClient", "CarplayJSON", "LinuxSupport",
+            ]),
 
         // What the test targets share: the repository's paths, the DBC corpus, hex
         // helpers, a Varlink server on a temporary socket.

@@ -16,6 +16,7 @@ import shutil
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -224,3 +225,29 @@ def test_unreachable_daemon_exits_3(workdir):
                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=DEADLINE)
     assert process.returncode == 3
     assert "cannot connect to carplayd" in process.stderr
+
+
+def test_dbc_watch_shows_the_bus_decoded_resizes_filters_and_exits(tmux):
+    """`carplayctl dbc watch` in the same terminal layer: a candump log played at its pace,
+    decoded, a change highlighted; a resize redraws; --filter narrows; q restores."""
+    repo = Path(__file__).resolve().parents[2]
+    dbc = repo / "VehicleProfiles" / "toyota-2017" / "_toyota_2017.dbc"
+    log = repo / "docs" / "examples" / "dbc-diff" / "after.log"
+    tmux.type("%s dbc watch %s --replay %s" % (carplayctl(), dbc, log))
+    screen = tmux.wait_text("WINDSCREEN_DEFOG")
+    assert "AIR_CONDITIONER_2" in screen and "WHEEL_SPEEDS" in screen, screen
+    assert screen.splitlines()[0].startswith("dbc watch  ") and "replaying after.log" in screen.splitlines()[0], screen
+    tmux.wait_text("◂ changed")
+    assert tmux.query("#{alternate_on}") == "1"
+    tmux.run("resize-window", "-t", tmux.target, "-x", "100", "-y", "30")
+    tmux.wait_for(lambda s: len(s.splitlines()[0]) > 80 or "q quit" in s.splitlines()[-1], "the watch redrawn at 100x30")
+    tmux.run("resize-window", "-t", tmux.target, "-x", "80", "-y", "24")
+    tmux.send("q")
+    tmux.wait_shell()
+
+    tmux.type("NO_COLOR=1 %s dbc watch --filter defog %s --replay %s" % (carplayctl(), dbc, log))
+    screen = tmux.wait_text("WINDSCREEN_DEFOG")
+    assert "WHEEL_SPEEDS" not in screen and "filter: defog" in screen, screen
+    assert not any("\x1b[3%dm" % hue in tmux.capture(escapes=True) for hue in range(8))
+    tmux.send("C-c")
+    tmux.wait_shell()

@@ -63,7 +63,7 @@ enum CarplayCtl {
         Verb(name: "call", summary: "a raw Varlink call to the daemon, reply as JSON", usage: StateVerbs.callUsage, run: StateVerbs.call),
         // Offline tools.
         Verb(name: "can", summary: "CAN interface facts from libsocketcan (state, restart-ms, error counters)", usage: CANCommand.usage, run: CANCommand.run),
-        Verb(name: "dbc", summary: "decode, encode and show frames with a DBC file (offline)", usage: DBCCommand.usage, run: DBCCommand.run),
+        Verb(name: "dbc", summary: "decode, encode, show and diff frames with a DBC file; watch the bus decoded", usage: DBCCommand.usage, run: DBCCommand.run),
         Verb(
             name: "profile", summary: "check a vehicle profile folder: the car's mapping onto its DBC (offline)", usage: ProfileCommand.usage,
             run: ProfileCommand.run),

@@ -2,13 +2,14 @@ import CANKit
 import Dispatch
 import LinuxSupport
 
-/// `carplayctl dbc decode|encode|show|diff`: offline tools over a DBC file.
+/// `carplayctl dbc decode|encode|show|diff|watch`: tools over a DBC file (watch: live).
 enum DBCCommand {
     static let usage = """
         usage: carplayctl dbc decode [--raw-choices] [--warnings] DBC_FILE < candump.log
                carplayctl dbc encode [--warnings] DBC_FILE MESSAGE SIGNAL=VALUE...
                carplayctl dbc show DBC_FILE
         \(DBCDiff.usage)
+        \(DBCWatch.usage)
 
           decode   read candump lines (-L log or the default human format) on stdin and
                    write one JSON object per frame on stdout:
@@ -22,13 +23,15 @@ enum DBCCommand {
                    its selected multiplexer branch) must be given, each within its range.
           show     print the messages and signals as a table.
         \(DBCDiff.help)
+        \(DBCWatch.help)
 
           --warnings   also print the DBC's warnings (skipped statements) on stderr
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
-        guard let sub = arguments.first else { throw UsageError("missing decode, encode, show or diff") }
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        guard let sub = arguments.first else { throw UsageError("missing decode, encode, show, diff or watch") }
         if sub == "diff" { return try DBCDiff.run(Array(arguments.dropFirst())) }
+        if sub == "watch" { return try await DBCWatch.run(Array(arguments.dropFirst())) }
         var rest = Array(arguments.dropFirst())
         let showWarnings = rest.contains("--warnings")
         rest.removeAll { $0 == "--warnings" }
