@@ -23,10 +23,10 @@ enum CarProfileCommand {
           carplayctl car-profile set --name Alex
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
+    static func run(_ arguments: [String]) async throws -> Int32 {
         guard let name = arguments.first else { throw UsageError("missing \(subverbs.map(\.name).joined(separator: " or "))") }
         guard let subverb = subverbs.first(where: { $0.name == name }) else { throw UsageError("unknown car-profile command '\(name)'") }
-        return try subverb.run(Array(arguments.dropFirst()))
+        return try await subverb.run(Array(arguments.dropFirst()))
     }
 
     static func save(_ arguments: [String]) throws -> Int32 {

@@ -7,17 +7,19 @@ import VehicleKit
 enum ProfileCommand {
     struct Subverb: Sendable {
         var name: String
-        var run: @Sendable ([String]) throws -> Int32
+        var run: @Sendable ([String]) async throws -> Int32
     }
 
     static let subverbs: [Subverb] = [
         Subverb(name: "check", run: check),
         Subverb(name: "draft", run: ProfileDraftCommand.run),
+        Subverb(name: "try", run: ProfileTryCommand.run),
     ]
 
     static let usage = """
         usage: carplayctl profile check DIR
                carplayctl profile draft DBC_FILE --out DIR [--role NODE] [--name NAME]
+               carplayctl profile try DIR --can IFACE [--seconds N] [--commands]
 
           check   load DIR/profile.json and the DBC it names, check every rule of
                   VehicleProfiles/README.md, and print a summary: car names, DBC
@@ -27,18 +29,19 @@ enum ProfileCommand {
                   such as bindings["seat.frontLeft.heating"].command.signal) and exits 2,
                   like any other unusable input; an unreadable file exits 2 too.
         \(ProfileDraftCommand.usage)
+        \(ProfileTryCommand.usage)
 
         A vehicle profile maps the car onto its DBC; the settings a driver saves in the
         car (SaveProfileInCar, SetProfileInCar) are `carplayctl car-profile`.
         """
 
-    static func run(_ arguments: [String]) throws -> Int32 {
+    static func run(_ arguments: [String]) async throws -> Int32 {
         guard let name = arguments.first else { throw UsageError("missing \(subverbs.map(\.name).joined(separator: " or "))") }
         if CarProfileCommand.subverbs.contains(where: { $0.name == name }) {
             throw UsageError("profile \(name) is now `carplayctl car-profile \(name)` (a car profile, SiriKit's; `profile` is the vehicle profile)")
         }
         guard let subverb = subverbs.first(where: { $0.name == name }) else { throw UsageError("unknown profile command '\(name)'") }
-        return try subverb.run(Array(arguments.dropFirst()))
+        return try await subverb.run(Array(arguments.dropFirst()))
     }
 
     static func check(_ arguments: [String]) throws -> Int32 {
