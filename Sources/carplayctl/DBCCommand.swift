@@ -51,7 +51,8 @@ enum DBCCommand {
         case "show":
             try rejectUnknownOptions(rest)
             guard rest.count == 1 else { throw UsageError("show takes one DBC file") }
-            let database = try load(rest[0], warnings: true)
+            let database = try load(rest[0], warnings: false)
+            printWarnings(database.warnings, summarizingOverlaps: true)
             print(DBCTable.render(database), terminator: "")
             return ExitCode.success
         default:
@@ -76,10 +77,25 @@ enum DBCCommand {
         } catch {
             throw UsageError("\(error)")
         }
-        if warnings {
-            for warning in database.warnings { printError(warning.description) }
-        }
+        if warnings { printWarnings(database.warnings, summarizingOverlaps: false) }
         return database
+    }
+
+    /// The DBC's warnings on stderr. A DBC with overlapping signals in many messages
+    /// (GMLAN: 177 of 367) gets the first three of those and one line for the rest.
+    static func printWarnings(_ warnings: [DBCDiagnostic], summarizingOverlaps: Bool) {
+        var overlaps = 0
+        for warning in warnings {
+            if summarizingOverlaps, warning.isOverlap {
+                overlaps += 1
+                if overlaps > 3 { continue }
+            }
+            printError(warning.description)
+        }
+        if overlaps > 3 {
+            printError(
+                "... and \(overlaps - 3) more messages with overlapping signals, decoded the same way (carplayctl dbc decode --warnings lists every one)")
+        }
     }
 
     // MARK: - decode

@@ -54,7 +54,7 @@ enum ProfileCommand {
             printError(error.description)
             return ExitCode.usage
         }
-        for warning in profile.database.warnings { printError(warning.description) }
+        DBCCommand.printWarnings(profile.database.warnings, summarizingOverlaps: true)
         print(ProfileSummary(profile).description)
         print("ok")
         return ExitCode.success

@@ -13,6 +13,17 @@ import Testing
         #expect(result.stdout.contains(vehicle == "suv" ? "29-bit IDs, 5 CAN FD" : "11-bit IDs, 0 CAN FD"))
     }
 
+    /// GMLAN's DBC has overlapping group signals in 177 messages: three warnings and one
+    /// line for the rest, not 177 lines before the summary.
+    @Test func manyOverlapWarningsAreSummarized() async throws {
+        let directory = CarplayctlTests.repositoryRoot.appendingPathComponent("VehicleProfiles/gm-global-a-lowspeed").path
+        let result = try await CarplayctlTests.runOffThePool(["profile", "check", directory])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 4, "\(result.stderr)")
+        #expect(lines.last?.hasPrefix("... and 174 more messages with overlapping signals") == true, "\(result.stderr)")
+    }
+
     @Test func brokenProfileExitsTwoWithPath() async throws {
         let source = CarplayctlTests.repositoryRoot.appendingPathComponent("VehicleProfiles/sedan")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carplayctl-profile-\(UUID().uuidString)")

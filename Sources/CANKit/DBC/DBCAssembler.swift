@@ -32,8 +32,8 @@ struct DBCAssembler {
         self.warnings = declarations.warnings
     }
 
-    private mutating func warn(_ line: Int, _ column: Int, _ message: String) {
-        warnings.append(DBCDiagnostic(file: source, line: line, column: column, message: message))
+    private mutating func warn(_ line: Int, _ column: Int, _ message: String, isOverlap: Bool = false) {
+        warnings.append(DBCDiagnostic(file: source, line: line, column: column, message: message, isOverlap: isOverlap))
     }
 
     private func failure(_ line: Int, _ column: Int, _ message: String) -> DBCParseError {
@@ -343,7 +343,7 @@ struct DBCAssembler {
         }
         let codec = MessageCodec(messageName: name, length: raw.length, signals: sorted)
         for problem in codec.problems {
-            warn(raw.line, raw.column, problem)
+            warn(raw.line, raw.column, problem, isOverlap: codec.problem == nil)
         }
         return DBCMessage(
             frameID: frameID, isExtended: isExtended, name: name, length: raw.length, isFD: isFD,

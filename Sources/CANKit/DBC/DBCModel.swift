@@ -277,6 +277,17 @@ public struct DBCDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public var line: Int
     public var column: Int
     public var message: String
+    /// A message with overlapping signals (decoded by position): common and harmless in
+    /// some DBCs (GMLAN's group signals), so a tool may summarize these.
+    public var isOverlap: Bool
+
+    public init(file: String, line: Int, column: Int, message: String, isOverlap: Bool = false) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+        self.isOverlap = isOverlap
+    }
 
     public var description: String { "\(file):\(line):\(column): warning: \(message)" }
 }
