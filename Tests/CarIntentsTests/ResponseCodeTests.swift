@@ -90,8 +90,12 @@ import VehicleSimulator
             locked.policies.refusedWhileCarLocked = Set(IntentName.allCases.map(\.rawValue))
             var lockedState = VehicleSimulation.defaultState(for: locked)
             lockedState[.locked] = .bool(true)
+            // Virtual time, as above: on the wall clock a loaded machine stalls the car's
+            // status frames past its reachability window and the outcome is "unreachable".
+            let lockedClock = ManualClock()
             let lockedSession = await VehicleSession(
-                profile: locked, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: locked, state: lockedState))))
+                profile: locked, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: locked, state: lockedState), clock: lockedClock)),
+                clock: lockedClock)
             try await stopping(lockedSession) { lockedSession in
                 #expect(await lockedSession.controller.waitUntilComplete(timeout: .seconds(10)))
                 for name in IntentName.allCases {
@@ -100,8 +104,11 @@ import VehicleSimulator
 
                 // The SUV's satellite radio is not subscribed.
                 let suv = try ShippedProfiles.load("suv")
+                let suvClock = ManualClock()
                 let suvSession = await VehicleSession(
-                    profile: suv, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: suv, state: VehicleSimulation.defaultState(for: suv)))))
+                    profile: suv,
+                    vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: suv, state: VehicleSimulation.defaultState(for: suv)), clock: suvClock)),
+                    clock: suvClock)
                 try await stopping(suvSession) { suvSession in
                     #expect(await suvSession.controller.waitUntilComplete(timeout: .seconds(10)))
                     let satellite = await suvSession.engine.run(.perform, try Self.intent(.setRadioStation, #"{"stationName":"jazz cafe"}"#))
