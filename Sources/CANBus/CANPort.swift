@@ -75,17 +75,31 @@ public protocol CANPort: Sendable {
     func health() -> BusHealth
 }
 
-/// Where a port hands its frames (see `CANPort.startReceiving`). `frame` runs on the
-/// port's thread, one frame at a time per sender; it must not block, and it must not
-/// send on the bus while holding a lock that another receiver on the same bus takes
-/// (the send delivers synchronously).
+/// Where a port hands its frames (see `CANPort.startReceiving`). They run on the port's
+/// thread, one call at a time per sender; they must not block, and they must not send on
+/// the bus while holding a lock that another receiver on the same bus takes (the send
+/// delivers synchronously). A port that reads several frames at once (SocketCAN: what
+/// one read of the socket brought) hands them to `frames` together, in bus order; an
+/// in-process bus hands each to `frame`. A receiver may give either or both.
 public struct CANReceiver: Sendable {
     public var frame: @Sendable (ReceivedFrame) -> Void
+    public var frames: @Sendable ([ReceivedFrame]) -> Void
     /// The port closed: no more frames.
     public var finished: @Sendable () -> Void
 
     public init(frame: @escaping @Sendable (ReceivedFrame) -> Void, finished: @escaping @Sendable () -> Void = {}) {
         self.frame = frame
+        self.frames = { batch in for received in batch { frame(received) } }
+        self.finished = finished
+    }
+
+    /// A receiver that handles a batch as one (one lock, one clock read for all).
+    public init(
+        frame: @escaping @Sendable (ReceivedFrame) -> Void, frames: @escaping @Sendable ([ReceivedFrame]) -> Void,
+        finished: @escaping @Sendable () -> Void = {}
+    ) {
+        self.frame = frame
+        self.frames = frames
         self.finished = finished
     }
 

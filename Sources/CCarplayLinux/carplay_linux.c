@@ -123,47 +123,72 @@ int carplay_can_send(int fd, const carplay_can_frame *frame) {
     return (int)write(fd, &out, CAN_MTU);
 }
 
-int carplay_can_receive(int fd, carplay_can_frame *frame, int64_t *seconds, int64_t *microseconds, uint32_t *dropped) {
-    struct canfd_frame in;
-    struct iovec iov = {.iov_base = &in, .iov_len = sizeof(in)};
-    char control[CMSG_SPACE(sizeof(struct timeval)) + CMSG_SPACE(sizeof(uint32_t))];
-    struct msghdr message;
-    memset(&message, 0, sizeof(message));
-    message.msg_iov = &iov;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof(control);
-    // Never blocks: the reader polled first, but a send on the same socket may have taken
-    // the pending error (ENETDOWN) that woke the poll, and a blocking read would then wait
-    // for a frame that, with the link down and our sends failing, never comes.
-    ssize_t count = recvmsg(fd, &message, MSG_DONTWAIT);
+int carplay_can_set_receive_timeout(int fd, int timeout_ms) {
+    struct timeval timeout = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
+    return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+}
+
+// The control data of one received frame: its time (SO_TIMESTAMP) and the drop counter.
+#define CARPLAY_CAN_CONTROL (CMSG_SPACE(sizeof(struct timeval)) + CMSG_SPACE(sizeof(uint32_t)))
+
+int carplay_can_receive_batch(int fd, carplay_can_reception *out, int capacity) {
+    if (capacity <= 0 || capacity > CARPLAY_CAN_BATCH_MAX) { errno = EINVAL; return -1; }
+    struct canfd_frame frames[CARPLAY_CAN_BATCH_MAX];
+    struct iovec vectors[CARPLAY_CAN_BATCH_MAX];
+    char control[CARPLAY_CAN_BATCH_MAX][CARPLAY_CAN_CONTROL];
+    struct mmsghdr messages[CARPLAY_CAN_BATCH_MAX];
+    memset(messages, 0, sizeof(messages[0]) * (size_t)capacity);
+    for (int i = 0; i < capacity; i++) {
+        vectors[i].iov_base = &frames[i];
+        vectors[i].iov_len = sizeof(frames[i]);
+        messages[i].msg_hdr.msg_iov = &vectors[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+        messages[i].msg_hdr.msg_control = control[i];
+        messages[i].msg_hdr.msg_controllen = sizeof(control[i]);
+    }
+    // One call per wake-up: blocks for the first frame (at most SO_RCVTIMEO), then takes
+    // the frames already waiting without blocking again.
+    int count = recvmmsg(fd, messages, (unsigned)capacity, MSG_WAITFORONE, NULL);
     if (count < 0) return -1;
-    memset(frame, 0, sizeof(*frame));
-    frame->can_id = in.can_id;
-    if (count == CANFD_MTU) {
-        frame->is_fd = 1;
-        frame->len = in.len > 64 ? 64 : in.len;
-        frame->flags = in.flags;
-    } else if (count == CAN_MTU) {
-        frame->len = in.len > 8 ? 8 : in.len;
-    } else {
-        errno = EPROTO;
-        return -1;
-    }
-    memcpy(frame->data, in.data, frame->len);
-    *seconds = 0;
-    *microseconds = 0;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); c != NULL; c = CMSG_NXTHDR(&message, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_TIMESTAMP) {
-            struct timeval tv;
-            memcpy(&tv, CMSG_DATA(c), sizeof(tv));
-            *seconds = tv.tv_sec;
-            *microseconds = tv.tv_usec;
-        } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
-            memcpy(dropped, CMSG_DATA(c), sizeof(uint32_t));
+    int kept = 0;
+    for (int i = 0; i < count; i++) {
+        carplay_can_reception *reception = &out[kept];
+        memset(reception, 0, sizeof(*reception));
+        const struct canfd_frame *in = &frames[i];
+        reception->frame.can_id = in->can_id;
+        if (messages[i].msg_len == CANFD_MTU) {
+            reception->frame.is_fd = 1;
+            reception->frame.len = in->len > 64 ? 64 : in->len;
+            reception->frame.flags = in->flags;
+        } else if (messages[i].msg_len == CAN_MTU) {
+            reception->frame.len = in->len > 8 ? 8 : in->len;
+        } else {
+            continue;  // not a CAN frame: nothing the kernel's CAN_RAW sends
         }
+        memcpy(reception->frame.data, in->data, reception->frame.len);
+        struct msghdr *header = &messages[i].msg_hdr;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(header); c != NULL; c = CMSG_NXTHDR(header, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_TIMESTAMP) {
+                struct timeval tv;
+                memcpy(&tv, CMSG_DATA(c), sizeof(tv));
+                reception->seconds = tv.tv_sec;
+                reception->microseconds = tv.tv_usec;
+            } else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+                memcpy(&reception->dropped, CMSG_DATA(c), sizeof(uint32_t));
+            }
+        }
+        kept++;
     }
-    return 0;
+    return kept;
+}
+
+int carplay_can_get_filters(int fd, uint32_t *ids, uint32_t *masks, int capacity) {
+    struct can_filter filters[capacity > 0 ? capacity : 1];
+    socklen_t length = (socklen_t)(sizeof(struct can_filter) * (size_t)(capacity > 0 ? capacity : 1));
+    if (getsockopt(fd, SOL_CAN_RAW, CAN_RAW_FILTER, filters, &length) != 0) return -1;
+    int count = (int)(length / sizeof(struct can_filter));
+    for (int i = 0; i < count && i < capacity; i++) { ids[i] = filters[i].can_id; masks[i] = filters[i].can_mask; }
+    return count;
 }
 
 int carplay_wait_readable(int fd, int wake_fd, int timeout_ms) {

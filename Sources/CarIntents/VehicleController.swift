@@ -164,6 +164,7 @@ public final class VehicleController: Sendable {
         port.startReceiving(
             CANReceiver(
                 frame: { [weak self] received in self?.handle(received) },
+                frames: { [weak self] batch in self?.handle(batch) },
                 finished: { [weak self] in self?.readerEnded() }))
         let now = clock.now
         core.withLock { core in
@@ -200,6 +201,18 @@ public final class VehicleController: Sendable {
     func handle(_ received: ReceivedFrame) {
         let now = clock.now
         let wakes = core.withLock { core in dispatch(core.unit.receive(received, at: now), &core) }
+        fire(wakes)
+    }
+
+    /// Frames one read of the bus brought: one clock read and one lock for them all (they
+    /// arrived within the same wake-up).
+    func handle(_ batch: [ReceivedFrame]) {
+        let now = clock.now
+        let wakes = core.withLock { core in
+            var wakes: [Wake] = []
+            for received in batch { wakes += dispatch(core.unit.receive(received, at: now), &core) }
+            return wakes
+        }
         fire(wakes)
     }
 

@@ -86,40 +86,45 @@ public struct CANSocket: Sendable {
         _ = try retryingOnInterrupt { carplay_can_send(descriptor.rawValue, &out) }
     }
 
-    /// Reads one frame if one is waiting; `Errno.wouldBlock` when none is (never blocks:
-    /// wait first).
-    public func receive() throws(Errno) -> RawCANReception {
-        var frame = carplay_can_frame()
-        var seconds: Int64 = 0
-        var microseconds: Int64 = 0
-        var dropped: UInt32 = 0
-        _ = try retryingOnInterrupt { carplay_can_receive(descriptor.rawValue, &frame, &seconds, &microseconds, &dropped) }
-        let data = withUnsafeBytes(of: frame.data) { Array($0.prefix(Int(frame.len))) }
-        return RawCANReception(
-            frame: RawCANFrame(canID: frame.can_id, data: data, isFD: frame.is_fd != 0, fdFlags: frame.flags),
-            seconds: seconds, microseconds: microseconds, dropped: dropped)
+    /// The most frames one `receive` takes.
+    public static let batchLimit = Int(CARPLAY_CAN_BATCH_MAX)
+
+    /// How long `receive` waits for a first frame before `Errno.wouldBlock` (SO_RCVTIMEO):
+    /// the reader thread looks at its port's state at least that often.
+    public func setReceiveTimeout(milliseconds: Int32) throws(Errno) {
+        guard carplay_can_set_receive_timeout(descriptor.rawValue, milliseconds) == 0 else { throw Errno.current }
     }
 
-    public enum Readiness: Sendable { case readable, woken, timeout }
-
-    /// Waits until the socket is readable or `wake` is signalled.
-    public func wait(wake: FileDescriptor?, timeoutMilliseconds: Int32) throws(Errno) -> Readiness {
-        let result = carplay_wait_readable(descriptor.rawValue, wake?.rawValue ?? -1, timeoutMilliseconds)
-        switch result {
-        case 1: return .readable
-        case 2: return .woken
-        case 0: return .timeout
-        default:
-            let error = Errno.current
-            if error.rawValue == EINTR { return .timeout }
-            throw error
+    /// Waits for a frame (at most the receive timeout: then `Errno.wouldBlock`) and takes
+    /// it with those already waiting, up to `limit`, in one recvmmsg: one syscall per
+    /// wake-up however many frames it brings. EINTR is retried.
+    public func receive(upTo limit: Int = CANSocket.batchLimit) throws(Errno) -> [RawCANReception] {
+        let capacity = max(1, min(limit, Self.batchLimit))
+        var batch = [carplay_can_reception](repeating: carplay_can_reception(), count: capacity)
+        let count = try retryingOnInterrupt { carplay_can_receive_batch(descriptor.rawValue, &batch, Int32(capacity)) }
+        return batch.prefix(Int(count)).map { reception in
+            let frame = reception.frame
+            let data = withUnsafeBytes(of: frame.data) { Array($0.prefix(Int(frame.len))) }
+            return RawCANReception(
+                frame: RawCANFrame(canID: frame.can_id, data: data, isFD: frame.is_fd != 0, fdFlags: frame.flags),
+                seconds: reception.seconds, microseconds: reception.microseconds, dropped: reception.dropped)
         }
+    }
+
+    /// The kernel receive filters installed on this socket (CAN_RAW_FILTER, read back).
+    public func filters() throws(Errno) -> [CANFilter] {
+        let capacity = 4096
+        var ids = [UInt32](repeating: 0, count: capacity)
+        var masks = [UInt32](repeating: 0, count: capacity)
+        let count = carplay_can_get_filters(descriptor.rawValue, &ids, &masks, Int32(capacity))
+        guard count >= 0 else { throw Errno.current }
+        return (0..<min(Int(count), capacity)).map { CANFilter(id: ids[$0], mask: masks[$0]) }
     }
 
     public func close() { descriptor.close() }
 }
 
-/// An eventfd to wake a thread blocked in `CANSocket.wait`.
+/// An eventfd to wake a thread sleeping in `WakeEvent.wait`.
 public struct WakeEvent: Sendable {
     public let descriptor: FileDescriptor
 

@@ -5,10 +5,13 @@ import Synchronization
 
 /// A `CANPort` on a Linux CAN interface (CAN_RAW). The socket is read on a thread of
 /// its own that calls the receiver given to `startReceiving` (frames before it are read
-/// and dropped); the cooperative pool never blocks on it. A frame the kernel does not
-/// take (a full transmit queue) waits in the port's `CANWriteQueue`, which the same
-/// thread works off. When the interface goes down or disappears the port reconnects
-/// with backoff, and sends fail fast with `interfaceDown` meanwhile.
+/// and dropped); the cooperative pool never blocks on it. The thread blocks in one
+/// recvmmsg per wake-up and hands over all the frames it brought at once; the kernel's
+/// filters pass only `acceptedIDs`, so on a busy bus the frames nobody needs cost
+/// nothing here. A frame the kernel does not take (a full transmit queue) waits in the
+/// port's `CANWriteQueue`, worked off by a retry task while it holds frames. When the
+/// interface goes down or disappears the port reconnects with backoff, and sends fail
+/// fast with `interfaceDown` meanwhile.
 public final class SocketCANPort: CANPort, Sendable {
     public let interface: String
     private let useFD: Bool
@@ -22,7 +25,14 @@ public final class SocketCANPort: CANPort, Sendable {
         var health = BusHealth()
         var closed = false
         var writeQueue = CANWriteQueue()
+        /// A retry task is working off the write queue.
+        var flushScheduled = false
     }
+
+    /// How long the reader waits in one receive before it looks at the port's state
+    /// (closing, a socket a send retired): at most this long for `close`, and the only
+    /// wake-ups of an idle reader besides frames.
+    static let receiveTimeoutMilliseconds: Int32 = 250
 
     private let state = Mutex(State())
     private let wake: WakeEvent
@@ -52,11 +62,9 @@ public final class SocketCANPort: CANPort, Sendable {
         }
         wake = try WakeEvent()
         let socket = try io.open(interface, fd)
-        if !filters.isEmpty {
-            do { try socket.setFilters(filters) } catch {
-                socket.close()
-                throw error
-            }
+        do { try Self.configure(socket, filters: filters) } catch {
+            socket.close()
+            throw error
         }
         state.withLock { $0.socket = socket }
         do {
@@ -73,7 +81,7 @@ public final class SocketCANPort: CANPort, Sendable {
     @discardableResult
     public func send(_ frame: CANFrame) -> SendAttempt {
         let raw = Self.raw(frame)
-        let (attempt, down, queuedFirst) = state.withLock { state -> (SendAttempt, String?, Bool) in
+        let (attempt, down, startFlushing) = state.withLock { state -> (SendAttempt, String?, Bool) in
             if state.closed { return (.failed(.closed), nil, false) }
             guard let socket = state.socket else { return (.failed(.interfaceDown(interface)), nil, false) }
             let stamped = ReceivedFrame(frame: frame, timestamp: CandumpTimestamp.now(), interface: interface)
@@ -86,15 +94,17 @@ public final class SocketCANPort: CANPort, Sendable {
                 return (.sent(stamped), nil, false)
             } catch {
                 if error.isTransientlyFull {
-                    return state.writeQueue.enqueue(frame) ? (.queued(stamped), nil, true) : (.failed(.transmitQueueFull), nil, false)
+                    guard state.writeQueue.enqueue(frame) else { return (.failed(.transmitQueueFull), nil, false) }
+                    let start = !state.flushScheduled
+                    state.flushScheduled = true
+                    return (.queued(stamped), nil, start)
                 }
                 if error.isInterfaceGone { return (.failed(.interfaceDown(interface)), "send: \(error)", false) }
                 return (.failed(.other("send on \(interface): \(error)")), nil, false)
             }
         }
         if let down { markDown(down, onReaderThread: false) }
-        // The reader thread now waits a short while, not its idle 500 ms, and retries.
-        if queuedFirst { wake.signal() }
+        if startFlushing { scheduleFlush(afterMilliseconds: state.withLock { $0.writeQueue.retryMilliseconds } ?? 2) }
         return attempt
     }
 
@@ -149,25 +159,19 @@ public final class SocketCANPort: CANPort, Sendable {
                 if !state.withLock({ $0.closed }) { reopen() }
                 continue
             }
-            let readiness: CANSocket.Readiness
-            let retry = state.withLock { $0.writeQueue.retryMilliseconds }
+            let batch: [RawCANReception]
             do {
-                readiness = try socket.wait(wake: wake.descriptor, timeoutMilliseconds: retry ?? 500)
+                batch = try socket.receive(upTo: CANSocket.batchLimit)
             } catch {
-                markDown("poll: \(error)")
-                continue
-            }
-            if readiness == .woken { wake.consume() }
-            if retry != nil || readiness != .readable { flushWriteQueue() }
-            guard readiness == .readable else { continue }
-            do {
-                let reception = try socket.receive()
-                backoff = 50
-                deliver(reception)
-            } catch {
+                // The receive timeout: look at the state again. A send that found the
+                // link down took the socket's error, so this is also how the reader
+                // learns it.
                 if error == .wouldBlock { continue }
                 markDown("receive: \(error)")
+                continue
             }
+            backoff = 50
+            deliver(batch)
         }
         closeRetired()
         if let socket = state.withLock({ state -> (any CANSocketIO)? in
@@ -184,42 +188,53 @@ public final class SocketCANPort: CANPort, Sendable {
         waiter?.resume()
     }
 
-    private func deliver(_ reception: RawCANReception) {
-        let raw = reception.frame
-        let isError = raw.canID & RawCANFrame.errorFlag != 0
-        let isExtended = isError || raw.canID & RawCANFrame.extendedFlag != 0
-        let value = raw.canID & (isExtended ? 0x1FFF_FFFF : 0x7FF)
-        guard let id = CANID(value, extended: isExtended) else { return }
-        let kind: CANFrame.Kind = raw.isFD ? .fd(bitRateSwitch: raw.fdFlags & 0x01 != 0, errorStateIndicator: raw.fdFlags & 0x02 != 0) : .classic
-        var data = raw.data
-        if raw.isFD, CANFrame.fdLength(atLeast: data.count) != data.count {
-            data += [UInt8](repeating: 0, count: (CANFrame.fdLength(atLeast: data.count) ?? 64) - data.count)
+    /// Hands what one receive brought to the receiver, at once.
+    private func deliver(_ batch: [RawCANReception]) {
+        var frames: [ReceivedFrame] = []
+        frames.reserveCapacity(batch.count)
+        var errorFrames: [CANFrame] = []
+        for reception in batch {
+            guard let frame = Self.frame(reception.frame) else { continue }
+            if frame.isError { errorFrames.append(frame) }
+            let stamp = CandumpTimestamp(seconds: reception.seconds, microseconds: UInt32(max(0, min(999_999, reception.microseconds))))
+            frames.append(ReceivedFrame(frame: frame, timestamp: stamp, interface: interface))
         }
-        guard let frame = try? CANFrame(id: id, data: data, kind: kind, isRemote: raw.canID & RawCANFrame.remoteFlag != 0 && !isError, isError: isError) else {
-            return
-        }
+        let dropped = batch.last?.dropped
         state.withLock { state in
-            state.health.droppedFrames = reception.dropped
-            if isError { state.health.apply(errorFrame: frame) }
+            if let dropped { state.health.droppedFrames = dropped }
+            for frame in errorFrames { state.health.apply(errorFrame: frame) }
         }
-        let stamp = CandumpTimestamp(seconds: reception.seconds, microseconds: UInt32(max(0, min(999_999, reception.microseconds))))
-        let received = ReceivedFrame(frame: frame, timestamp: stamp, interface: interface)
-        receiver.withLock { $0 }?.frame(received)
+        guard !frames.isEmpty, let receiver = receiver.withLock({ $0 }) else { return }
+        if frames.count == 1 { receiver.frame(frames[0]) } else { receiver.frames(frames) }
     }
 
-    /// Sends what the write queue holds, in order, until the kernel refuses one.
-    private func flushWriteQueue() {
-        state.withLock { state in
-            guard !state.writeQueue.isEmpty, let socket = state.socket else { return }
-            let flushed = state.writeQueue.flush { frame in
-                do throws(Errno) {
-                    try socket.send(Self.raw(frame))
-                    return .written
-                } catch {
-                    return error.isTransientlyFull ? .full : .failed("send on \(interface): \(error)")
+    /// Works the write queue off while it holds frames: a retry a little later each time,
+    /// until the kernel takes them or the queue gives up.
+    private func scheduleFlush(afterMilliseconds delay: Int32) {
+        Task.detached { [self] in
+            try? await Task.sleep(for: .milliseconds(Int(delay)))
+            if let next = flushWriteQueue() { scheduleFlush(afterMilliseconds: next) }
+        }
+    }
+
+    /// Sends what the write queue holds, in order, until the kernel refuses one; when to
+    /// try again, or nil when nothing waits any more (the retry task ends).
+    private func flushWriteQueue() -> Int32? {
+        state.withLock { state -> Int32? in
+            if !state.closed, !state.writeQueue.isEmpty, let socket = state.socket {
+                let flushed = state.writeQueue.flush { frame in
+                    do throws(Errno) {
+                        try socket.send(Self.raw(frame))
+                        return .written
+                    } catch {
+                        return error.isTransientlyFull ? .full : .failed("send on \(interface): \(error)")
+                    }
                 }
+                if case let .dropped(count, reason) = flushed { state.health.lastError = "\(reason): \(count) queued frames dropped" }
+                if case let .waiting(retry) = flushed { return retry }
             }
-            if case let .dropped(count, reason) = flushed { state.health.lastError = "\(reason): \(count) queued frames dropped" }
+            state.flushScheduled = false
+            return nil
         }
     }
 
@@ -252,7 +267,7 @@ public final class SocketCANPort: CANPort, Sendable {
 
     private func reopen() {
         guard io.exists(interface), let socket = try? io.open(interface, useFD) else { return }
-        if !filters.isEmpty, (try? socket.setFilters(filters)) == nil {
+        if (try? Self.configure(socket, filters: filters)) == nil {
             socket.close()
             return
         }
@@ -263,7 +278,33 @@ public final class SocketCANPort: CANPort, Sendable {
         }
     }
 
+    /// Every socket the port opens: the kernel filters (none: every frame) and the
+    /// receive timeout of the reader's wait.
+    private static func configure(_ socket: any CANSocketIO, filters: [CANFilter]) throws(Errno) {
+        if !filters.isEmpty { try socket.setFilters(filters) }
+        try socket.setReceiveTimeout(milliseconds: receiveTimeoutMilliseconds)
+    }
+
+    /// The kernel filters on the socket the port reads now (read back from the kernel);
+    /// nil while the interface is down.
+    public func installedFilters() -> [CANFilter]? {
+        state.withLock { state in try? state.socket?.filters() }
+    }
+
     // MARK: - Conversions
+
+    static func frame(_ raw: RawCANFrame) -> CANFrame? {
+        let isError = raw.canID & RawCANFrame.errorFlag != 0
+        let isExtended = isError || raw.canID & RawCANFrame.extendedFlag != 0
+        let value = raw.canID & (isExtended ? 0x1FFF_FFFF : 0x7FF)
+        guard let id = CANID(value, extended: isExtended) else { return nil }
+        let kind: CANFrame.Kind = raw.isFD ? .fd(bitRateSwitch: raw.fdFlags & 0x01 != 0, errorStateIndicator: raw.fdFlags & 0x02 != 0) : .classic
+        var data = raw.data
+        if raw.isFD, CANFrame.fdLength(atLeast: data.count) != data.count {
+            data += [UInt8](repeating: 0, count: (CANFrame.fdLength(atLeast: data.count) ?? 64) - data.count)
+        }
+        return try? CANFrame(id: id, data: data, kind: kind, isRemote: raw.canID & RawCANFrame.remoteFlag != 0 && !isError, isError: isError)
+    }
 
     static func raw(_ frame: CANFrame) -> RawCANFrame {
         var id = frame.id.rawValue
@@ -282,9 +323,12 @@ public final class SocketCANPort: CANPort, Sendable {
 /// transmit queue: ENOBUFS; controller error frames) without a kernel.
 protocol CANSocketIO: Sendable {
     func setFilters(_ filters: [CANFilter]) throws(Errno)
+    func filters() throws(Errno) -> [CANFilter]
+    func setReceiveTimeout(milliseconds: Int32) throws(Errno)
     func send(_ frame: RawCANFrame) throws(Errno)
-    func receive() throws(Errno) -> RawCANReception
-    func wait(wake: FileDescriptor?, timeoutMilliseconds: Int32) throws(Errno) -> CANSocket.Readiness
+    /// Waits for a frame (at most the receive timeout: `Errno.wouldBlock`), then takes
+    /// those already waiting too, up to `limit`.
+    func receive(upTo limit: Int) throws(Errno) -> [RawCANReception]
     func close()
 }
 

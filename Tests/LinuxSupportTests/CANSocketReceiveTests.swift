@@ -1,43 +1,57 @@
-import Foundation
 import Glibc
-import Synchronization
 import Testing
 
 @testable import LinuxSupport
 
-/// `CANSocket.receive` never blocks. The port's reader polls, then reads; when a send on
-/// the same socket took the pending ENETDOWN that woke the poll, a blocking read waited
-/// for a frame that never came (the link down, the sends failing), and the simulated
-/// car's reader never reopened: it fell silent for good after `ip link set down; up`.
-/// A datagram socket pair stands in for a CAN_RAW socket with nothing to read.
+/// `CANSocket.receive`: one recvmmsg per wake-up. It waits at most the receive timeout
+/// (the port's reader must come back to look at its state: a send may have taken the
+/// link's pending ENETDOWN, and a read without a bound then waited for ever), and it takes
+/// every frame already waiting at once. A datagram socket pair stands in for CAN_RAW:
+/// its datagrams of `struct can_frame`'s 16 bytes read as classic frames.
 @Suite struct CANSocketReceiveTests {
-    @Test func receiveOnAnEmptySocketReturnsWouldBlock() throws {
+    /// A socket pair; the first end as a `CANSocket`.
+    static func pair() -> (socket: CANSocket, peer: Int32, close: () -> Void) {
         var pair: [Int32] = [-1, -1]
         #expect(socketpair(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0, &pair) == 0)
-        defer {
-            close(pair[0])
-            close(pair[1])
-        }
-        let socket = CANSocket(descriptor: FileDescriptor(rawValue: pair[0]))
-        let outcome = Mutex<String?>(nil)
-        let thread = Thread {
-            let result: String
-            do throws(Errno) {
-                _ = try socket.receive()
-                result = "a frame"
-            } catch {
-                result = error == .wouldBlock ? "wouldBlock" : "\(error)"
+        let (first, second) = (pair[0], pair[1])
+        return (
+            CANSocket(descriptor: FileDescriptor(rawValue: first)), second,
+            {
+                Glibc.close(first); Glibc.close(second)
             }
-            outcome.withLock { $0 = result }
+        )
+    }
+
+    /// `struct can_frame` as the kernel lays it out: ID (host order), length, 3 pad, 8 data.
+    static func classicFrame(id: UInt32, data: [UInt8]) -> [UInt8] {
+        var bytes = withUnsafeBytes(of: id) { Array($0) }
+        bytes += [UInt8(data.count), 0, 0, 0]
+        bytes += data + [UInt8](repeating: 0, count: 8 - data.count)
+        return bytes
+    }
+
+    @Test func receiveOnAnEmptySocketReturnsWouldBlockAfterTheTimeout() throws {
+        let (socket, _, close) = Self.pair()
+        defer { close() }
+        try socket.setReceiveTimeout(milliseconds: 50)
+        #expect(throws: Errno.wouldBlock) { _ = try socket.receive() }
+    }
+
+    @Test func framesWaitingTogetherComeInOneReceive() throws {
+        let (socket, peer, close) = Self.pair()
+        defer { close() }
+        try socket.setReceiveTimeout(milliseconds: 1000)
+        for (id, data) in [(UInt32(0x100), [UInt8(1)]), (0x200, [2, 3]), (0x300 | RawCANFrame.extendedFlag, [4, 5, 6])] {
+            let bytes = Self.classicFrame(id: id, data: data)
+            #expect(send(peer, bytes, bytes.count, 0) == 16)
         }
-        thread.start()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while outcome.withLock({ $0 }) == nil, ContinuousClock.now < deadline { usleep(1000) }
-        let result = outcome.withLock { $0 }
-        if result == nil {
-            // Release the blocked reader before failing.
-            shutdown(pair[0], Int32(SHUT_RDWR))
-        }
-        #expect(result == "wouldBlock", "receive returned \(result ?? "nothing: it blocked")")
+        let batch = try socket.receive()
+        #expect(batch.map(\.frame.canID) == [0x100, 0x200, 0x300 | RawCANFrame.extendedFlag])
+        #expect(batch.map(\.frame.data) == [[1], [2, 3], [4, 5, 6]])
+        let two = Self.classicFrame(id: 0x7FF, data: [])
+        #expect(send(peer, two, two.count, 0) == 16)
+        #expect(send(peer, two, two.count, 0) == 16)
+        #expect(try socket.receive(upTo: 1).count == 1, "no more than asked")
+        #expect(try socket.receive(upTo: 1).count == 1)
     }
 }

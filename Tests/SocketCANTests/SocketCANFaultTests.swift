@@ -27,6 +27,9 @@ final class FakeCANLink: Sendable {
         var attempts = 0
         var sent: [RawCANFrame] = []
         var opened = 0
+        /// The kernel filters and receive timeout each socket was given, by its number.
+        var filters: [Int: [CANFilter]] = [:]
+        var receiveTimeouts: [Int: Int32] = [:]
     }
 
     let state = Mutex(State())
@@ -34,18 +37,25 @@ final class FakeCANLink: Sendable {
     var opener: CANSocketOpener {
         CANSocketOpener(
             open: { [self] (_: String, _: Bool) throws(Errno) -> any CANSocketIO in
-                state.withLock { state in
+                let number = state.withLock { state in
                     state.opened += 1
                     if !state.up { state.opensWhileDown += 1 }
+                    return state.opened
                 }
-                return FakeCANSocket(link: self)
+                return FakeCANSocket(link: self, number: number)
             },
             exists: { _ in true })
     }
 
-    func inject(canID: UInt32, data: [UInt8]) {
-        state.withLock {
-            $0.pending.append(RawCANReception(frame: RawCANFrame(canID: canID, data: data, isFD: false, fdFlags: 0), seconds: 1, microseconds: 0, dropped: 0))
+    func inject(canID: UInt32, data: [UInt8]) { inject([(canID, data)]) }
+
+    /// Frames that arrive together: one receive takes them all.
+    func inject(_ frames: [(canID: UInt32, data: [UInt8])]) {
+        state.withLock { state in
+            for (canID, data) in frames {
+                state.pending.append(
+                    RawCANReception(frame: RawCANFrame(canID: canID, data: data, isFD: false, fdFlags: 0), seconds: 1, microseconds: 0, dropped: 0))
+            }
         }
     }
 
@@ -60,8 +70,14 @@ final class FakeCANLink: Sendable {
 /// kernel does after `ip link set ... down`.
 struct FakeCANSocket: CANSocketIO {
     let link: FakeCANLink
+    /// Which open of the link this socket is (1 = the first).
+    let number: Int
 
-    func setFilters(_ filters: [CANFilter]) throws(Errno) {}
+    func setFilters(_ filters: [CANFilter]) throws(Errno) { link.state.withLock { $0.filters[number] = filters } }
+
+    func filters() throws(Errno) -> [CANFilter] { link.state.withLock { $0.filters[number] ?? [] } }
+
+    func setReceiveTimeout(milliseconds: Int32) throws(Errno) { link.state.withLock { $0.receiveTimeouts[number] = milliseconds } }
 
     func send(_ frame: RawCANFrame) throws(Errno) {
         let error = link.state.withLock { state -> Int32? in
@@ -74,28 +90,24 @@ struct FakeCANSocket: CANSocketIO {
         if let error { throw Errno(error) }
     }
 
-    func receive() throws(Errno) -> RawCANReception {
-        let next = link.state.withLock { state -> RawCANReception? in state.pending.isEmpty ? nil : state.pending.removeFirst() }
-        guard let next else { throw Errno(EAGAIN) }
-        return next
-    }
-
-    func wait(wake: FileDescriptor?, timeoutMilliseconds: Int32) throws(Errno) -> CANSocket.Readiness {
-        // Polls the fake link in short steps (this runs on the port's reader thread); the
-        // wake descriptor is the port's real eventfd, so a signal nobody consumes shows.
+    func receive(upTo limit: Int) throws(Errno) -> [RawCANReception] {
+        // Waits in short steps (this runs on the port's reader thread) up to the receive
+        // timeout, as SO_RCVTIMEO does, then takes what is waiting.
+        let timeout = link.state.withLock { $0.receiveTimeouts[number] } ?? 0
         var waited: Int32 = 0
-        while waited < min(timeoutMilliseconds, 20) {
-            let (up, ready) = link.state.withLock { ($0.up, !$0.pending.isEmpty) }
-            guard up else { throw Errno(ENETDOWN) }
-            if let wake {
-                var descriptor = pollfd(fd: wake.rawValue, events: Int16(POLLIN), revents: 0)
-                if poll(&descriptor, 1, 0) == 1 { return .woken }
+        while true {
+            let (up, batch) = link.state.withLock { state -> (Bool, [RawCANReception]) in
+                guard state.up else { return (false, []) }
+                let batch = Array(state.pending.prefix(limit))
+                state.pending.removeFirst(batch.count)
+                return (true, batch)
             }
-            if ready { return .readable }
+            guard up else { throw Errno(ENETDOWN) }
+            if !batch.isEmpty { return batch }
+            if timeout > 0, waited >= timeout { throw Errno(EAGAIN) }
             usleep(2000)
             waited += 2
         }
-        return .timeout
     }
 
     func close() {
@@ -146,10 +158,8 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         await port.close()
     }
 
-    /// A queue that stays full: the reader thread gives up after a bounded number of
-    /// tries and says so in the bus health; the port's own queue, once full, refuses.
-    /// The send that queued wakes the reader thread; the reader consumes the wake, so it
-    /// goes on reading frames (it once spun on the signal for ever and read nothing).
+    /// While the write queue is worked off, the reader goes on reading frames (it once
+    /// spun on the send's wake-up for ever and read nothing).
     @Test func framesStillArriveAfterAQueuedSend() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
@@ -166,6 +176,8 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         await port.close()
     }
 
+    /// A queue that stays full: the retries give up after a bounded number of tries and
+    /// say so in the bus health.
     @Test func aQueueThatStaysFullIsDroppedClearlyAndRecovers() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
@@ -225,6 +237,47 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         #expect(got.withLock { $0.first?.data } == [7, 8])
         await port.close()
         #expect(finished.withLock { $0 })
+    }
+
+    /// What one receive brought reaches the receiver in one call (one lock, one clock
+    /// read for the head unit), in bus order.
+    @Test func framesThatArriveTogetherAreHandedOverTogether() async throws {
+        let link = FakeCANLink()
+        let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
+        let batches = Mutex<[[UInt32]]>([])
+        port.startReceiving(
+            CANReceiver(
+                frame: { received in batches.withLock { $0.append([received.frame.id.rawValue]) } },
+                frames: { received in batches.withLock { $0.append(received.map(\.frame.id.rawValue)) } }))
+        link.inject([(0x101, [1]), (0x102, [2]), (0x103, [3])])
+        #expect(await eventually { batches.withLock { $0.flatMap { $0 }.count } == 3 })
+        #expect(batches.withLock { $0 } == [[0x101, 0x102, 0x103]])
+        await port.close()
+    }
+
+    /// The kernel filters for the profile's IDs, and the receive timeout that bounds the
+    /// reader's wait, are on every socket the port opens: the first, and each reopen after
+    /// the interface came back.
+    @Test func everySocketGetsTheFiltersAndTheReceiveTimeout() async throws {
+        let link = FakeCANLink()
+        let ids = [CANID(standard: 0x3A0), try #require(CANID(0x18DA_F110, extended: true))]
+        let port = try SocketCANPort(interface: "fake0", fd: false, acceptedIDs: ids, io: link.opener)
+        let expected = [
+            CANFilter(id: 0x3A0, mask: 0x7FF | RawCANFrame.extendedFlag | RawCANFrame.remoteFlag),
+            CANFilter(id: 0x18DA_F110 | RawCANFrame.extendedFlag, mask: 0x1FFF_FFFF | RawCANFrame.extendedFlag | RawCANFrame.remoteFlag),
+        ]
+        #expect(port.installedFilters() == expected)
+        link.setUp(false)
+        #expect(await eventually { port.health().state == .down })
+        link.setUp(true)
+        #expect(await eventually { port.health().state == .errorActive && link.state.withLock { $0.opened } >= 2 })
+        #expect(port.installedFilters() == expected, "the reopened socket has them too")
+        let (filters, timeouts, opened) = link.state.withLock { ($0.filters, $0.receiveTimeouts, $0.opened) }
+        for number in 1...opened {
+            #expect(filters[number] == expected, "socket \(number)")
+            #expect(timeouts[number] == SocketCANPort.receiveTimeoutMilliseconds, "socket \(number)")
+        }
+        await port.close()
     }
 
     @Test func otherSendErrorsAreNotRetried() async throws {

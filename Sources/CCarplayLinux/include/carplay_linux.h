@@ -56,9 +56,26 @@ int carplay_can_open(const char *ifname, int fd_frames);
 int carplay_can_set_filters(int fd, const uint32_t *ids, const uint32_t *masks, int count);
 /// Writes one frame (classic or FD). Returns bytes written or -1 (errno).
 int carplay_can_send(int fd, const carplay_can_frame *frame);
-/// Reads one frame with its receive time and the socket's dropped-frame counter
-/// (SO_RXQ_OVFL). Returns 0, or -1 (errno).
-int carplay_can_receive(int fd, carplay_can_frame *frame, int64_t *seconds, int64_t *microseconds, uint32_t *dropped);
+/// A received frame with the kernel's receive time and the socket's dropped-frame
+/// counter (SO_RXQ_OVFL).
+typedef struct {
+    carplay_can_frame frame;
+    int64_t seconds;
+    int64_t microseconds;
+    uint32_t dropped;
+} carplay_can_reception;
+
+enum { CARPLAY_CAN_BATCH_MAX = 64 };
+
+/// How long a receive waits for its first frame (SO_RCVTIMEO); 0: for ever.
+int carplay_can_set_receive_timeout(int fd, int timeout_ms);
+/// Reads up to `capacity` (<= CARPLAY_CAN_BATCH_MAX) frames in one recvmmsg: waits for
+/// the first (at most the receive timeout: then -1, errno EAGAIN), then takes those
+/// already waiting. Returns the count, or -1 (errno).
+int carplay_can_receive_batch(int fd, carplay_can_reception *out, int capacity);
+/// The socket's kernel receive filters (CAN_RAW_FILTER): fills up to `capacity`, returns
+/// how many are installed, or -1 (errno).
+int carplay_can_get_filters(int fd, uint32_t *ids, uint32_t *masks, int capacity);
 /// Waits until `fd` is readable or `wake_fd` is; returns 1 readable, 2 woken, 0 timeout, -1 error.
 int carplay_wait_readable(int fd, int wake_fd, int timeout_ms);
 /// The interface index, or 0 when there is no such interface.
