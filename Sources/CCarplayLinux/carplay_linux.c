@@ -28,6 +28,7 @@ const uint32_t carplay_epollout = EPOLLOUT;
 const uint32_t carplay_epollerr = EPOLLERR;
 const uint32_t carplay_epollhup = EPOLLHUP;
 const uint32_t carplay_epollrdhup = EPOLLRDHUP;
+const uint32_t carplay_epollet = EPOLLET;
 
 int carplay_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid) {
     struct ucred credentials;

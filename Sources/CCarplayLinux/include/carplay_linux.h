@@ -26,6 +26,7 @@ extern const uint32_t carplay_epollout;
 extern const uint32_t carplay_epollerr;
 extern const uint32_t carplay_epollhup;
 extern const uint32_t carplay_epollrdhup;
+extern const uint32_t carplay_epollet;
 
 /// accept4 with SOCK_CLOEXEC | SOCK_NONBLOCK (GNU-only in glibc's headers).
 int carplay_accept(int fd);
