@@ -25,7 +25,7 @@ import check_intents  # noqa: E402  (scenarios and checks shared with the in-pro
 BIN = Path(os.environ.get("CARPLAY_BIN_DIR", REPO / ".build" / "debug"))
 # Every shipped profile with carplay-ecu; the independent Python ECU plays the example
 # cars (it implements setpoints and carplayd E2E, not the other command kinds or schemes).
-PROFILES = ["sedan", "suv", "ford-cgea", "gm-global-a-lowspeed", "hyundai-mcan", "vw-mqb"]
+PROFILES = ["sedan", "suv", "ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-mcan", "toyota-2017", "vw-mqb"]
 PYTHON_ECU_PROFILES = ["sedan", "suv"]  # also the verbs test: cars that can do every verb
 IFACE = os.environ.get("CARPLAY_VCAN", "vcan0")
 PYTHON = sys.executable
@@ -153,6 +153,12 @@ def test_every_intent_with_carplay_ecu(rig_factory, profile):
     profile's DBC and must carry the commanded requests per command kind, with valid
     protection; read-only properties are refused without a frame."""
     rig = rig_factory(profile)
+    problems = every_intent_problems(rig, profile)
+    assert not problems, "\n".join(problems) + "\n" + rig.logs()
+
+
+def every_intent_problems(rig, profile):
+    """Each scenario of check_intents.py on the rig: what went wrong (nothing: [])."""
     vehicle = check_intents.Vehicle(REPO / "VehicleProfiles" / profile)
     problems = []
     for scenario in check_intents.scenarios(vehicle, str(BIN / "carplayctl")):
@@ -168,7 +174,7 @@ def test_every_intent_with_carplay_ecu(rig_factory, profile):
         problem = check_intents.check_output(vehicle, intent, code, expected, reply, rig.captured()[seen:], before)
         if problem:
             problems.append("%s: %s" % (name, problem))
-    assert not problems, "\n".join(problems) + "\n" + rig.logs()
+    return problems
 
 
 @pytest.mark.parametrize("profile", PYTHON_ECU_PROFILES)

@@ -85,3 +85,26 @@ func runReplay(_ path: String, interface: String, loop: Bool, step: Bool, quiet:
     try? FileDescriptor.standardError.writeAll("carplay-ecu: replay done: \(sent) frames sent\(failed > 0 ? ", \(failed) lost (bus busy)" : "")\n")
     exitProcess(0)
 }
+
+/// `--bus-load`: the rest of the car's bus (`BusLoad`) beside the simulated vehicle, on
+/// a thread of its own that sleeps until the next message is due; it ends when the port
+/// closes.
+func startBusLoad(_ load: BusLoad, port: SocketCANPort) {
+    do {
+        try DetachedThread.start(name: "bus-load") {
+            var schedule = load.schedule()
+            let start = MonotonicTime.seconds()
+            while let next = schedule.nextDue {
+                let wait = next / .seconds(1) - (MonotonicTime.seconds() - start)
+                if wait > 0 { MonotonicTime.sleep(seconds: wait) }
+                let elapsed = Duration.seconds(MonotonicTime.seconds() - start)
+                for frame in schedule.frames(at: elapsed) {
+                    // A full transmit queue or a link that is down: the next period tries again.
+                    if case .failed(.closed) = port.send(frame) { return }
+                }
+            }
+        }
+    } catch {
+        fail("--bus-load: cannot start its thread: \(error)", code: 1)
+    }
+}

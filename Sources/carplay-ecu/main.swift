@@ -10,7 +10,7 @@ import VehicleSimulator
 // carplay-ecu: the simulated vehicle as its own process on a CAN interface.
 let usage = """
     usage: carplay-ecu --can IFACE --profile DIR [--faults JSON|@FILE] [--state JSON]
-                       [--plug-in CONNECTOR | --drive KMH] [--scenario FILE] [--quiet]
+                       [--plug-in CONNECTOR | --drive KMH] [--scenario FILE] [--bus-load] [--quiet]
                        [--control PATH [--control-users LIST] [--control-groups LIST]]
        carplay-ecu --can IFACE --replay LOG [--loop] [--step] [--quiet]
 
@@ -29,6 +29,10 @@ let usage = """
                  (relative to its first frame; the log's interface names are ignored)
       --loop     with --replay: start again after the last frame
       --step     with --replay: send one frame per line read on standard input (Enter)
+      --bus-load also send every other message of the profile's DBC at its cycle time
+                 (the profile's cycleTimeMs, GenMsgCycleTime, else 100 ms), data all
+                 zeros: the rest of the real car's bus, around the few IDs carplayd reads
+                 (a recorded bus: a second carplay-ecu with --replay LOG --loop)
       --quiet    log only rejections and faults
       --control  serve io.carplayd.Simulator on this Varlink socket: the car's own panel
                  (carplayctl --socket PATH car set ...), its faults and drive state
@@ -61,6 +65,7 @@ var scenarioFile: String?
 var replayFile: String?
 var replayLoop = false
 var replayStep = false
+var busLoad = false
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     func value() -> String {
@@ -83,6 +88,7 @@ while !arguments.isEmpty {
         guard let speed = Double(text) else { fail("--drive: expected a speed in km/h, found \"\(text)\"") }
         drive.speedKmh = speed
     case "--quiet": quiet = true
+    case "--bus-load": busLoad = true
     case "--control": controlPath = value()
     case "--control-users": controlUsers = value().split(separator: ",").map(String.init)
     case "--control-groups": controlGroups = value().split(separator: ",").map(String.init)
@@ -95,8 +101,8 @@ while !arguments.isEmpty {
 }
 if let replayFile, let interface {
     // A replay is the whole bus traffic: nothing of a simulated vehicle goes with it.
-    if profileDirectory != nil || faultsText != nil || stateText != nil || scenarioFile != nil || drive != .parked || controlPath != nil {
-        fail("--replay plays a log instead of a vehicle: it takes no --profile, --faults, --state, --scenario, --plug-in, --drive or --control")
+    if profileDirectory != nil || faultsText != nil || stateText != nil || scenarioFile != nil || drive != .parked || controlPath != nil || busLoad {
+        fail("--replay plays a log instead of a vehicle: it takes no --profile, --faults, --state, --scenario, --plug-in, --drive, --control or --bus-load")
     }
     await runReplay(replayFile, interface: interface, loop: replayLoop, step: replayStep, quiet: quiet)
 }
@@ -139,6 +145,12 @@ let node = SimulatedVehicleNode(simulation: simulation, port: port)
 try? FileDescriptor.standardError.writeAll(
     "carplay-ecu: \(profile.displayName) on \(interface) (\(commandIDs.count) command messages, \(frames.statusMessages.count) status messages)\(faults.isEmpty ? "" : ", faults \(faultsText ?? "")")\n"
 )
+if busLoad {
+    let load = BusLoad(profile: profile)
+    try? FileDescriptor.standardError.writeAll(
+        "carplay-ecu: bus load: \(load.messages.count) more messages of the DBC, \(Int(load.framesPerSecond.rounded())) frames/s\n")
+    startBusLoad(load, port: port)
+}
 
 /// `--control PATH`: the simulator methods carplayd serves for its embedded vehicle, on a
 /// socket of carplay-ecu's own, so a person or a test drives this car too.
