@@ -147,14 +147,18 @@ extension VehicleController {
     ) async -> CommandOutcome {
         // Registered before sending: the acknowledgement may arrive while `send` runs.
         let token = core.withLock { $0.unit.beginCommand(commandFrames, expecting: targets, confirmed: shown, context: context) }
+        // One clock read for the frames sent together (sending takes microseconds), again
+        // only after a pause between held frames: the cyclic schedule and the timeout
+        // count from it.
+        var now = clock.now
         for (index, frame) in commandFrames.enumerated() {
             if index > 0, let pause = pacing[frame.id], commandFrames[index - 1].id == frame.id {
                 try? await clock.sleep(for: pause)
+                now = clock.now
             }
             let position = core.withLock { $0.unit.recordedFrameCount(of: token) }
             switch port.send(frame) {
             case let .sent(sent), let .queued(sent):
-                let now = clock.now
                 core.withLock { core in
                     core.unit.sent(sent, for: token, at: position)
                     core.unit.cyclicFrameSent(frame.id, at: now)
@@ -170,7 +174,6 @@ extension VehicleController {
         // settles the command (a frame, the timer) finds the continuation, or the outcome
         // stays in the machine for the check below it.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = clock.now
             let ready = core.withLock { core -> Bool in
                 if core.unit.isSettled(token) { return true }
                 core.unit.startTimeout(token, after: timeout, at: now)
