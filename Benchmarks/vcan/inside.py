@@ -29,6 +29,7 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "IntegrationTests" / "support" / "intents"))
 import check_intents  # noqa: E402
+import counts  # noqa: E402
 import loadgen  # noqa: E402
 import protection  # noqa: E402
 import python_peer  # noqa: E402
@@ -58,13 +59,14 @@ class Process:
         return self.log_path.read_text(errors="replace")[-3000:]
 
 
-def start_ecu(args, directory, name):
-    return Process(name, [str(args.bin_dir / "carplay-ecu"), "--can", args.interface, "--profile", str(args.profile), "--quiet"], directory)
+def start_ecu(args, directory, name, profile=None, extra=()):
+    return Process(name, [str(args.bin_dir / "carplay-ecu"), "--can", args.interface, "--profile", str(profile or args.profile), "--quiet",
+                          *extra], directory)
 
 
-def start_daemon(args, directory):
+def start_daemon(args, directory, profile=None):
     sock = str(directory / "carplayd.sock")
-    daemon = Process("carplayd", [str(args.bin_dir / "carplayd"), "--can", args.interface, "--profile", str(args.profile),
+    daemon = Process("carplayd", [str(args.bin_dir / "carplayd"), "--can", args.interface, "--profile", str(profile or args.profile),
                                   "--socket", sock, "--state-dir", str(directory / "state"), "--log-level", "warning",
                                   "--confirmation-timeout", str(args.confirmation_ms)], directory)
     deadline = time.time() + 60
@@ -126,14 +128,11 @@ def compare_frames(args, sock):
     return {"checked": checked, "problems": problems}
 
 
-def cpu_seconds(pid):
-    """User + system CPU time of a process so far (from /proc)."""
-    fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+cpu_seconds = counts.cpu_seconds
 
 
-def run_loadgen(args, sock, clients):
-    argv = shlex.split(args.loadgen) + ["--socket", sock, "--clients", str(clients), "--intents", str(args.intents), "--json"]
+def run_loadgen(args, sock, clients, intents=None):
+    argv = shlex.split(args.loadgen) + ["--socket", sock, "--clients", str(clients), "--intents", str(intents or args.intents), "--json"]
     result = subprocess.run(argv, capture_output=True, text=True, timeout=args.step_timeout)
     try:
         data = json.loads(result.stdout.strip().splitlines()[-1])
@@ -144,9 +143,11 @@ def run_loadgen(args, sock, clients):
     return data
 
 
-def run_peer(args, clients):
+def run_peer(args, clients, intents=None, strace_out=None):
     argv = [sys.executable, str(HERE / "python_peer.py"), "--profile", str(args.profile), "--interface", args.interface,
-            "--clients", str(clients), "--intents", str(args.intents), "--timeout", str(args.confirmation_ms / 1000), "--json"]
+            "--clients", str(clients), "--intents", str(intents or args.intents), "--timeout", str(args.confirmation_ms / 1000), "--json"]
+    if strace_out:
+        argv = counts.traced_command(argv, strace_out)
     result = subprocess.run(argv, capture_output=True, text=True, timeout=args.step_timeout)
     try:
         data = json.loads(result.stdout.strip().splitlines()[-1])
@@ -155,6 +156,137 @@ def run_peer(args, clients):
     if "error" in data:
         raise SystemExit("python peer: %s" % data["error"])
     return data
+
+
+def received_frames(sock):
+    """Frames carplayd's socket received so far (its kernel filters passed them)."""
+    reply = loadgen.Connection(sock).call("io.carplayd.Vehicle.GetBusTraffic", {})
+    return sum(message["received"] for message in reply["parameters"]["messages"])
+
+
+def done(result):
+    return result["intents"] + result["failures"]
+
+
+def measure_counts(args, directory):
+    """Syscalls, context switches and CPU per confirmed intent (1 client) for carplayd,
+    carplay-ecu and the Python peer, and per received frame at idle for carplayd: each
+    the difference of a short and a long measurement. Syscalls are counted in runs of
+    their own, under strace, since tracing adds context switches and CPU."""
+    lengths = (args.count_intents, 4 * args.count_intents)
+    idle_windows = (2.0, 6.0)
+    result = {"intents": list(lengths), "idle_seconds": list(idle_windows)}
+    ecu = start_ecu(args, directory, "carplay-ecu-counts")
+    daemon = None
+    try:
+        daemon, sock = start_daemon(args, directory)
+        wait_complete(sock)
+        run_loadgen(args, sock, 1, 50)  # warm-up: first intents, first allocations
+        pids = {"carplayd": daemon.proc.pid, "carplay-ecu": ecu.proc.pid}
+        untraced, traced = {}, {}
+        for n in lengths:
+            before = {name: counts.process_counters(pid) for name, pid in pids.items()}
+            finished = done(run_loadgen(args, sock, 1, n))
+            untraced[n] = ({name: counts.difference(counts.process_counters(pid), before[name]) for name, pid in pids.items()}, finished)
+        for n in lengths:
+            with counts.Strace(pids["carplayd"], directory / ("strace-carplayd-%d" % n)) as daemon_calls, \
+                    counts.Strace(pids["carplay-ecu"], directory / ("strace-ecu-%d" % n)) as ecu_calls:
+                finished = done(run_loadgen(args, sock, 1, n))
+            traced[n] = ({"carplayd": daemon_calls.calls, "carplay-ecu": ecu_calls.calls}, finished)
+        for name in pids:
+            (short, short_done), (long, long_done) = untraced[lengths[0]], untraced[lengths[1]]
+            per = counts.per_unit(short[name], long[name], short_done, long_done)
+            (short, short_done), (long, long_done) = traced[lengths[0]], traced[lengths[1]]
+            calls = counts.per_unit(short[name], long[name], short_done, long_done)
+            result[name] = {"per_intent": {"cpu_us": per["cpu_s"] * 1e6, "context_switches": per["context_switches"],
+                                           "syscalls": calls.pop("total"), "by_syscall": calls}}
+        idle, idle_traced = {}, {}
+        for seconds in idle_windows:
+            first, before = received_frames(sock), counts.process_counters(pids["carplayd"])
+            time.sleep(seconds)
+            idle[seconds] = (counts.difference(counts.process_counters(pids["carplayd"]), before), received_frames(sock) - first)
+        for seconds in idle_windows:
+            with counts.Strace(pids["carplayd"], directory / ("strace-idle-%g" % seconds)) as calls:
+                first = received_frames(sock)
+                time.sleep(seconds)
+                frames = received_frames(sock) - first
+            idle_traced[seconds] = (calls.calls, frames)
+        (short, short_frames), (long, long_frames) = idle[idle_windows[0]], idle[idle_windows[1]]
+        per = counts.per_unit(short, long, short_frames, long_frames)
+        (short, short_frames), (long, long_frames) = idle_traced[idle_windows[0]], idle_traced[idle_windows[1]]
+        calls = counts.per_unit(short, long, short_frames, long_frames)
+        result["carplayd"]["per_idle_frame"] = {"cpu_us": per["cpu_s"] * 1e6, "context_switches": per["context_switches"],
+                                                "syscalls": calls.pop("total"), "by_syscall": calls,
+                                                "frames_per_second": (long_frames - short_frames) / (idle_windows[1] - idle_windows[0])}
+    finally:
+        if daemon:
+            daemon.stop()
+        ecu.stop()
+    untraced, traced = {}, {}
+    # A first peer run unmeasured: its imports (python-can, cantools) come from a cold disk
+    # cache once, which would count against whichever run came first.
+    ecu = start_ecu(args, directory, "carplay-ecu-peer-counts")
+    try:
+        time.sleep(0.5)
+        run_peer(args, 1, 20)
+    finally:
+        ecu.stop()
+    for n in lengths:
+        ecu = start_ecu(args, directory, "carplay-ecu-peer-counts")
+        try:
+            time.sleep(0.5)
+            before = counts.children_counters()
+            finished = done(run_peer(args, 1, n))
+            untraced[n] = (counts.difference(counts.children_counters(), before), finished)
+        finally:
+            ecu.stop()
+        ecu = start_ecu(args, directory, "carplay-ecu-peer-counts")
+        try:
+            time.sleep(0.5)
+            out = directory / ("strace-peer-%d" % n)
+            finished = done(run_peer(args, 1, n, strace_out=out))
+            traced[n] = (counts.parse_strace_summary(out.read_text()), finished)
+        finally:
+            ecu.stop()
+    (short, short_done), (long, long_done) = untraced[lengths[0]], untraced[lengths[1]]
+    per = counts.per_unit(short, long, short_done, long_done)
+    (short, short_done), (long, long_done) = traced[lengths[0]], traced[lengths[1]]
+    calls = counts.per_unit(short, long, short_done, long_done)
+    result["python"] = {"per_intent": {"cpu_us": per["cpu_s"] * 1e6, "context_switches": per["context_switches"],
+                                       "syscalls": calls.pop("total"), "by_syscall": calls}}
+    return result
+
+
+def measure_bus_load(args, directory, profile, window=5.0):
+    """carplayd at idle, per second, on a quiet bus (the simulated vehicle alone) and on the
+    car's full bus (carplay-ecu --bus-load: every DBC message at its cycle time): CPU,
+    context switches, syscalls and the frames its socket received. The kernel filters
+    should keep the full bus's cost near the quiet one's."""
+    result = {}
+    for name, extra in (("quiet", ()), ("full", ("--bus-load",))):
+        ecu = start_ecu(args, directory, "carplay-ecu-%s-%s" % (profile.name, name), profile, extra)
+        daemon = None
+        try:
+            daemon, sock = start_daemon(args, directory, profile)
+            time.sleep(2.0)
+            pid = daemon.proc.pid
+            first, before = received_frames(sock), counts.process_counters(pid)
+            time.sleep(window)
+            used = counts.difference(counts.process_counters(pid), before)
+            received = received_frames(sock) - first
+            with counts.Strace(pid, directory / ("strace-%s-%s" % (profile.name, name))) as calls:
+                time.sleep(window)
+            load = [line for line in ecu.tail().splitlines() if "bus load:" in line]
+            bus_rate = float(load[-1].split(",")[-1].split()[0]) if load else 0.0
+            result[name] = {"cpu_ms_per_s": used["cpu_s"] * 1000 / window, "context_switches_per_s": used["context_switches"] / window,
+                            "syscalls_per_s": calls.calls["total"] / window, "received_per_s": received / window,
+                            "extra_bus_frames_per_s": bus_rate}
+            log("bus load, %s, %s bus: %s" % (profile.name, name, json.dumps(result[name])))
+        finally:
+            if daemon:
+                daemon.stop()
+            ecu.stop()
+    return result
 
 
 def main():
@@ -169,6 +301,10 @@ def main():
     parser.add_argument("--loadgen", default="%s %s" % (sys.executable, HERE / "loadgen.py"))
     parser.add_argument("--step-timeout", type=int, default=600)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--bus-load-profiles", default="sedan,hyundai-mcan",
+                        help="profiles whose idle cost is measured on a quiet and a full bus (with the counts)")
+    parser.add_argument("--count-intents", type=int, default=200,
+                        help="the short run of the counts (the long one is 4x); 0: no counts")
     args = parser.parse_args()
     clients = [int(c) for c in args.clients.split(",")]
     document = {"kernel": platform.release(), "machine": platform.machine(), "cpus": os.cpu_count(),
@@ -216,6 +352,13 @@ def main():
             finally:
                 ecu.stop()
         document["runs"].append(results)
+    if args.count_intents:
+        log("counts: syscalls, context switches and CPU per intent and per idle frame")
+        document["counts"] = measure_counts(args, Path(tempfile.mkdtemp(prefix="vcan-counts-")))
+        document["counts"]["bus_load"] = {
+            name: measure_bus_load(args, Path(tempfile.mkdtemp(prefix="vcan-busload-")), REPO / "VehicleProfiles" / name)
+            for name in args.bus_load_profiles.split(",") if name}
+        log("counts: %s" % json.dumps({k: v for k, v in document["counts"].items() if k in ("carplayd", "python")}))
     args.out.write_text(json.dumps(document, indent=1))
     return 0
 

@@ -53,6 +53,54 @@ def fmt(triple, digits=0, scale=1.0):
     return "%s (%s-%s)" % tuple(("{:,.%df}" % digits).format(v) for v in (med, lo, hi))
 
 
+def counts_table(counts):
+    """The counts per confirmed intent and per idle frame (inside.py's measure_counts)."""
+    if not counts:
+        return ""
+    who = [("carplayd", "carplayd"), ("carplay-ecu", "carplay-ecu"), ("python", "Python peer (whole process)")]
+    rows = ["| per confirmed intent, 1 client | " + " | ".join(label for _, label in who) + " |",
+            "| --- |" + " --- |" * len(who)]
+    for key, label, digits in (("syscalls", "syscalls", 1), ("context_switches", "context switches", 1), ("cpu_us", "CPU µs", 0)):
+        cells = []
+        for name, _ in who:
+            value = counts.get(name, {}).get("per_intent", {}).get(key)
+            cells.append("-" if value is None else ("{:,.%df}" % digits).format(value))
+        rows.append("| %s | %s |" % (label, " | ".join(cells)))
+    def breakdown(entry):
+        calls = sorted(((n, c) for n, c in entry.get("by_syscall", {}).items() if c >= 0.05), key=lambda item: -item[1])
+        return ", ".join("%s %.1f" % item for item in calls[:10])
+    lines = ["\n".join(rows), ""]
+    daemon = counts.get("carplayd", {})
+    if daemon.get("per_intent"):
+        lines.append("- carplayd's syscalls per intent: " + breakdown(daemon["per_intent"]))
+    if counts.get("python", {}).get("per_intent"):
+        lines.append("- the peer's syscalls per intent: " + breakdown(counts["python"]["per_intent"]))
+    idle = daemon.get("per_idle_frame")
+    if idle:
+        lines.append("- carplayd at idle (%.1f status frames/s received): per received frame %.2f syscalls, %.2f context "
+                     "switches, %.0f µs CPU; syscalls: %s" % (idle["frames_per_second"], idle["syscalls"],
+                                                           idle["context_switches"], idle["cpu_us"], breakdown(idle)))
+    bus_load = counts.get("bus_load") or {}
+    if bus_load:
+        lines += ["", "carplayd at idle on a quiet bus (the simulated vehicle alone) and on the car's full bus "
+                  "(`carplay-ecu --bus-load`: every other message of the DBC at its cycle time), per second:", "",
+                  "| profile | other frames on the bus /s | received by carplayd /s | CPU ms/s | context switches /s | syscalls /s |",
+                  "| --- | --- | --- | --- | --- | --- |"]
+        for name, entry in bus_load.items():
+            quiet, full = entry.get("quiet", {}), entry.get("full", {})
+            def pair(key, digits=1):
+                return "%s -> %s" % tuple(("{:,.%df}" % digits).format(side.get(key, 0)) for side in (quiet, full))
+            lines.append("| `%s` | %s | %s | %s | %s | %s |" % (
+                name, pair("extra_bus_frames_per_s", 0), pair("received_per_s"), pair("cpu_ms_per_s", 2),
+                pair("context_switches_per_s"), pair("syscalls_per_s")))
+        lines.append("")
+    lines.append("- each figure: (long - short) / (intents or frames of long - short), runs of %s intents and idle "
+                 "windows of %s s; syscalls from `strace -f -c` in runs of their own, context switches (every "
+                 "thread's, /proc) and CPU from untraced runs" % (" and ".join(map(str, counts["intents"])),
+                                                                  " and ".join("%g" % s for s in counts["idle_seconds"])))
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("results")
@@ -94,8 +142,10 @@ def main():
     frames = data.get("frames", {})
     frame_note = "%d command frames compared, %s" % (frames.get("checked", 0),
                  "identical signals" if not frames.get("problems") else "DIFFERENCES: " + "; ".join(frames["problems"][:5]))
+    counts = counts_table(data.get("counts"))
     print(table)
     print("\n".join(ratios))
+    print(counts)
     print("frames: " + frame_note)
     if args.no_doc or not args.doc:
         return 0
@@ -131,6 +181,13 @@ Last run: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}
 {table}
 
 {chr(10).join(ratios)}
+
+### Counts: syscalls, context switches and CPU
+
+Counts do not drift with the emulator's speed the way times do: they are the figures
+to hold (goals: docs/BENCHMARKS.md, "On the bus").
+
+{counts}
 {END}
 """
     text = open(args.doc).read() if os.path.exists(args.doc) else "# Benchmarks\n\n"

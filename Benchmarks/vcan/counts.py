@@ -1,0 +1,96 @@
+"""What a process costs the machine, counted rather than timed: syscalls (strace -c),
+context switches and CPU time (/proc, or getrusage for a child that has exited).
+Counts do not drift with the emulator's speed the way times do.
+
+A figure per unit (per intent, per received frame) is the difference of two
+measurements of different lengths divided by the difference of their units, so that
+attaching, start-up and warm-up drop out."""
+
+import os
+import resource
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+
+def context_switches(pid):
+    """Voluntary + involuntary context switches of every thread of a running process."""
+    total = 0
+    for task in Path("/proc/%d/task" % pid).iterdir():
+        try:
+            for line in (task / "status").read_text().splitlines():
+                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                    total += int(line.split()[1])
+        except OSError:
+            pass  # the thread ended meanwhile
+    return total
+
+
+def cpu_seconds(pid):
+    """User + system CPU time of a running process so far."""
+    fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def process_counters(pid):
+    return {"cpu_s": cpu_seconds(pid), "context_switches": context_switches(pid)}
+
+
+def children_counters():
+    """The same counters over every child this process has waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"cpu_s": usage.ru_utime + usage.ru_stime, "context_switches": usage.ru_nvcsw + usage.ru_nivcsw}
+
+
+def difference(after, before):
+    return {key: after[key] - before[key] for key in after}
+
+
+def parse_strace_summary(text):
+    """`strace -c` output -> {syscall: calls}; "total" holds the sum."""
+    calls = {}
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 5 or not fields[3].isdigit():
+            continue
+        calls[fields[-1]] = int(fields[3])
+    if "total" not in calls:
+        raise ValueError("no strace summary in:\n" + text[-2000:])
+    return calls
+
+
+class Strace:
+    """Counts the syscalls of a running process (every thread) while the block runs."""
+
+    def __init__(self, pid, out):
+        self.pid, self.out = pid, Path(out)
+
+    def __enter__(self):
+        self.proc = subprocess.Popen(["strace", "-f", "-c", "-qq", "-o", str(self.out), "-p", str(self.pid)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # strace attaches to each thread in turn; give it time before the measured work.
+        time.sleep(1.0)
+        if self.proc.poll() is not None:
+            raise SystemExit("strace -p %d exited: %s" % (self.pid, self.proc.stderr.read().decode(errors="replace")))
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(timeout=60)
+        self.calls = parse_strace_summary(self.out.read_text())
+        return False
+
+
+def traced_command(argv, out):
+    """argv under `strace -f -c` (the whole process and its threads)."""
+    return ["strace", "-f", "-c", "-qq", "-o", str(out)] + list(argv)
+
+
+def per_unit(short, long, units_short, units_long):
+    """(long - short) / (units_long - units_short) for each counter of two measurements."""
+    units = units_long - units_short
+    if units <= 0:
+        raise ValueError("the longer measurement has no more units (%s vs %s)" % (units_long, units_short))
+    keys = set(short) | set(long)
+    return {key: (long.get(key, 0) - short.get(key, 0)) / units for key in keys}
