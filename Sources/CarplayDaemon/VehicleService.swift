@@ -132,11 +132,12 @@ public final class VehicleService: VarlinkService {
             return nil
         }
         defer { state.endCall() }
+        // The clock only for the log line's latency, when there is a line.
         let clock = ContinuousClock()
-        let start = clock.now
+        let start = logged && log.level <= .info ? clock.now : nil
         let (deviceLock, peer) = (request.deviceLock, request.peer)
         let outcome = await request.session.engine.run(phase, intent) { deviceLock.device(of: peer) }
-        if logged { logIntent(outcome, parameters: parameters, latency: clock.now - start, peer: request.peer) }
+        if let start { logIntent(outcome, parameters: parameters, latency: clock.now - start, peer: request.peer) }
         if let error = Self.error(for: outcome) {
             request.replies.send(error: error)
             return nil
