@@ -147,6 +147,7 @@ public final class SocketCANPort: CANPort, Sendable {
 
     private func readLoop() {
         var backoff: Int32 = 50
+        var dropped: UInt32 = 0
         while !state.withLock({ $0.closed }) {
             closeRetired()
             guard let socket = state.withLock({ $0.socket }) else {
@@ -171,7 +172,7 @@ public final class SocketCANPort: CANPort, Sendable {
                 continue
             }
             backoff = 50
-            deliver(batch)
+            deliver(batch, dropped: &dropped)
         }
         closeRetired()
         if let socket = state.withLock({ state -> (any CANSocketIO)? in
@@ -188,8 +189,10 @@ public final class SocketCANPort: CANPort, Sendable {
         waiter?.resume()
     }
 
-    /// Hands what one receive brought to the receiver, at once.
-    private func deliver(_ batch: [RawCANReception]) {
+    /// Hands what one receive brought to the receiver, at once. The port's lock (which a
+    /// send holds while it writes) only when the bus health changes: a dropped-frame
+    /// count that moved (`dropped`: the last one seen), error frames.
+    private func deliver(_ batch: [RawCANReception], dropped: inout UInt32) {
         var frames: [ReceivedFrame] = []
         frames.reserveCapacity(batch.count)
         var errorFrames: [CANFrame] = []
@@ -199,10 +202,13 @@ public final class SocketCANPort: CANPort, Sendable {
             let stamp = CandumpTimestamp(seconds: reception.seconds, microseconds: UInt32(max(0, min(999_999, reception.microseconds))))
             frames.append(ReceivedFrame(frame: frame, timestamp: stamp, interface: interface))
         }
-        let dropped = batch.last?.dropped
-        state.withLock { state in
-            if let dropped { state.health.droppedFrames = dropped }
-            for frame in errorFrames { state.health.apply(errorFrame: frame) }
+        let newest = batch.last?.dropped ?? dropped
+        if newest != dropped || !errorFrames.isEmpty {
+            dropped = newest
+            state.withLock { state in
+                state.health.droppedFrames = newest
+                for frame in errorFrames { state.health.apply(errorFrame: frame) }
+            }
         }
         guard !frames.isEmpty, let receiver = receiver.withLock({ $0 }) else { return }
         if frames.count == 1 { receiver.frame(frames[0]) } else { receiver.frames(frames) }
