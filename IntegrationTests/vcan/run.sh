@@ -15,4 +15,4 @@ fi
 [ -x "$REPO/.venv/bin/python" ] || bash "$REPO/scripts/bootstrap.sh"
 echo "==> vcan bench (binaries: $BIN)"
 exec "$REPO/IntegrationTests/support/vm/run-in-vm.sh" --timeout "${VCAN_TIMEOUT:-900}" --env CARPLAY_BIN_DIR="$BIN" -- \
-    "$REPO/.venv/bin/python" -m pytest -p no:cacheprovider -q "$REPO/IntegrationTests/vcan"
+    "$REPO/.venv/bin/python" -m pytest -p no:cacheprovider -q --durations=12 "$REPO/IntegrationTests/vcan"

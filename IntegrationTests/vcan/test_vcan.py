@@ -27,6 +27,10 @@ BIN = Path(os.environ.get("CARPLAY_BIN_DIR", REPO / ".build" / "debug"))
 # cars (it implements setpoints and carplayd E2E, not the other command kinds or schemes).
 PROFILES = ["sedan", "suv", "ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-mcan", "toyota-2017", "vw-mqb"]
 PYTHON_ECU_PROFILES = ["sedan", "suv"]  # also the verbs test: cars that can do every verb
+# Cars whose every-intent run is on their full bus (carplay-ecu --bus-load: every other
+# message of the DBC at its cycle time), as on the car: the kernel filters must keep it
+# away from carplayd.
+FULL_BUS_PROFILES = {"hyundai-mcan"}
 IFACE = os.environ.get("CARPLAY_VCAN", "vcan0")
 PYTHON = sys.executable
 
@@ -152,9 +156,35 @@ def test_every_intent_with_carplay_ecu(rig_factory, profile):
     the frames candump captured while each intent ran are decoded by cantools with the
     profile's DBC and must carry the commanded requests per command kind, with valid
     protection; read-only properties are refused without a frame."""
-    rig = rig_factory(profile)
+    full_bus = profile in FULL_BUS_PROFILES
+    rig = rig_factory(profile, ecu_args=["--bus-load"] if full_bus else [])
     problems = every_intent_problems(rig, profile)
     assert not problems, "\n".join(problems) + "\n" + rig.logs()
+    if full_bus:
+        # The bus carried the whole car, not only what carplayd reads; nothing else passed
+        # the kernel filters, and no status frame was dropped or untrusted.
+        ids = {frame_id for frame_id, _ in rig.captured()}
+        assert len(ids) > 40, "only %d IDs on the bus: the load did not run\n%s" % (len(ids), rig.ecu.text()[-2000:])
+        assert "bus load:" in rig.ecu.text()
+        assert foreign_received(rig, profile) == [], "frames past the kernel filters"
+        bus = rig.call("GetState")["bus"]
+        assert bus["droppedFrames"] == 0 and bus["untrustedFrames"] == 0, bus
+
+
+def read_names(profile):
+    """The messages carplayd reads: its bindings' status messages and the acknowledgement."""
+    data = json.loads((REPO / "VehicleProfiles" / profile / "profile.json").read_text())
+    names = {binding["status"]["message"] for binding in data["bindings"].values() if "status" in binding}
+    if data.get("acknowledgement"):
+        names.add(data["acknowledgement"]["message"])
+    return names
+
+
+def foreign_received(rig, profile):
+    """Messages carplayd's socket received that it does not read (GetBusTraffic): the
+    kernel filters let nothing else through."""
+    wanted = read_names(profile)
+    return [m for m in rig.call("GetBusTraffic")["messages"] if m["received"] > 0 and m.get("name") not in wanted]
 
 
 def every_intent_problems(rig, profile):

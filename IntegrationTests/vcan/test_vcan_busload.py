@@ -1,36 +1,14 @@
-"""carplayd on a real car's full bus (carplay-ecu --bus-load: every message of the DBC at
-its cycle time), and the kernel filters that keep that bus away from it: only the IDs
-the profile reads reach carplayd's socket, also after a reconnect and a reload."""
+"""The kernel filters that keep a real car's full bus away from carplayd: only the IDs
+the profile reads reach its socket, also after a reconnect and a reload. (The full bus
+itself, carplay-ecu --bus-load, runs in test_vcan.py's every-intent matrix.)"""
 
-import json
 import signal
 import subprocess
 import time
 
-from test_vcan import IFACE, REPO, every_intent_problems, rig_factory  # noqa: F401  (the fixture)
+from test_vcan import IFACE, foreign_received, rig_factory  # noqa: F401  (the fixture)
 
 FOREIGN = ["7FF#DEADBEEF", "123#00", "1ABCDEF0#0011223344556677", "555#0102"]
-
-
-def read_ids(profile):
-    """The names of the messages carplayd reads: its bindings' status messages and the
-    acknowledgement."""
-    data = json.loads((REPO / "VehicleProfiles" / profile / "profile.json").read_text())
-    names = {binding["status"]["message"] for binding in data["bindings"].values() if "status" in binding}
-    if data.get("acknowledgement"):
-        names.add(data["acknowledgement"]["message"])
-    return names
-
-
-def traffic(rig):
-    return rig.call("GetBusTraffic")["messages"]
-
-
-def foreign_received(rig, profile):
-    """Messages carplayd's socket received that it does not read: the kernel filters let
-    nothing else through."""
-    wanted = read_ids(profile)
-    return [m for m in traffic(rig) if m["received"] > 0 and m.get("name") not in wanted]
 
 
 def wait_reachable(rig, seconds=60):
@@ -43,19 +21,6 @@ def wait_reachable(rig, seconds=60):
             pass
         time.sleep(0.1)
     raise AssertionError("not reachable within %d s\n%s" % (seconds, rig.logs()))
-
-
-def test_intents_confirmed_on_a_real_cars_full_bus(rig_factory):  # noqa: F811
-    rig = rig_factory("hyundai-mcan", ecu_args=["--bus-load"])
-    problems = every_intent_problems(rig, "hyundai-mcan")
-    assert not problems, "\n".join(problems) + "\n" + rig.logs()
-    # The bus carried the whole car, not only what carplayd reads.
-    ids = {frame_id for frame_id, _ in rig.captured()}
-    assert len(ids) > 40, "only %d IDs on the bus: the load did not run\n%s" % (len(ids), rig.ecu.text()[-2000:])
-    assert "bus load:" in rig.ecu.text()
-    assert foreign_received(rig, "hyundai-mcan") == [], "frames past the kernel filters"
-    bus = rig.call("GetState")["bus"]
-    assert bus["droppedFrames"] == 0 and bus["untrustedFrames"] == 0, bus
 
 
 def test_kernel_filters_after_reconnect_and_reload(rig_factory):  # noqa: F811
