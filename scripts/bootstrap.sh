@@ -11,7 +11,7 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$REPO_ROOT/.venv"
 
 APT_PACKAGES=(libsocketcan-dev libsystemd-dev pkg-config python3-venv can-utils tmux)
-PIP_PACKAGES=(cantools==45.1.0 python-can==4.6.1 varlink==31.0.0 pytest==8.3.4 autosar-e2e==1.0.0)
+PIP_PACKAGES=(cantools==45.1.0 python-can==4.6.1 varlink==31.0.0 pytest==8.3.4 pytest-xdist==3.6.1 autosar-e2e==1.0.0)
 
 WITH_VENV=1
 for arg in "$@"; do

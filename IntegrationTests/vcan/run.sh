@@ -2,6 +2,8 @@
 # The vcan bench: carplayd, carplay-ecu, an independent Python ECU, candump and cansend
 # on a real kernel CAN stack -- natively where the kernel has vcan, otherwise in a
 # throwaway VM (IntegrationTests/support/vm/run-in-vm.sh). Fails loudly when neither works.
+# Two pytest-xdist workers share the tests, the first on vcan0, the second on vcan1
+# (test_vcan.IFACE): two buses, so that the emulator's second vCPU has work too.
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$REPO"
@@ -15,4 +17,4 @@ fi
 [ -x "$REPO/.venv/bin/python" ] || bash "$REPO/scripts/bootstrap.sh"
 echo "==> vcan bench (binaries: $BIN)"
 exec "$REPO/IntegrationTests/support/vm/run-in-vm.sh" --timeout "${VCAN_TIMEOUT:-900}" --env CARPLAY_BIN_DIR="$BIN" -- \
-    "$REPO/.venv/bin/python" -m pytest -p no:cacheprovider -q --durations=12 "$REPO/IntegrationTests/vcan"
+    "$REPO/.venv/bin/python" -m pytest -p no:cacheprovider -q --durations=12 -n 2 --dist load "$REPO/IntegrationTests/vcan"
