@@ -15,16 +15,17 @@ from pathlib import Path
 
 
 def context_switches(pid):
-    """Voluntary + involuntary context switches of every thread of a running process."""
-    total = 0
+    """Voluntary + involuntary context switches of each thread of a running process, by
+    thread ID (threads come and go: the Swift runtime's pool ends idle ones)."""
+    by_thread = {}
     for task in Path("/proc/%d/task" % pid).iterdir():
         try:
-            for line in (task / "status").read_text().splitlines():
-                if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
-                    total += int(line.split()[1])
+            lines = (task / "status").read_text().splitlines()
         except OSError:
-            pass  # the thread ended meanwhile
-    return total
+            continue  # the thread ended meanwhile
+        by_thread[task.name] = sum(int(line.split()[1]) for line in lines
+                                   if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")))
+    return by_thread
 
 
 def cpu_seconds(pid):
@@ -44,7 +45,16 @@ def children_counters():
 
 
 def difference(after, before):
-    return {key: after[key] - before[key] for key in after}
+    """after - before per counter; a per-thread counter counts the threads alive at both
+    ends, so that a thread that ended meanwhile does not make the difference negative
+    (what it did in the window is lost: a small undercount)."""
+    result = {}
+    for key, value in after.items():
+        if isinstance(value, dict):
+            result[key] = sum(count - before[key][tid] for tid, count in value.items() if tid in before[key])
+        else:
+            result[key] = value - before[key]
+    return result
 
 
 def parse_strace_summary(text):
@@ -94,3 +104,15 @@ def per_unit(short, long, units_short, units_long):
         raise ValueError("the longer measurement has no more units (%s vs %s)" % (units_long, units_short))
     keys = set(short) | set(long)
     return {key: (long.get(key, 0) - short.get(key, 0)) / units for key in keys}
+
+
+def figure(untraced, traced):
+    """One row of figures per unit from two measurements each ((values, units) of the
+    short and the long run): CPU and context switches from the untraced runs, syscalls
+    (the total and by name) from the traced ones."""
+    (short, short_units), (long, long_units) = untraced
+    per = per_unit(short, long, short_units, long_units)
+    (short, short_units), (long, long_units) = traced
+    calls = per_unit(short, long, short_units, long_units)
+    return {"cpu_us": per["cpu_s"] * 1e6, "context_switches": per["context_switches"],
+            "syscalls": calls.pop("total"), "by_syscall": calls}

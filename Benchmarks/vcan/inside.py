@@ -194,12 +194,8 @@ def measure_counts(args, directory):
                 finished = done(run_loadgen(args, sock, 1, n))
             traced[n] = ({"carplayd": daemon_calls.calls, "carplay-ecu": ecu_calls.calls}, finished)
         for name in pids:
-            (short, short_done), (long, long_done) = untraced[lengths[0]], untraced[lengths[1]]
-            per = counts.per_unit(short[name], long[name], short_done, long_done)
-            (short, short_done), (long, long_done) = traced[lengths[0]], traced[lengths[1]]
-            calls = counts.per_unit(short[name], long[name], short_done, long_done)
-            result[name] = {"per_intent": {"cpu_us": per["cpu_s"] * 1e6, "context_switches": per["context_switches"],
-                                           "syscalls": calls.pop("total"), "by_syscall": calls}}
+            result[name] = {"per_intent": counts.figure([(untraced[n][0][name], untraced[n][1]) for n in lengths],
+                                                        [(traced[n][0][name], traced[n][1]) for n in lengths])}
         idle, idle_traced = {}, {}
         for seconds in idle_windows:
             first, before = received_frames(sock), counts.process_counters(pids["carplayd"])
@@ -211,13 +207,10 @@ def measure_counts(args, directory):
                 time.sleep(seconds)
                 frames = received_frames(sock) - first
             idle_traced[seconds] = (calls.calls, frames)
-        (short, short_frames), (long, long_frames) = idle[idle_windows[0]], idle[idle_windows[1]]
-        per = counts.per_unit(short, long, short_frames, long_frames)
-        (short, short_frames), (long, long_frames) = idle_traced[idle_windows[0]], idle_traced[idle_windows[1]]
-        calls = counts.per_unit(short, long, short_frames, long_frames)
-        result["carplayd"]["per_idle_frame"] = {"cpu_us": per["cpu_s"] * 1e6, "context_switches": per["context_switches"],
-                                                "syscalls": calls.pop("total"), "by_syscall": calls,
-                                                "frames_per_second": (long_frames - short_frames) / (idle_windows[1] - idle_windows[0])}
+        per_frame = counts.figure([idle[w] for w in idle_windows], [idle_traced[w] for w in idle_windows])
+        short_frames, long_frames = (idle_traced[w][1] for w in idle_windows)
+        per_frame["frames_per_second"] = (long_frames - short_frames) / (idle_windows[1] - idle_windows[0])
+        result["carplayd"]["per_idle_frame"] = per_frame
     finally:
         if daemon:
             daemon.stop()
@@ -248,12 +241,7 @@ def measure_counts(args, directory):
             traced[n] = (counts.parse_strace_summary(out.read_text()), finished)
         finally:
             ecu.stop()
-    (short, short_done), (long, long_done) = untraced[lengths[0]], untraced[lengths[1]]
-    per = counts.per_unit(short, long, short_done, long_done)
-    (short, short_done), (long, long_done) = traced[lengths[0]], traced[lengths[1]]
-    calls = counts.per_unit(short, long, short_done, long_done)
-    result["python"] = {"per_intent": {"cpu_us": per["cpu_s"] * 1e6, "context_switches": per["context_switches"],
-                                       "syscalls": calls.pop("total"), "by_syscall": calls}}
+    result["python"] = {"per_intent": counts.figure([untraced[n] for n in lengths], [traced[n] for n in lengths])}
     return result
 
 

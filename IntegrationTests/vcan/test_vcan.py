@@ -87,16 +87,7 @@ class Rig:
         # Until the first status frames arrive: the Python ECU first imports python-can and
         # cantools, which took over 15 s once in the emulated VM beside the other stages
         # (the first such test, cold caches). A bound, not a wait: it ends when reachable.
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            if os.path.exists(self.socket):
-                try:
-                    if self.call("GetState")["reachable"]:
-                        break
-                except Exception:
-                    pass
-            time.sleep(0.1)
-        else:
+        if not self.wait_reachable(60):
             # rig_factory never got this rig to close: stop its processes here, or they stay
             # on vcan0 and the next tests see a second daemon and ECU.
             logs = (self.daemon.text()[-3000:], self.ecu.text()[-3000:])
@@ -104,6 +95,19 @@ class Rig:
             raise AssertionError("carplayd on %s not reachable:\n%s\n%s" % ((IFACE,) + logs))
         # Let every status message arrive once, so the state is complete.
         time.sleep(1.2)
+
+    def wait_reachable(self, seconds):
+        """Until carplayd answers and the vehicle is reachable; False after `seconds`."""
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if os.path.exists(self.socket):
+                try:
+                    if self.call("GetState")["reachable"]:
+                        return True
+                except Exception:
+                    pass
+            time.sleep(0.1)
+        return False
 
     def start_ecu(self, kind, args=()):
         profile_dir = str(REPO / "VehicleProfiles" / self.profile)

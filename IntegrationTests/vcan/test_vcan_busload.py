@@ -11,18 +11,6 @@ from test_vcan import IFACE, foreign_received, rig_factory  # noqa: F401  (the f
 FOREIGN = ["7FF#DEADBEEF", "123#00", "1ABCDEF0#0011223344556677", "555#0102"]
 
 
-def wait_reachable(rig, seconds=60):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            if rig.call("GetState")["reachable"]:
-                return
-        except Exception:
-            pass
-        time.sleep(0.1)
-    raise AssertionError("not reachable within %d s\n%s" % (seconds, rig.logs()))
-
-
 def test_kernel_filters_after_reconnect_and_reload(rig_factory):  # noqa: F811
     rig = rig_factory("sedan")
 
@@ -36,7 +24,7 @@ def test_kernel_filters_after_reconnect_and_reload(rig_factory):  # noqa: F811
     subprocess.run(["ip", "link", "set", IFACE, "down"], check=True)
     time.sleep(1.0)
     subprocess.run(["ip", "link", "set", IFACE, "up"], check=True)
-    wait_reachable(rig)
+    assert rig.wait_reachable(60), "not reachable within 60 s\n" + rig.logs()
     assert rig.call("GetState")["bus"]["restarts"] >= 1, "the socket was reopened"
     send_foreign("after a reconnect")
     rig.daemon.proc.send_signal(signal.SIGHUP)
@@ -44,7 +32,7 @@ def test_kernel_filters_after_reconnect_and_reload(rig_factory):  # noqa: F811
     while "reloaded" not in rig.daemon.text() and time.time() < deadline:
         time.sleep(0.1)
     assert "reloaded" in rig.daemon.text(), rig.logs()
-    wait_reachable(rig)
+    assert rig.wait_reachable(60), "not reachable within 60 s\n" + rig.logs()
     send_foreign("after a reload")
     reply = rig.perform({"intent": "SetCarLockStatus", "parameters": {"locked": True}})
     assert reply["response"]["code"] == "success", "%s\n%s" % (reply["response"], rig.logs())

@@ -100,9 +100,18 @@ public struct CANSocket: Sendable {
     /// wake-up however many frames it brings. EINTR is retried.
     public func receive(upTo limit: Int = CANSocket.batchLimit) throws(Errno) -> [RawCANReception] {
         let capacity = max(1, min(limit, Self.batchLimit))
-        var batch = [carplay_can_reception](repeating: carplay_can_reception(), count: capacity)
-        let count = try retryingOnInterrupt { carplay_can_receive_batch(descriptor.rawValue, &batch, Int32(capacity)) }
-        return batch.prefix(Int(count)).map { reception in
+        // Uninitialized: the C side fills each reception it keeps, and only those count.
+        var failure: Errno?
+        let batch = [carplay_can_reception](unsafeUninitializedCapacity: capacity) { buffer, count in
+            do throws(Errno) {
+                count = Int(try retryingOnInterrupt { carplay_can_receive_batch(descriptor.rawValue, buffer.baseAddress, Int32(capacity)) })
+            } catch {
+                failure = error
+                count = 0
+            }
+        }
+        if let failure { throw failure }
+        return batch.map { reception in
             let frame = reception.frame
             let data = withUnsafeBytes(of: frame.data) { Array($0.prefix(Int(frame.len))) }
             return RawCANReception(

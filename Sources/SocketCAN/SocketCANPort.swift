@@ -81,30 +81,31 @@ public final class SocketCANPort: CANPort, Sendable {
     @discardableResult
     public func send(_ frame: CANFrame) -> SendAttempt {
         let raw = Self.raw(frame)
-        let (attempt, down, startFlushing) = state.withLock { state -> (SendAttempt, String?, Bool) in
-            if state.closed { return (.failed(.closed), nil, false) }
-            guard let socket = state.socket else { return (.failed(.interfaceDown(interface)), nil, false) }
+        // `flushAfter`: this send queued the first frame, so a retry task starts then.
+        let (attempt, down, flushAfter) = state.withLock { state -> (SendAttempt, String?, Int32?) in
+            if state.closed { return (.failed(.closed), nil, nil) }
+            guard let socket = state.socket else { return (.failed(.interfaceDown(interface)), nil, nil) }
             let stamped = ReceivedFrame(frame: frame, timestamp: CandumpTimestamp.now(), interface: interface)
             // Behind the queued ones, so that one sender's frames keep their order.
             guard state.writeQueue.isEmpty else {
-                return state.writeQueue.enqueue(frame) ? (.queued(stamped), nil, false) : (.failed(.transmitQueueFull), nil, false)
+                return state.writeQueue.enqueue(frame) ? (.queued(stamped), nil, nil) : (.failed(.transmitQueueFull), nil, nil)
             }
             do throws(Errno) {
                 try socket.send(raw)
-                return (.sent(stamped), nil, false)
+                return (.sent(stamped), nil, nil)
             } catch {
                 if error.isTransientlyFull {
-                    guard state.writeQueue.enqueue(frame) else { return (.failed(.transmitQueueFull), nil, false) }
-                    let start = !state.flushScheduled
+                    guard state.writeQueue.enqueue(frame) else { return (.failed(.transmitQueueFull), nil, nil) }
+                    guard !state.flushScheduled else { return (.queued(stamped), nil, nil) }
                     state.flushScheduled = true
-                    return (.queued(stamped), nil, start)
+                    return (.queued(stamped), nil, state.writeQueue.retryMilliseconds)
                 }
-                if error.isInterfaceGone { return (.failed(.interfaceDown(interface)), "send: \(error)", false) }
-                return (.failed(.other("send on \(interface): \(error)")), nil, false)
+                if error.isInterfaceGone { return (.failed(.interfaceDown(interface)), "send: \(error)", nil) }
+                return (.failed(.other("send on \(interface): \(error)")), nil, nil)
             }
         }
         if let down { markDown(down, onReaderThread: false) }
-        if startFlushing { scheduleFlush(afterMilliseconds: state.withLock { $0.writeQueue.retryMilliseconds } ?? 2) }
+        if let flushAfter { scheduleFlush(afterMilliseconds: flushAfter) }
         return attempt
     }
 
