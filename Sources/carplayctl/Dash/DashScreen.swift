@@ -11,22 +11,36 @@ import LinuxSupport
 /// SIGINT/SIGTERM/SIGWINCH/SIGTSTP handlers beside ours, and a C library linked into
 /// LinuxSupport, that is into carplayd too. Terminals that are not ANSI (TERM=dumb)
 /// get the plain view instead. Raw input and the window size come from LinuxSupport.
+/// The dash and `dbc watch` both take the terminal over through it.
 final class DashScreen {
     private let output = FileDescriptor.standardOutput
     private let colors: Bool
+    private let raw: RawTerminalMode
     /// What each row shows now, to rewrite only the rows that changed (ssh links).
     private var shown: [DashLine] = []
+    /// The window's size in cells, as of the last `resized()`.
+    private(set) var size: TerminalSize
 
-    init(colors: Bool) { self.colors = colors }
-
-    func enter() {
+    /// Takes the terminal over: raw input, the alternate screen, the cursor hidden.
+    /// Every way out must pass `leave()` (q, Ctrl-C as a key in raw mode, SIGINT, SIGTERM).
+    init(colors: Bool) throws(OperationFailure) {
+        do { raw = try RawTerminalMode(.standardInput) } catch { throw OperationFailure("cannot switch the terminal to raw input: \(error)") }
+        self.colors = colors
+        size = Terminal.size(of: .standardOutput) ?? TerminalSize(columns: 80, rows: 24)
         write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
     }
 
-    /// Restores what the terminal showed before `enter`: styles off, cursor on, the
-    /// normal screen back.
+    /// Restores what the terminal showed before: styles off, cursor on, the normal
+    /// screen back, cooked input.
     func leave() {
         write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+        raw.restore()
+    }
+
+    /// After SIGWINCH: the new size, and every row written again on the next `draw`.
+    func resized() {
+        size = Terminal.size(of: .standardOutput) ?? size
+        invalidate()
     }
 
     /// Forgets what is shown (after a resize), so the next `draw` writes every row.

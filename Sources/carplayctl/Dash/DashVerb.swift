@@ -91,24 +91,14 @@ enum DashVerb {
     static func runFullScreen(
         _ model: inout DashModel, _ events: AsyncStream<DashEvent>, _ sink: AsyncStream<DashEvent>.Continuation, _ options: DaemonOptions, colors: Bool
     ) async throws {
-        let raw: RawTerminalMode
-        do { raw = try RawTerminalMode(.standardInput) } catch { throw OperationFailure("cannot switch the terminal to raw input: \(error)") }
-        let screen = DashScreen(colors: colors)
-        screen.enter()
-        // Every way out passes here: q, Ctrl-C (a key in raw mode), SIGINT, SIGTERM.
-        defer {
-            screen.leave()
-            raw.restore()
-        }
-        var size = Terminal.size(of: .standardOutput) ?? TerminalSize(columns: 80, rows: 24)
-        screen.draw(DashRenderer.render(model, columns: size.columns, rows: size.rows, now: monotonicSeconds()))
+        let screen = try DashScreen(colors: colors)
+        defer { screen.leave() }
+        screen.draw(DashRenderer.render(model, columns: screen.size.columns, rows: screen.size.rows, now: monotonicSeconds()))
         for await event in events {
             let now = monotonicSeconds()
             if apply(event, to: &model, now: now) { break }
             switch event {
-            case .signal(Signals.windowChange):
-                size = Terminal.size(of: .standardOutput) ?? size
-                screen.invalidate()
+            case .signal(Signals.windowChange): screen.resized()
             case let .input(bytes):
                 for key in DashKey.parse(bytes) {
                     if key == .redraw { screen.invalidate() }
@@ -119,7 +109,7 @@ enum DashVerb {
             default: break
             }
             if model.quit { break }
-            screen.draw(DashRenderer.render(model, columns: size.columns, rows: size.rows, now: now))
+            screen.draw(DashRenderer.render(model, columns: screen.size.columns, rows: screen.size.rows, now: now))
         }
     }
 

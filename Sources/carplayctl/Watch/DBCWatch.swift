@@ -102,25 +102,15 @@ enum DBCWatch {
     }
 
     static func runFullScreen(_ watch: inout BusWatch, _ events: AsyncStream<Event>, source: String, colors: Bool) async throws {
-        let raw: RawTerminalMode
-        do { raw = try RawTerminalMode(.standardInput) } catch { throw OperationFailure("cannot switch the terminal to raw input: \(error)") }
-        let screen = DashScreen(colors: colors)
-        screen.enter()
-        // Every way out passes here: q, Ctrl-C (a key in raw mode), SIGINT, SIGTERM.
-        defer {
-            screen.leave()
-            raw.restore()
-        }
-        var size = Terminal.size(of: .standardOutput) ?? TerminalSize(columns: 80, rows: 24)
+        let screen = try DashScreen(colors: colors)
+        defer { screen.leave() }
         var drawnAt = -Double.infinity
-        screen.draw(watch.render(columns: size.columns, rows: size.rows, now: monotonicSeconds(), source: source))
+        screen.draw(watch.render(columns: screen.size.columns, rows: screen.size.rows, now: monotonicSeconds(), source: source))
         for await event in events {
             let now = monotonicSeconds()
             switch event {
             case let .frame(frame): watch.receive(frame, at: now)
-            case .signal(Signals.windowChange):
-                size = Terminal.size(of: .standardOutput) ?? size
-                screen.invalidate()
+            case .signal(Signals.windowChange): screen.resized()
             case .signal: return
             case let .input(bytes):
                 for key in DashKey.parse(bytes) {
@@ -137,7 +127,7 @@ enum DBCWatch {
             // At most 20 screens a second on a busy bus.
             if case .frame = event, now - drawnAt < 0.05 { continue }
             drawnAt = now
-            screen.draw(watch.render(columns: size.columns, rows: size.rows, now: now, source: source))
+            screen.draw(watch.render(columns: screen.size.columns, rows: screen.size.rows, now: now, source: source))
         }
     }
 
