@@ -124,11 +124,6 @@ int carplay_can_send(int fd, const carplay_can_frame *frame) {
     return (int)write(fd, &out, CAN_MTU);
 }
 
-int carplay_can_set_receive_timeout(int fd, int timeout_ms) {
-    struct timeval timeout = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
-    return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-}
-
 // The control data of one received frame: its time (SO_TIMESTAMP) and the drop counter.
 #define CARPLAY_CAN_CONTROL (CMSG_SPACE(sizeof(struct timeval)) + CMSG_SPACE(sizeof(uint32_t)))
 
@@ -147,9 +142,9 @@ int carplay_can_receive_batch(int fd, carplay_can_reception *out, int capacity) 
         messages[i].msg_hdr.msg_control = control[i];
         messages[i].msg_hdr.msg_controllen = sizeof(control[i]);
     }
-    // One call per wake-up: blocks for the first frame (at most SO_RCVTIMEO), then takes
-    // the frames already waiting without blocking again.
-    int count = recvmmsg(fd, messages, (unsigned)capacity, MSG_WAITFORONE, NULL);
+    // One call per wake-up of the event loop, which saw the socket readable: what waits
+    // now, never a wait (the loop thread serves other sockets too).
+    int count = recvmmsg(fd, messages, (unsigned)capacity, MSG_DONTWAIT, NULL);
     if (count < 0) return -1;
     int kept = 0;
     for (int i = 0; i < count; i++) {
@@ -190,14 +185,6 @@ int carplay_can_get_filters(int fd, uint32_t *ids, uint32_t *masks, int capacity
     int count = (int)(length / sizeof(struct can_filter));
     for (int i = 0; i < count && i < capacity; i++) { ids[i] = filters[i].can_id; masks[i] = filters[i].can_mask; }
     return count;
-}
-
-int carplay_wait_readable(int fd, int wake_fd, int timeout_ms) {
-    struct pollfd fds[2] = {{.fd = fd, .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
-    int result = poll(fds, wake_fd >= 0 ? 2 : 1, timeout_ms);
-    if (result <= 0) return result;
-    if (wake_fd >= 0 && (fds[1].revents & POLLIN)) return 2;
-    return 1;
 }
 
 int carplay_terminal_size(int fd, int *rows, int *columns) {

@@ -69,10 +69,11 @@ extension Daemon {
     }
 
     /// The vehicle side of a session for `source`. On a CAN interface only the profile's
-    /// status and acknowledgement frames pass the kernel's filters; the embedded vehicle's
+    /// status and acknowledgement frames pass the kernel's filters, and `loop` reads them
+    /// (`startLoops`: the loop of the first Varlink connections); the embedded vehicle's
     /// scenario lines go to `log`. (Synchronous: the throwing step stays out of `run`'s
     /// coroutine, see there.)
-    static func openVehicle(_ source: VehicleSource, profile: VehicleProfile, faults: FaultPlan, log: Logger? = nil) -> Result<
+    static func openVehicle(_ source: VehicleSource, profile: VehicleProfile, faults: FaultPlan, loop: EventLoop, log: Logger? = nil) -> Result<
         VehicleSession.Vehicle, DaemonError
     > {
         switch source {
@@ -87,7 +88,8 @@ extension Daemon {
             var ids = VehicleFrames(profile: profile).statusMessages.values.map(\.message.canID)
             if let ack = profile.acknowledgement, let message = profile.database.message(named: ack.message) { ids.append(message.canID) }
             do {
-                return .success(.bus(try SocketCANPort(interface: interface, fd: profile.database.messages.contains(where: \.isFD), acceptedIDs: ids)))
+                let fd = profile.database.messages.contains(where: \.isFD)
+                return .success(.bus(try SocketCANPort(interface: interface, fd: fd, acceptedIDs: ids, loop: loop)))
             } catch {
                 return .failure(DaemonError("cannot open CAN interface \(interface): \(error)"))
             }

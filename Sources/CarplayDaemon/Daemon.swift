@@ -45,9 +45,15 @@ public final class Daemon: Sendable {
             if case let .failure(error) = chosen { log.error(error.description) }
             return 2
         }
-        let opened = Self.openVehicle(source, profile: profile, faults: faults, log: log)
+        let started = Self.startLoops()
+        guard case let .success(loops) = started else {
+            if case let .failure(error) = started { log.error(error.description) }
+            return 1
+        }
+        let opened = Self.openVehicle(source, profile: profile, faults: faults, loop: loops[0], log: log)
         guard case let .success(vehicle) = opened else {
             if case let .failure(error) = opened { log.error(error.description) }
+            for loop in loops { loop.shutdown() }
             return 1
         }
         let session = await Self.startSession(configuration, profile: profile, vehicle: vehicle, store: store)
@@ -60,6 +66,7 @@ public final class Daemon: Sendable {
         if case let .failure(error) = activated {
             log.error(error.description)
             await session.stop()
+            for loop in loops { loop.shutdown() }
             return 1
         }
         let passed = (try? activated.get()) ?? nil
@@ -69,10 +76,12 @@ public final class Daemon: Sendable {
             )
         }
         let served = Self.serve(
-            socketPath: socketPath, listener: passed, service: VehicleService(state: state, log: log), simulatorControl: configuration.servesSimulator)
-        guard case let .success((server, loops)) = served else {
+            socketPath: socketPath, listener: passed, loops: loops, service: VehicleService(state: state, log: log),
+            simulatorControl: configuration.servesSimulator)
+        guard case let .success(server) = served else {
             if case let .failure(error) = served { log.error(error.description) }
             await session.stop()
+            for loop in loops { loop.shutdown() }
             return 1
         }
         let reachable = await session.controller.waitUntilReachable(timeout: .seconds(2))
@@ -88,7 +97,7 @@ public final class Daemon: Sendable {
         for await signal in signals {
             if signal == Signals.hangup {
                 _ = try? notifier.notify("RELOADING=1\nSTATUS=reloading")
-                await reload(state: state, store: store)
+                await reload(state: state, store: store, canLoop: loops[0])
                 let session = state.session
                 _ = try? notifier.notify("READY=1\nSTATUS=\(Self.statusText(reachable: session.controller.isReachable, interface: session.interface))")
                 continue
@@ -133,11 +142,25 @@ public final class Daemon: Sendable {
         return "\(machine.prefix(16))-\(profile)"
     }
 
-    /// Listens on the socket and starts the Varlink server on new event loops: one per
-    /// CPU (at most 4), each serving its share of the connections; the first also accepts.
-    static func serve(socketPath: String, listener passed: FileDescriptor? = nil, service: VehicleService, simulatorControl: Bool = false) -> Result<
-        (VarlinkServer, [EventLoop]), DaemonError
-    > {
+    /// The event loops: one per CPU (at most 4), each serving its share of the Varlink
+    /// connections. The first also accepts them and reads the CAN bus: a connection goes
+    /// there while it serves no more than the others, so with one client (a head unit's
+    /// usual) a call, its frames and its reply run on one thread with no wake-up between.
+    static func startLoops() -> Result<[EventLoop], DaemonError> {
+        var loops: [EventLoop] = []
+        for _ in 0..<min(4, ResourceLimits.onlineProcessors()) {
+            do { loops.append(try EventLoop()) } catch {
+                for loop in loops { loop.shutdown() }
+                return .failure(DaemonError("cannot start the event loop: \(error)"))
+            }
+        }
+        return .success(loops)
+    }
+
+    /// Listens on the socket and starts the Varlink server on `loops` (`startLoops`).
+    static func serve(
+        socketPath: String, listener passed: FileDescriptor? = nil, loops: [EventLoop], service: VehicleService, simulatorControl: Bool = false
+    ) -> Result<VarlinkServer, DaemonError> {
         let listener: FileDescriptor
         if let passed {
             listener = passed
@@ -152,14 +175,6 @@ public final class Daemon: Sendable {
         // Room for thousands of clients where the hard limit allows it (systemd's default
         // soft limit is 1024); the server keeps a reserve of descriptors free below it.
         ResourceLimits.raiseOpenFiles(upTo: VarlinkServer.connectionCap + 1024)
-        var loops: [EventLoop] = []
-        for _ in 0..<min(4, ResourceLimits.onlineProcessors()) {
-            do { loops.append(try EventLoop()) } catch {
-                for loop in loops { loop.shutdown() }
-                listener.close()
-                return .failure(DaemonError("cannot start the event loop: \(error)"))
-            }
-        }
         let server = VarlinkServer(
             listener: listener, loop: loops[0], workers: loops,
             info: VarlinkServerInfo(vendor: "carplayd", product: "carplayd", version: version, url: "file:///usr/share/doc/carplayd/README.md"),
@@ -167,11 +182,10 @@ public final class Daemon: Sendable {
                 + (simulatorControl ? [VarlinkInterfaceDescription(name: SimulatorInterface.name, text: SimulatorInterface.description)] : []),
             service: service)
         do { try server.start() } catch {
-            for loop in loops { loop.shutdown() }
             listener.close()
             return .failure(DaemonError("cannot serve on \(socketPath): \(error)"))
         }
-        return .success((server, loops))
+        return .success(server)
     }
 
     /// The listening socket systemd passed (carplayd.socket), nil when started directly.
@@ -263,7 +277,7 @@ public final class Daemon: Sendable {
     }
 
     /// SIGHUP: re-read the config file and the profile; keep the old ones if invalid.
-    private func reload(state: DaemonState, store: CarProfileStore) async {
+    private func reload(state: DaemonState, store: CarProfileStore, canLoop: EventLoop) async {
         var next = configuration
         if let file = configuration.configFile {
             switch Self.parseConfiguration(arguments) {
@@ -289,7 +303,7 @@ public final class Daemon: Sendable {
             if case let .failure(error) = chosen { log.error("reload: \(error); keeping the running vehicle") }
             return
         }
-        let opened = Self.openVehicle(source, profile: profile, faults: faults, log: log)
+        let opened = Self.openVehicle(source, profile: profile, faults: faults, loop: canLoop, log: log)
         guard case let .success(vehicle) = opened else {
             if case let .failure(error) = opened { log.error("reload: \(error); keeping the running vehicle") }
             return

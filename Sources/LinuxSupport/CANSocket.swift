@@ -89,15 +89,9 @@ public struct CANSocket: Sendable {
     /// The most frames one `receive` takes.
     public static let batchLimit = Int(CARPLAY_CAN_BATCH_MAX)
 
-    /// How long `receive` waits for a first frame before `Errno.wouldBlock` (SO_RCVTIMEO):
-    /// the reader thread looks at its port's state at least that often.
-    public func setReceiveTimeout(milliseconds: Int32) throws(Errno) {
-        guard carplay_can_set_receive_timeout(descriptor.rawValue, milliseconds) == 0 else { throw Errno.current }
-    }
-
-    /// Waits for a frame (at most the receive timeout: then `Errno.wouldBlock`) and takes
-    /// it with those already waiting, up to `limit`, in one recvmmsg: one syscall per
-    /// wake-up however many frames it brings. EINTR is retried.
+    /// Takes the frames waiting on the socket, up to `limit`, in one recvmmsg that never
+    /// blocks (`Errno.wouldBlock`: none): one syscall per wake-up of the event loop that
+    /// watches the socket, however many frames it brings. EINTR is retried.
     public func receive(upTo limit: Int = CANSocket.batchLimit) throws(Errno) -> [RawCANReception] {
         let capacity = max(1, min(limit, Self.batchLimit))
         // Uninitialized: the C side fills each reception it keeps, and only those count.
@@ -128,36 +122,6 @@ public struct CANSocket: Sendable {
         let count = carplay_can_get_filters(descriptor.rawValue, &ids, &masks, Int32(capacity))
         guard count >= 0 else { throw Errno.current }
         return (0..<min(Int(count), capacity)).map { CANFilter(id: ids[$0], mask: masks[$0]) }
-    }
-
-    public func close() { descriptor.close() }
-}
-
-/// An eventfd to wake a thread sleeping in `WakeEvent.wait`.
-public struct WakeEvent: Sendable {
-    public let descriptor: FileDescriptor
-
-    public init() throws(Errno) {
-        let fd = carplay_eventfd()
-        guard fd >= 0 else { throw Errno.current }
-        descriptor = FileDescriptor(rawValue: fd)
-    }
-
-    /// Sleeps up to `timeoutMilliseconds`, or until signalled (the signal is consumed).
-    public func wait(timeoutMilliseconds: Int32) {
-        if carplay_wait_readable(descriptor.rawValue, -1, timeoutMilliseconds) == 1 { consume() }
-    }
-
-    /// Clears the signals given so far (one read takes them all). A waiter that was woken
-    /// must consume, or every later wait returns at once.
-    public func consume() {
-        var value: UInt64 = 0
-        _ = read(descriptor.rawValue, &value, 8)
-    }
-
-    public func signal() {
-        var one: UInt64 = 1
-        _ = write(descriptor.rawValue, &one, 8)
     }
 
     public func close() { descriptor.close() }

@@ -50,7 +50,8 @@ public final class EventLoop: Sendable {
     /// True on the loop's own thread (handlers, and jobs of tasks that prefer the loop).
     public var isCurrentThread: Bool { thread.load(ordering: .acquiring) == UInt(pthread_self()) }
 
-    public init() throws(Errno) {
+    /// `name`: the thread's (top -H, /proc/PID/task/*/comm).
+    public init(name: String = "event-loop") throws(Errno) {
         let epoll = carplay_epoll_create()
         guard epoll >= 0 else { throw Errno.current }
         let wakeup = carplay_eventfd()
@@ -71,7 +72,7 @@ public final class EventLoop: Sendable {
             throw error
         }
         do {
-            try DetachedThread.start(name: "event-loop") { [self] in self.loop() }
+            try DetachedThread.start(name: name) { [self] in self.loop() }
         } catch {
             close(epoll)
             close(wakeup)

@@ -3,25 +3,28 @@ import CANKit
 import LinuxSupport
 import Synchronization
 
-/// A `CANPort` on a Linux CAN interface (CAN_RAW). The socket is read on a thread of
-/// its own that calls the receiver given to `startReceiving` (frames before it are read
-/// and dropped); the cooperative pool never blocks on it. The thread blocks in one
-/// recvmmsg per wake-up and hands over all the frames it brought at once; the kernel's
-/// filters pass only `acceptedIDs`, so on a busy bus the frames nobody needs cost
-/// nothing here. A frame the kernel does not take (a full transmit queue) waits in the
-/// port's `CANWriteQueue`, worked off by a retry task while it holds frames. When the
-/// interface goes down or disappears the port reconnects with backoff, and sends fail
-/// fast with `interfaceDown` meanwhile.
+/// A `CANPort` on a Linux CAN interface (CAN_RAW). The socket is watched by an
+/// `EventLoop`: when it is readable the loop thread takes what waits in one non-blocking
+/// recvmmsg and hands the frames to the receiver given to `startReceiving` (frames
+/// before it are dropped). Given the loop that also serves the Varlink calls (carplayd),
+/// a call, its command frame, the frames that confirm it and the reply run on one thread
+/// with no wake-up between them; without one the port starts a loop of its own. The
+/// kernel's filters pass only `acceptedIDs`, so on a busy bus the frames nobody needs
+/// cost nothing here. A frame the kernel does not take (a full transmit queue) waits in
+/// the port's `CANWriteQueue`, worked off by a retry task while it holds frames. When
+/// the interface goes down or disappears the port reconnects with backoff, and sends
+/// fail fast with `interfaceDown` meanwhile.
 public final class SocketCANPort: CANPort, Sendable {
     public let interface: String
     private let useFD: Bool
     private let filters: [CANFilter]
+    private let loop: EventLoop
+    /// The port started `loop` and ends it on `close`.
+    private let ownsLoop: Bool
 
     private struct State {
+        /// The socket sends use; nil while the link is down.
         var socket: (any CANSocketIO)?
-        /// A socket a send found down: only the reader thread closes sockets, so that it
-        /// never polls or reads a descriptor number that another thread has reused.
-        var retired: (any CANSocketIO)?
         var health = BusHealth()
         var closed = false
         var writeQueue = CANWriteQueue()
@@ -29,29 +32,35 @@ public final class SocketCANPort: CANPort, Sendable {
         var flushScheduled = false
     }
 
-    /// How long the reader waits in one receive before it looks at the port's state
-    /// (closing, a socket a send retired): at most this long for `close`, and the only
-    /// wake-ups of an idle reader besides frames.
-    static let receiveTimeoutMilliseconds: Int32 = 250
+    /// What only the loop thread touches (a lock no other thread takes: never contended).
+    private struct Reading {
+        /// The socket the loop watches: the only one open. Sockets are closed on the loop
+        /// thread alone, after it stopped watching them, so that it never reads a
+        /// descriptor number another thread has reused.
+        var watched: (any CANSocketIO)?
+        /// The drop counter of the last frame read (SO_RXQ_OVFL).
+        var dropped: UInt32 = 0
+        /// The next wait before a reopen while the link stays down.
+        var backoffMilliseconds = 50
+    }
 
     private let state = Mutex(State())
-    private let wake: WakeEvent
-    private let finished = Mutex<Bool>(false)
-    private let readerDone = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    private let reading = Mutex(Reading())
     private let io: CANSocketOpener
-    /// Set by `startReceiving`: the reader thread hands it every frame.
+    /// Set by `startReceiving`: the loop thread hands it every frame.
     private let receiver = Mutex<CANReceiver?>(nil)
 
     /// Opens `interface`. `fd`: send and receive CAN FD frames. `acceptedIDs`: only
-    /// these IDs reach the port (kernel filters); empty: every frame.
-    public convenience init(interface: String, fd: Bool, acceptedIDs: [CANID] = []) throws(Errno) {
-        try self.init(interface: interface, fd: fd, acceptedIDs: acceptedIDs, io: .kernel)
+    /// these IDs reach the port (kernel filters); empty: every frame. `loop`: the event
+    /// loop that reads the socket (nil: one of the port's own).
+    public convenience init(interface: String, fd: Bool, acceptedIDs: [CANID] = [], loop: EventLoop? = nil) throws(Errno) {
+        try self.init(interface: interface, fd: fd, acceptedIDs: acceptedIDs, loop: loop, io: .kernel)
     }
 
     /// The seam for tests: `io` opens the sockets (the kernel's CAN_RAW in production;
     /// a test double that fails sends with ENOBUFS or feeds error frames in tests, where
     /// vcan cannot produce those). See `CANSocketOpener`.
-    init(interface: String, fd: Bool, acceptedIDs: [CANID] = [], io: CANSocketOpener) throws(Errno) {
+    init(interface: String, fd: Bool, acceptedIDs: [CANID] = [], loop: EventLoop? = nil, io: CANSocketOpener) throws(Errno) {
         self.io = io
         self.interface = interface
         self.useFD = fd
@@ -60,24 +69,28 @@ public final class SocketCANPort: CANPort, Sendable {
                 ? CANFilter(id: id.rawValue | RawCANFrame.extendedFlag, mask: 0x1FFF_FFFF | RawCANFrame.extendedFlag | RawCANFrame.remoteFlag)
                 : CANFilter(id: id.rawValue, mask: 0x7FF | RawCANFrame.extendedFlag | RawCANFrame.remoteFlag)
         }
-        wake = try WakeEvent()
         let socket = try io.open(interface, fd)
-        do { try Self.configure(socket, filters: filters) } catch {
+        do throws(Errno) {
+            if !filters.isEmpty { try socket.setFilters(filters) }
+            if let loop { self.loop = loop } else { self.loop = try EventLoop(name: "can-\(interface)") }
+        } catch {
             socket.close()
             throw error
         }
+        ownsLoop = loop == nil
         state.withLock { $0.socket = socket }
-        do {
-            try DetachedThread.start(name: "can-\(interface)") { [self] in readLoop() }
-        } catch {
+        reading.withLock { $0.watched = socket }
+        do { try watch(socket) } catch {
             state.withLock { $0.socket = nil }
+            reading.withLock { $0.watched = nil }
             socket.close()
+            if ownsLoop { self.loop.shutdown() }
             throw error
         }
     }
 
-    /// Sends at once, or queues behind the frames the kernel has not taken yet (the
-    /// reader thread sends those); `transmitQueueFull` when the port's queue is full too.
+    /// Sends at once, or queues behind the frames the kernel has not taken yet (a retry
+    /// task sends those); `transmitQueueFull` when the port's queue is full too.
     @discardableResult
     public func send(_ frame: CANFrame) -> SendAttempt {
         let raw = Self.raw(frame)
@@ -100,11 +113,15 @@ public final class SocketCANPort: CANPort, Sendable {
                     state.flushScheduled = true
                     return (.queued(stamped), nil, state.writeQueue.retryMilliseconds)
                 }
-                if error.isInterfaceGone { return (.failed(.interfaceDown(interface)), "send: \(error)", nil) }
+                if error.isInterfaceGone {
+                    Self.markDown(&state, "send: \(error)")
+                    return (.failed(.interfaceDown(interface)), "down", nil)
+                }
                 return (.failed(.other("send on \(interface): \(error)")), nil, nil)
             }
         }
-        if let down { markDown(down, onReaderThread: false) }
+        // The loop thread closes the socket and reopens it.
+        if down != nil { onLoop { [self] in retireWatched() } }
         if let flushAfter { scheduleFlush(afterMilliseconds: flushAfter) }
         return attempt
     }
@@ -127,73 +144,57 @@ public final class SocketCANPort: CANPort, Sendable {
         let alreadyClosed = state.withLock { state -> Bool in
             let was = state.closed
             state.closed = true
+            state.socket = nil
             return was
         }
         guard !alreadyClosed else { return }
-        wake.signal()
-        // Wait for the reader thread to finish, so no fd or thread outlives the port.
+        // The loop thread stops watching the socket and closes it; no fd outlives the port.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = finished.withLock { finished -> Bool in
-                if finished { return true }
-                readerDone.withLock { $0 = continuation }
-                return false
+            onLoop { [self] in
+                retireWatched()
+                continuation.resume()
             }
-            if done { continuation.resume() }
         }
-        wake.close()
+        if ownsLoop { loop.shutdown() }
         receiver.withLock { $0 }?.finished()
     }
 
-    // MARK: - Reader thread
+    // MARK: - On the loop thread
 
-    private func readLoop() {
-        var backoff: Int32 = 50
-        var dropped: UInt32 = 0
-        while !state.withLock({ $0.closed }) {
-            closeRetired()
-            guard let socket = state.withLock({ $0.socket }) else {
-                // Down: wait, then reopen (the interface may come back with a new index).
-                // The kernel binds a socket to an interface that is down and reports
-                // ENETDOWN on it at once, so a reopen is not yet a recovery: the backoff
-                // resets only when a frame arrives.
-                wake.wait(timeoutMilliseconds: backoff)
-                backoff = min(backoff * 2, 2000)
-                if !state.withLock({ $0.closed }) { reopen() }
-                continue
+    /// Runs `work` on the loop thread: at once when already there.
+    private func onLoop(_ work: @escaping @Sendable () -> Void) {
+        if loop.isCurrentThread {
+            work()
+        } else {
+            Task(executorPreference: loop) { work() }
+        }
+    }
+
+    private func watch(_ socket: any CANSocketIO) throws(Errno) {
+        try loop.register(socket.descriptor, events: .readable) { [self] _ in read(socket) }
+    }
+
+    /// The socket is readable (frames, or an error: the link went down).
+    private func read(_ socket: any CANSocketIO) {
+        let batch: [RawCANReception]
+        do {
+            batch = try socket.receive(upTo: CANSocket.batchLimit)
+        } catch {
+            if error == .wouldBlock { return }
+            // A send that found the link down may have marked it already.
+            state.withLock { state in
+                if !state.closed, state.socket != nil { Self.markDown(&state, "receive: \(error)") }
             }
-            let batch: [RawCANReception]
-            do {
-                batch = try socket.receive(upTo: CANSocket.batchLimit)
-            } catch {
-                // The receive timeout: look at the state again. A send that found the
-                // link down took the socket's error, so this is also how the reader
-                // learns it.
-                if error == .wouldBlock { continue }
-                markDown("receive: \(error)")
-                continue
-            }
-            backoff = 50
-            deliver(batch, dropped: &dropped)
+            retireWatched()
+            return
         }
-        closeRetired()
-        if let socket = state.withLock({ state -> (any CANSocketIO)? in
-            let socket = state.socket
-            state.socket = nil
-            return socket
-        }) {
-            socket.close()
-        }
-        let waiter = finished.withLock { finished -> CheckedContinuation<Void, Never>? in
-            finished = true
-            return readerDone.withLock { $0 }
-        }
-        waiter?.resume()
+        deliver(batch)
     }
 
     /// Hands what one receive brought to the receiver, at once. The port's lock (which a
     /// send holds while it writes) only when the bus health changes: a dropped-frame
-    /// count that moved (`dropped`: the last one seen), error frames.
-    private func deliver(_ batch: [RawCANReception], dropped: inout UInt32) {
+    /// count that moved, error frames.
+    private func deliver(_ batch: [RawCANReception]) {
         var frames: [ReceivedFrame] = []
         frames.reserveCapacity(batch.count)
         var errorFrames: [CANFrame] = []
@@ -203,17 +204,92 @@ public final class SocketCANPort: CANPort, Sendable {
             let stamp = CandumpTimestamp(seconds: reception.seconds, microseconds: UInt32(max(0, min(999_999, reception.microseconds))))
             frames.append(ReceivedFrame(frame: frame, timestamp: stamp, interface: interface))
         }
-        let newest = batch.last?.dropped ?? dropped
-        if newest != dropped || !errorFrames.isEmpty {
-            dropped = newest
+        let newest = batch.last?.dropped
+        let moved = reading.withLock { reading -> Bool in
+            // A frame arrived: the link works, the next outage backs off from the start.
+            reading.backoffMilliseconds = 50
+            guard let newest, newest != reading.dropped else { return false }
+            reading.dropped = newest
+            return true
+        }
+        if moved || !errorFrames.isEmpty {
             state.withLock { state in
-                state.health.droppedFrames = newest
+                if let newest { state.health.droppedFrames = newest }
                 for frame in errorFrames { state.health.apply(errorFrame: frame) }
             }
         }
         guard !frames.isEmpty, let receiver = receiver.withLock({ $0 }) else { return }
         if frames.count == 1 { receiver.frame(frames[0]) } else { receiver.frames(frames) }
     }
+
+    /// The link is down (or the port closed): stop watching the socket that sends no
+    /// longer use, close it, and try to reopen after the backoff.
+    private func retireWatched() {
+        let (socket, closed) = state.withLock { state in (state.socket, state.closed) }
+        let retired = reading.withLock { reading -> (any CANSocketIO)? in
+            guard let watched = reading.watched, watched.descriptor != socket?.descriptor else { return nil }
+            reading.watched = nil
+            return watched
+        }
+        if let retired {
+            loop.deregister(retired.descriptor)
+            retired.close()
+        }
+        if retired != nil, !closed { scheduleReopen() }
+    }
+
+    /// Reopens after the backoff, doubling it (up to 2 s) while the link stays down. The
+    /// kernel binds a socket to an interface that is down and reports ENETDOWN on it at
+    /// once, so a reopen is not yet a recovery: the backoff resets only when a frame arrives.
+    private func scheduleReopen() {
+        let delay = reading.withLock { reading in
+            defer { reading.backoffMilliseconds = min(reading.backoffMilliseconds * 2, 2000) }
+            return reading.backoffMilliseconds
+        }
+        Task(executorPreference: loop) { [self] in
+            try? await Task.sleep(for: .milliseconds(delay))
+            reopen()
+        }
+    }
+
+    private func reopen() {
+        guard !state.withLock({ $0.closed }) else { return }
+        guard io.exists(interface), let socket = try? io.open(interface, useFD) else {
+            scheduleReopen()
+            return
+        }
+        if !filters.isEmpty, (try? socket.setFilters(filters)) == nil {
+            socket.close()
+            scheduleReopen()
+            return
+        }
+        let opened = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.socket = socket
+            state.health.state = .errorActive
+            state.health.restarts += 1
+            return true
+        }
+        guard opened else {
+            socket.close()
+            return
+        }
+        reading.withLock { $0.watched = socket }
+        do { try watch(socket) } catch {
+            state.withLock { state in Self.markDown(&state, "watch: \(error)") }
+            retireWatched()
+        }
+    }
+
+    /// The link is down: sends fail fast, queued frames are dropped.
+    private static func markDown(_ state: inout State, _ reason: String) {
+        state.socket = nil
+        state.health.state = .down
+        state.health.lastError = reason
+        _ = state.writeQueue.dropAll(reason)
+    }
+
+    // MARK: - The write queue
 
     /// Works the write queue off while it holds frames: a retry a little later each time,
     /// until the kernel takes them or the queue gives up.
@@ -243,53 +319,6 @@ public final class SocketCANPort: CANPort, Sendable {
             state.flushScheduled = false
             return nil
         }
-    }
-
-    /// The interface is down or gone: the socket goes, queued frames are dropped, and the
-    /// reader thread reopens with backoff. A send (`onReaderThread: false`) only retires
-    /// the socket and wakes the reader, which closes it.
-    private func markDown(_ reason: String, onReaderThread: Bool = true) {
-        let socket = state.withLock { state -> (any CANSocketIO)? in
-            let socket = state.socket
-            state.socket = nil
-            state.health.state = .down
-            state.health.lastError = reason
-            _ = state.writeQueue.dropAll(reason)
-            if !onReaderThread, let socket {
-                state.retired = socket
-                return nil
-            }
-            return socket
-        }
-        if onReaderThread { socket?.close() } else { wake.signal() }
-    }
-
-    private func closeRetired() {
-        state.withLock { state -> (any CANSocketIO)? in
-            let retired = state.retired
-            state.retired = nil
-            return retired
-        }?.close()
-    }
-
-    private func reopen() {
-        guard io.exists(interface), let socket = try? io.open(interface, useFD) else { return }
-        if (try? Self.configure(socket, filters: filters)) == nil {
-            socket.close()
-            return
-        }
-        state.withLock { state in
-            state.socket = socket
-            state.health.state = .errorActive
-            state.health.restarts += 1
-        }
-    }
-
-    /// Every socket the port opens: the kernel filters (none: every frame) and the
-    /// receive timeout of the reader's wait.
-    private static func configure(_ socket: any CANSocketIO, filters: [CANFilter]) throws(Errno) {
-        if !filters.isEmpty { try socket.setFilters(filters) }
-        try socket.setReceiveTimeout(milliseconds: receiveTimeoutMilliseconds)
     }
 
     /// The kernel filters on the socket the port reads now (read back from the kernel);
@@ -329,12 +358,13 @@ public final class SocketCANPort: CANPort, Sendable {
 /// production conformer; tests substitute a double to produce what vcan cannot (a full
 /// transmit queue: ENOBUFS; controller error frames) without a kernel.
 protocol CANSocketIO: Sendable {
+    /// What the event loop watches: readable when frames wait or the link failed.
+    var descriptor: FileDescriptor { get }
     func setFilters(_ filters: [CANFilter]) throws(Errno)
     func filters() throws(Errno) -> [CANFilter]
-    func setReceiveTimeout(milliseconds: Int32) throws(Errno)
     func send(_ frame: RawCANFrame) throws(Errno)
-    /// Waits for a frame (at most the receive timeout: `Errno.wouldBlock`), then takes
-    /// those already waiting too, up to `limit`.
+    /// Takes the frames waiting, up to `limit`, without blocking (`Errno.wouldBlock`:
+    /// none); a link that went down throws its error (ENETDOWN).
     func receive(upTo limit: Int) throws(Errno) -> [RawCANReception]
     func close()
 }

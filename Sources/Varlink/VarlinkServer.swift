@@ -4,18 +4,25 @@ import Synchronization
 
 /// A Varlink server on an AF_UNIX listening socket, driven by an `EventLoop`.
 ///
-/// Each connection belongs to one of the worker loops (round-robin): the loop reads it,
-/// and its calls run as a task that prefers that loop as executor, so a call that does
-/// not wait for another thread is read, handled and answered on one thread.
+/// Each connection belongs to one of the worker loops, the one that serves the fewest
+/// (the first on a tie: carplayd reads the CAN bus there): the loop reads it, and its
+/// calls run as a task that prefers that loop as executor, so a call that does not wait
+/// for another thread is read, handled and answered on one thread.
 public final class VarlinkServer: Sendable {
     private let listener: FileDescriptor
     private let loop: EventLoop
     private let workers: [(loop: EventLoop, scratch: VarlinkReadScratch)]
-    private let nextWorker = Atomic<Int>(0)
     private let info: VarlinkServerInfo
     private let interfaces: [VarlinkInterfaceDescription]
     private let service: any VarlinkService
-    private let connections = Mutex<[Int32: VarlinkConnection]>([:])
+    /// The open connections by socket, each with the index of its worker, and how many
+    /// each worker serves.
+    private struct Connections {
+        var open: [Int32: (connection: VarlinkConnection, worker: Int)] = [:]
+        var served: [Int]
+    }
+
+    private let connections: Mutex<Connections>
     private let accepting = Atomic<Bool>(false)
     /// True while accepting is paused because the process is out of file descriptors.
     private let acceptPaused = Atomic<Bool>(false)
@@ -51,6 +58,7 @@ public final class VarlinkServer: Sendable {
     ) {
         // One read buffer per loop thread: only that thread reads into it.
         self.workers = (workers.isEmpty ? [loop] : workers).map { ($0, VarlinkReadScratch()) }
+        connections = Mutex(Connections(served: Array(repeating: 0, count: self.workers.count)))
         let soft = ResourceLimits.openFiles().soft
         self.maxConnections = maxConnections ?? max(1, min(Self.connectionCap, soft - Self.descriptorReserve(softLimit: soft)))
         self.listener = listener
@@ -60,7 +68,7 @@ public final class VarlinkServer: Sendable {
         self.service = service
     }
 
-    public var connectionCount: Int { connections.withLock { $0.count } }
+    public var connectionCount: Int { connections.withLock { $0.open.count } }
 
     /// Bytes buffered for all connections (partial messages, pending calls, unsent replies).
     public var bufferedBytes: Int { budget.total }
@@ -82,8 +90,9 @@ public final class VarlinkServer: Sendable {
     /// Closes every connection.
     public func closeAll() {
         let all = connections.withLock { current in
-            let values = Array(current.values)
-            current.removeAll()
+            let values = current.open.values.map(\.connection)
+            current.open.removeAll()
+            current.served = current.served.map { _ in 0 }
             return values
         }
         for connection in all { connection.close() }
@@ -113,13 +122,23 @@ public final class VarlinkServer: Sendable {
                 socket.close()
                 continue
             }
-            let worker = workers[nextWorker.add(1, ordering: .relaxed).oldValue % workers.count]
+            // The worker serving the fewest connections; the first of those on a tie.
+            let index = connections.withLock { connections in
+                let served = connections.served
+                return served.indices.min { served[$0] < served[$1] } ?? 0
+            }
+            let worker = workers[index]
             let connection = VarlinkConnection(socket: socket, peer: peer, loop: worker.loop, budget: budget, readScratch: worker.scratch, server: self) {
                 [weak self] closed in
-                _ = self?.connections.withLock { $0.removeValue(forKey: closed.socket.rawValue) }
+                self?.connections.withLock { connections in
+                    if let entry = connections.open.removeValue(forKey: closed.socket.rawValue) { connections.served[entry.worker] -= 1 }
+                }
                 self?.resumeAccepting()
             }
-            connections.withLock { $0[socket.rawValue] = connection }
+            connections.withLock { connections in
+                connections.open[socket.rawValue] = (connection, index)
+                connections.served[index] += 1
+            }
             do {
                 try connection.start { [self] call, replies in await dispatch(call, peer: peer, replies: replies) }
             } catch {

@@ -15,6 +15,8 @@ import Glibc
 /// Stands in for the kernel through `CANSocketOpener` where vcan cannot produce the
 /// fault (a full transmit queue, controller error frames). As the kernel does, a socket
 /// opens on a link that is down (the interface exists) and reports ENETDOWN at once.
+/// Each socket's descriptor is an eventfd, readable (for the port's event loop) while
+/// frames wait or the link is down.
 final class FakeCANLink: Sendable {
     struct State {
         var up = true
@@ -27,9 +29,10 @@ final class FakeCANLink: Sendable {
         var attempts = 0
         var sent: [RawCANFrame] = []
         var opened = 0
-        /// The kernel filters and receive timeout each socket was given, by its number.
+        /// The kernel filters each socket was given, by its number.
         var filters: [Int: [CANFilter]] = [:]
-        var receiveTimeouts: [Int: Int32] = [:]
+        /// The readiness of each socket that is open, by its number.
+        var readiness: [Int: Readiness] = [:]
     }
 
     let state = Mutex(State())
@@ -37,12 +40,17 @@ final class FakeCANLink: Sendable {
     var opener: CANSocketOpener {
         CANSocketOpener(
             open: { [self] (_: String, _: Bool) throws(Errno) -> any CANSocketIO in
+                let readiness = try Readiness()
                 let number = state.withLock { state in
                     state.opened += 1
-                    if !state.up { state.opensWhileDown += 1 }
+                    if !state.up {
+                        state.opensWhileDown += 1
+                        readiness.signal()
+                    }
+                    state.readiness[state.opened] = readiness
                     return state.opened
                 }
-                return FakeCANSocket(link: self, number: number)
+                return FakeCANSocket(link: self, number: number, descriptor: readiness.descriptor)
             },
             exists: { _ in true })
     }
@@ -56,6 +64,7 @@ final class FakeCANLink: Sendable {
                 state.pending.append(
                     RawCANReception(frame: RawCANFrame(canID: canID, data: data, isFD: false, fdFlags: 0), seconds: 1, microseconds: 0, dropped: 0))
             }
+            for readiness in state.readiness.values { readiness.signal() }
         }
     }
 
@@ -63,7 +72,13 @@ final class FakeCANLink: Sendable {
         state.withLock { $0.sendErrors += Array(repeating: error, count: count) }
     }
 
-    func setUp(_ up: Bool) { state.withLock { $0.up = up } }
+    func setUp(_ up: Bool) {
+        state.withLock { state in
+            state.up = up
+            // Down: every socket reports its error (readable); up: what waits shows again.
+            if !up || !state.pending.isEmpty { for readiness in state.readiness.values { readiness.signal() } }
+        }
+    }
 }
 
 /// One open socket on a `FakeCANLink`: throws ENETDOWN while the link is down, as the
@@ -72,12 +87,11 @@ struct FakeCANSocket: CANSocketIO {
     let link: FakeCANLink
     /// Which open of the link this socket is (1 = the first).
     let number: Int
+    let descriptor: FileDescriptor
 
     func setFilters(_ filters: [CANFilter]) throws(Errno) { link.state.withLock { $0.filters[number] = filters } }
 
     func filters() throws(Errno) -> [CANFilter] { link.state.withLock { $0.filters[number] ?? [] } }
-
-    func setReceiveTimeout(milliseconds: Int32) throws(Errno) { link.state.withLock { $0.receiveTimeouts[number] = milliseconds } }
 
     func send(_ frame: RawCANFrame) throws(Errno) {
         let error = link.state.withLock { state -> Int32? in
@@ -91,28 +105,57 @@ struct FakeCANSocket: CANSocketIO {
     }
 
     func receive(upTo limit: Int) throws(Errno) -> [RawCANReception] {
-        // Waits in short steps (this runs on the port's reader thread) up to the receive
-        // timeout, as SO_RCVTIMEO does, then takes what is waiting.
-        let timeout = link.state.withLock { $0.receiveTimeouts[number] } ?? 0
-        var waited: Int32 = 0
-        while true {
-            let (up, batch) = link.state.withLock { state -> (Bool, [RawCANReception]) in
-                guard state.up else { return (false, []) }
-                let batch = Array(state.pending.prefix(limit))
-                state.pending.removeFirst(batch.count)
-                return (true, batch)
-            }
-            guard up else { throw Errno(ENETDOWN) }
-            if !batch.isEmpty { return batch }
-            if timeout > 0, waited >= timeout { throw Errno(EAGAIN) }
-            usleep(2000)
-            waited += 2
+        // What waits, never a wait (the port's event loop saw the descriptor readable).
+        // Readable stays true exactly while frames wait or the link is down.
+        let (up, batch) = link.state.withLock { state -> (Bool, [RawCANReception]) in
+            guard state.up else { return (false, []) }
+            let batch = Array(state.pending.prefix(limit))
+            state.pending.removeFirst(batch.count)
+            if state.pending.isEmpty { state.readiness[number]?.consume() }
+            return (true, batch)
         }
+        guard up else { throw Errno(ENETDOWN) }
+        if batch.isEmpty { throw Errno(EAGAIN) }
+        return batch
     }
 
     func close() {
         let thread = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
-        link.state.withLock { $0.closedOn.append(thread.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let readiness = link.state.withLock { state in
+            state.closedOn.append(thread.trimmingCharacters(in: .whitespacesAndNewlines))
+            return state.readiness.removeValue(forKey: number)
+        }
+        readiness?.close()
+    }
+}
+
+/// A pipe that stands for a socket's readiness: its read end (`descriptor`) is readable
+/// from `signal` until `consume`.
+struct Readiness: Sendable {
+    let descriptor: FileDescriptor
+    private let writeEnd: Int32
+
+    init() throws(Errno) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw Errno(errno) }
+        for end in ends { _ = fcntl(end, F_SETFL, O_NONBLOCK) }
+        descriptor = FileDescriptor(rawValue: ends[0])
+        writeEnd = ends[1]
+    }
+
+    func signal() {
+        var one: UInt8 = 1
+        _ = write(writeEnd, &one, 1)
+    }
+
+    func consume() {
+        var bytes = [UInt8](repeating: 0, count: 256)
+        while read(descriptor.rawValue, &bytes, bytes.count) > 0 {}
+    }
+
+    func close() {
+        descriptor.close()
+        _ = Glibc.close(writeEnd)
     }
 }
 
@@ -158,7 +201,7 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         await port.close()
     }
 
-    /// While the write queue is worked off, the reader goes on reading frames (it once
+    /// While the write queue is worked off, frames go on arriving (a reader thread once
     /// spun on the send's wake-up for ever and read nothing).
     @Test func framesStillArriveAfterAQueuedSend() async throws {
         let link = FakeCANLink()
@@ -219,9 +262,9 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         #expect(queue.isEmpty)
     }
 
-    /// The reader thread hands the receiver each frame, in order; closing the port tells
+    /// The loop thread hands the receiver each frame, in order; closing the port tells
     /// the receiver.
-    @Test func theReaderThreadDeliversToTheReceiver() async throws {
+    @Test func theLoopDeliversToTheReceiver() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
         let got = Mutex<[CANFrame]>([])
@@ -255,10 +298,9 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         await port.close()
     }
 
-    /// The kernel filters for the profile's IDs, and the receive timeout that bounds the
-    /// reader's wait, are on every socket the port opens: the first, and each reopen after
-    /// the interface came back.
-    @Test func everySocketGetsTheFiltersAndTheReceiveTimeout() async throws {
+    /// The kernel filters for the profile's IDs are on every socket the port opens: the
+    /// first, and each reopen after the interface came back.
+    @Test func everySocketGetsTheFilters() async throws {
         let link = FakeCANLink()
         let ids = [CANID(standard: 0x3A0), try #require(CANID(0x18DA_F110, extended: true))]
         let port = try SocketCANPort(interface: "fake0", fd: false, acceptedIDs: ids, io: link.opener)
@@ -272,11 +314,8 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         link.setUp(true)
         #expect(await eventually { port.health().state == .errorActive && link.state.withLock { $0.opened } >= 2 })
         #expect(port.installedFilters() == expected, "the reopened socket has them too")
-        let (filters, timeouts, opened) = link.state.withLock { ($0.filters, $0.receiveTimeouts, $0.opened) }
-        for number in 1...opened {
-            #expect(filters[number] == expected, "socket \(number)")
-            #expect(timeouts[number] == SocketCANPort.receiveTimeoutMilliseconds, "socket \(number)")
-        }
+        let (filters, opened) = link.state.withLock { ($0.filters, $0.opened) }
+        for number in 1...opened { #expect(filters[number] == expected, "socket \(number)") }
         await port.close()
     }
 
@@ -328,7 +367,7 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         let got = Mutex<[UInt32]>([])
         port.startReceiving(CANReceiver(frame: { received in got.withLock { $0.append(received.frame.id.rawValue) } }, finished: {}))
         link.setUp(false)
-        #expect(await eventually { port.health().state == .down }, "the reader notices the link is down")
+        #expect(await eventually { port.health().state == .down }, "the loop notices the link is down")
         #expect(port.send(frame) == .failed(.interfaceDown("fake0")))
         link.setUp(true)
         #expect(await eventually { port.health().state == .errorActive && port.send(frame) != .failed(.interfaceDown("fake0")) }, "reopened after backoff")
@@ -340,7 +379,7 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         await port.close()
     }
 
-    /// A socket opens on a link that is down and fails at once: the reader must back off
+    /// A socket opens on a link that is down and fails at once: the port must back off
     /// between such reopens, not spin (it once reopened thousands of times a second).
     @Test func aLinkThatStaysDownIsReopenedWithBackoff() async throws {
         let link = FakeCANLink()
@@ -366,9 +405,9 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         await port.close()
     }
 
-    /// A send that finds the link down retires the socket; the reader thread, woken,
-    /// closes it (only the reader closes, so it never reads a reused descriptor).
-    @Test func aSendThatFindsTheLinkDownHandsTheSocketToTheReader() async throws {
+    /// A send that finds the link down retires the socket; the port's loop thread closes
+    /// it (only the thread that reads closes, so it never reads a reused descriptor).
+    @Test func aSendThatFindsTheLinkDownHandsTheSocketToTheLoop() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
         link.setUp(false)
@@ -381,10 +420,31 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         #expect(!closedOn.isEmpty && closedOn.allSatisfy { $0 == "can-fake0" }, "closed on \(closedOn)")
     }
 
-    @Test func closeStopsTheReaderThread() async throws {
+    /// Given the loop that serves the calls (carplayd), the port reads on that loop's
+    /// thread, so a frame that settles a command resumes it with no wake-up between; and
+    /// closing the port leaves the loop running for its other sockets.
+    @Test func aGivenLoopReadsTheSocketOnItsThread() async throws {
+        let link = FakeCANLink()
+        let loop = try EventLoop(name: "calls")
+        defer { loop.shutdown() }
+        let port = try SocketCANPort(interface: "fake0", fd: false, loop: loop, io: link.opener)
+        let onLoop = Mutex<[Bool]>([])
+        port.startReceiving(CANReceiver(frame: { _ in onLoop.withLock { $0.append(loop.isCurrentThread) } }, finished: {}))
+        link.inject(canID: 0x123, data: [1])
+        #expect(await eventually { !onLoop.withLock { $0 }.isEmpty })
+        #expect(onLoop.withLock { $0 } == [true])
+        await port.close()
+        #expect(link.state.withLock { $0.closedOn } == ["calls"])
+        let before = loop.heartbeat
+        loop.poke()
+        #expect(await eventually { loop.heartbeat > before }, "the loop still runs")
+    }
+
+    @Test func closeClosesTheSocket() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
         await port.close()
+        #expect(link.state.withLock { ($0.opened, $0.closedOn.count, $0.readiness.count) } == (1, 1, 0))
         #expect(port.send(frame) == .failed(.closed))
         let finished = Mutex(false)
         port.startReceiving(CANReceiver(frame: { _ in }, finished: { finished.withLock { $0 = true } }))

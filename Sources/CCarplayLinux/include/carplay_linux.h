@@ -68,17 +68,12 @@ typedef struct {
 
 enum { CARPLAY_CAN_BATCH_MAX = 64 };
 
-/// How long a receive waits for its first frame (SO_RCVTIMEO); 0: for ever.
-int carplay_can_set_receive_timeout(int fd, int timeout_ms);
-/// Reads up to `capacity` (<= CARPLAY_CAN_BATCH_MAX) frames in one recvmmsg: waits for
-/// the first (at most the receive timeout: then -1, errno EAGAIN), then takes those
-/// already waiting. Returns the count, or -1 (errno).
+/// Takes up to `capacity` (<= CARPLAY_CAN_BATCH_MAX) frames already waiting, in one
+/// recvmmsg that never blocks (-1, errno EAGAIN: none). Returns the count, or -1 (errno).
 int carplay_can_receive_batch(int fd, carplay_can_reception *out, int capacity);
 /// The socket's kernel receive filters (CAN_RAW_FILTER): fills up to `capacity`, returns
 /// how many are installed, or -1 (errno).
 int carplay_can_get_filters(int fd, uint32_t *ids, uint32_t *masks, int capacity);
-/// Waits until `fd` is readable or `wake_fd` is; returns 1 readable, 2 woken, 0 timeout, -1 error.
-int carplay_wait_readable(int fd, int wake_fd, int timeout_ms);
 /// The interface index, or 0 when there is no such interface.
 int carplay_interface_index(const char *ifname);
 
