@@ -91,7 +91,8 @@ public final class Daemon: Sendable {
         log.info("listening on \(listening): \(car); \(bus)\(reachable ? "" : ", vehicle not reachable yet")")
         let notifier = SystemdNotifier()
         _ = try? notifier.notify("READY=1\nSTATUS=\(Self.statusText(reachable: reachable, interface: session.interface))")
-        let supervisor = Task { await self.supervise(state: state, loops: loops, notifier: notifier, reachable: reachable) }
+        // On the first loop, which keeps its ticks: no timer thread wakes for them.
+        let supervisor = Task(executorPreference: loops[0]) { await self.supervise(state: state, loops: loops, notifier: notifier, reachable: reachable) }
         log.info("try: carplayctl --socket \(socketPath) climate --temperature 21.5 --zone driver   (or: carplayctl --socket \(socketPath) status)")
 
         for await signal in signals {
@@ -228,8 +229,8 @@ public final class Daemon: Sendable {
         var beats = loops.map(\.heartbeat)
         for loop in loops { loop.poke() }
         while !Task.isCancelled {
-            try? await Task.sleep(for: tick)
-            if Task.isCancelled { return }
+            // Cancelled, or the loop stopped: the daemon is stopping.
+            do { try await loops[0].sleep(for: tick) } catch { return }
             let session = state.session
             let controller = session.controller
             let nowReachable = controller.isReachable

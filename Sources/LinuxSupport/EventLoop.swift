@@ -12,7 +12,9 @@ import Glibc
 /// It is also a `TaskExecutor`: a task created with `Task(executorPreference: loop)`
 /// runs its jobs on the loop thread between two epoll waits, and so does every default
 /// actor and nonisolated async function it calls. A Varlink call read on the loop then
-/// runs to its reply without waking another thread.
+/// runs to its reply without waking another thread. And it keeps time: `sleep(until:)`
+/// bounds the loop's epoll_wait, so a task on the loop that sleeps wakes without a timer
+/// thread, a timerfd or a futex.
 public final class EventLoop: Sendable {
     public struct Events: OptionSet, Sendable {
         public let rawValue: UInt32
@@ -35,15 +37,19 @@ public final class EventLoop: Sendable {
     private let heartbeats = Atomic<UInt64>(0)
     private static let wakeToken: UInt64 = 0
 
-    /// Jobs of tasks that prefer this loop, and whether the loop thread is (about to be)
-    /// blocked in epoll_wait and needs the eventfd to see a new one.
+    /// Jobs of tasks that prefer this loop, sleepers, and whether the loop thread is
+    /// (about to be) blocked in epoll_wait (until `sleepingUntil`, nil: no deadline) and
+    /// needs the eventfd to see a new job or an earlier deadline.
     private struct Jobs {
         var queue: [UnownedJob] = []
+        var timers = TimerQueue<CheckedContinuation<Void, any Error>>()
         var sleeping = false
+        var sleepingUntil: ContinuousClock.Instant?
         var stopped = false
     }
 
     private let jobs = Mutex(Jobs())
+    private let nextTimerID = Atomic<Int>(0)
     /// pthread_self() of the loop thread (0 before it started).
     private let thread = Atomic<UInt>(0)
 
@@ -131,16 +137,25 @@ public final class EventLoop: Sendable {
         var batch: [UnownedJob] = []
         thread.store(UInt(pthread_self()), ordering: .releasing)
         while running.load(ordering: .acquiring) {
-            // Block only when no job waits; a job enqueued from another thread after
-            // this point sees `sleeping` and writes the eventfd.
+            // Block only when no job waits, until the first sleeper is due; a job or an
+            // earlier sleeper added from another thread after this point sees `sleeping`
+            // and writes the eventfd.
             let timeout: Int32 = jobs.withLock { jobs in
                 guard jobs.queue.isEmpty else { return 0 }
-                jobs.sleeping = true
-                return -1
+                let next = jobs.timers.nextDeadline
+                let timeout = next.map { TimerQueue<Never>.epollTimeout(until: $0, now: .now) } ?? -1
+                if timeout != 0 {
+                    jobs.sleeping = true
+                    jobs.sleepingUntil = next
+                }
+                return timeout
             }
             let count = carplay_epoll_wait(epoll, &events, &tokens, 64, timeout)
             if timeout != 0 { jobs.withLock { $0.sleeping = false } }
-            defer { runJobs(&batch) }
+            defer {
+                wakeSleepers()
+                runJobs(&batch)
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 break
@@ -157,13 +172,22 @@ public final class EventLoop: Sendable {
         handlers.withLock { $0.removeAll() }
         close(epoll)
         close(wakeup)
-        // Tasks that still prefer this loop finish on the global executor.
-        let left = jobs.withLock { jobs in
+        // Tasks that still prefer this loop finish on the global executor; sleepers hear
+        // that the loop is gone.
+        let (left, sleepers) = jobs.withLock { jobs in
             jobs.stopped = true
             defer { jobs.queue.removeAll() }
-            return jobs.queue
+            return (jobs.queue, jobs.timers.removeAll())
         }
         for job in left { globalConcurrentExecutor.enqueue(job) }
+        for sleeper in sleepers { sleeper.resume(throwing: CancellationError()) }
+    }
+
+    /// Resumes the sleepers that are due; their tasks' jobs then run in this round when
+    /// they prefer the loop.
+    private func wakeSleepers() {
+        let due = jobs.withLock { jobs in jobs.timers.isEmpty ? [] : jobs.timers.popDue(at: .now) }
+        for sleeper in due { sleeper.resume() }
     }
 
     /// Runs the queued jobs, and those they enqueue (an actor hop, a resumed
@@ -182,6 +206,39 @@ public final class EventLoop: Sendable {
 
     /// Jobs run between two polls of the sockets, at most.
     static let jobBudget = 256
+
+    /// Returns at `deadline` or later (to the millisecond, never earlier), woken by the loop
+    /// thread; throws when the calling task is cancelled or the loop stopped. A task that
+    /// prefers this loop then sleeps at no cost beyond the loop's own wait.
+    public func sleep(until deadline: ContinuousClock.Instant) async throws {
+        let id = nextTimerID.add(1, ordering: .relaxed).oldValue
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let (wake, refused) = jobs.withLock { jobs -> (Bool, Bool) in
+                    if jobs.stopped || Task.isCancelled { return (false, true) }
+                    jobs.timers.add(id: id, deadline: deadline, continuation)
+                    // The loop sleeps past this deadline: it must look again.
+                    guard jobs.sleeping, jobs.sleepingUntil.map({ deadline < $0 }) ?? true else { return (false, false) }
+                    jobs.sleeping = false
+                    return (true, false)
+                }
+                if refused { continuation.resume(throwing: CancellationError()) }
+                if wake {
+                    var one: UInt64 = 1
+                    _ = write(wakeup, &one, 8)
+                }
+            }
+        } onCancel: {
+            jobs.withLock { $0.timers.remove(id: id) }?.resume(throwing: CancellationError())
+        }
+    }
+
+    public func sleep(for duration: Duration) async throws {
+        try await sleep(until: .now + duration)
+    }
+
+    /// Sleepers waiting on the loop.
+    var sleeperCount: Int { jobs.withLock { $0.timers.count } }
 }
 
 extension EventLoop: TaskExecutor {
