@@ -246,11 +246,13 @@ def measure_counts(args, directory):
 
 
 def measure_bus_load(args, directory, profile, window=5.0):
-    """carplayd at idle, per second, on a quiet bus (the simulated vehicle alone) and on the
-    car's full bus (carplay-ecu --bus-load: every DBC message at its cycle time): CPU,
-    context switches, syscalls and the frames its socket received. The kernel filters
-    should keep the full bus's cost near the quiet one's."""
+    """carplayd per second on a quiet bus (the simulated vehicle alone) and on the car's
+    full bus (carplay-ecu --bus-load: every DBC message at its cycle time), idle and under
+    intents (carplay-bench, one client, on the profile's own properties): CPU, context
+    switches, syscalls and the frames its socket received. The kernel filters should keep
+    the full bus's cost near the quiet one's."""
     result = {}
+    bench = [str(args.bin_dir / "carplay-bench"), "--profile", str(profile), "--clients", "1", "--seconds", "%g" % window, "--warmup", "0"]
     for name, extra in (("quiet", ()), ("full", ("--bus-load",))):
         ecu = start_ecu(args, directory, "carplay-ecu-%s-%s" % (profile.name, name), profile, extra)
         daemon = None
@@ -258,18 +260,38 @@ def measure_bus_load(args, directory, profile, window=5.0):
             daemon, sock = start_daemon(args, directory, profile)
             time.sleep(2.0)
             pid = daemon.proc.pid
-            first, before = received_frames(sock), counts.process_counters(pid)
-            time.sleep(window)
-            used = counts.difference(counts.process_counters(pid), before)
-            received = received_frames(sock) - first
-            with counts.Strace(pid, directory / ("strace-%s-%s" % (profile.name, name))) as calls:
+
+            def idle():
                 time.sleep(window)
-            load = [line for line in ecu.tail().splitlines() if "bus load:" in line]
-            bus_rate = float(load[-1].split(",")[-1].split()[0]) if load else 0.0
-            result[name] = {"cpu_ms_per_s": used["cpu_s"] * 1000 / window, "context_switches_per_s": used["context_switches"] / window,
-                            "syscalls_per_s": calls.calls["total"] / window, "received_per_s": received / window,
-                            "extra_bus_frames_per_s": bus_rate}
-            log("bus load, %s, %s bus: %s" % (profile.name, name, json.dumps(result[name])))
+                return None
+
+            def intents():
+                done = subprocess.run(bench + ["--socket", sock], capture_output=True, text=True, timeout=args.step_timeout)
+                try:
+                    return json.loads(done.stdout)
+                except ValueError:
+                    raise SystemExit("carplay-bench gave no JSON (exit %d): %s" % (done.returncode, done.stderr[-2000:]))
+
+            for load, work in (("idle", idle), ("intents", intents)):
+                first, before, start = received_frames(sock), counts.process_counters(pid), time.monotonic()
+                report = work()
+                seconds = time.monotonic() - start
+                used = counts.difference(counts.process_counters(pid), before)
+                received = received_frames(sock) - first
+                with counts.Strace(pid, directory / ("strace-%s-%s-%s" % (profile.name, name, load))) as calls:
+                    traced_start = time.monotonic()
+                    work()
+                    traced_seconds = time.monotonic() - traced_start
+                tail = [line for line in ecu.tail().splitlines() if "bus load:" in line]
+                bus_rate = float(tail[-1].split(",")[-1].split()[0]) if tail else 0.0
+                key = name if load == "idle" else name + "_intents"
+                result[key] = {"cpu_ms_per_s": used["cpu_s"] * 1000 / seconds, "context_switches_per_s": used["context_switches"] / seconds,
+                               "syscalls_per_s": calls.calls["total"] / traced_seconds, "received_per_s": received / seconds,
+                               "extra_bus_frames_per_s": bus_rate}
+                if report is not None:
+                    result[key]["intents_per_s"] = report["confirmed"] / seconds
+                    result[key]["failed"] = report["failed"]
+                log("bus load, %s, %s bus, %s: %s" % (profile.name, name, load, json.dumps(result[key])))
         finally:
             if daemon:
                 daemon.stop()

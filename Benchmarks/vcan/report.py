@@ -82,17 +82,24 @@ def counts_table(counts):
                                                            idle["context_switches"], idle["cpu_us"], breakdown(idle)))
     bus_load = counts.get("bus_load") or {}
     if bus_load:
-        lines += ["", "carplayd at idle on a quiet bus (the simulated vehicle alone) and on the car's full bus "
-                  "(`carplay-ecu --bus-load`: every other message of the DBC at its cycle time), per second:", "",
-                  "| profile | other frames on the bus /s | received by carplayd /s | CPU ms/s | context switches /s | syscalls /s |",
-                  "| --- | --- | --- | --- | --- | --- |"]
+        lines += ["", "carplayd on a quiet bus (the simulated vehicle alone) -> on the car's full bus "
+                  "(`carplay-ecu --bus-load`: every other message of the DBC at its cycle time), per second, idle and "
+                  "under intents (carplay-bench, 1 client, the profile's own properties):", "",
+                  "| profile | load | other frames on the bus /s | received by carplayd /s | confirmed intents /s | CPU ms/s "
+                  "| context switches /s | syscalls /s |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for name, entry in bus_load.items():
-            quiet, full = entry.get("quiet", {}), entry.get("full", {})
-            def pair(key, digits=1):
-                return "%s -> %s" % tuple(("{:,.%df}" % digits).format(side.get(key, 0)) for side in (quiet, full))
-            lines.append("| `%s` | %s | %s | %s | %s | %s |" % (
-                name, pair("extra_bus_frames_per_s", 0), pair("received_per_s"), pair("cpu_ms_per_s", 2),
-                pair("context_switches_per_s"), pair("syscalls_per_s")))
+            for load, suffix in (("idle", ""), ("intents", "_intents")):
+                quiet, full = entry.get("quiet" + suffix), entry.get("full" + suffix)
+                if not quiet or not full:
+                    continue
+
+                def pair(key, digits=1):
+                    return "%s -> %s" % tuple(("{:,.%df}" % digits).format(side.get(key, 0)) for side in (quiet, full))
+                lines.append("| `%s` | %s | %s | %s | %s | %s | %s | %s |" % (
+                    name, load, pair("extra_bus_frames_per_s", 0), pair("received_per_s"),
+                    pair("intents_per_s") if load == "intents" else "--", pair("cpu_ms_per_s", 2),
+                    pair("context_switches_per_s"), pair("syscalls_per_s")))
         lines.append("")
     lines.append("- each figure: (long - short) / (intents or frames of long - short), runs of %s intents and idle "
                  "windows of %s s; syscalls from `strace -f -c` in runs of their own, context switches (every "

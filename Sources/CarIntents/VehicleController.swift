@@ -244,7 +244,7 @@ public final class VehicleController: Sendable {
         let generation = core.timerGeneration
         core.timerDeadline = next
         let clock = clock
-        core.timer = Task { [weak self] in
+        core.timer = Task(executorPreference: clock.executor) { [weak self] in
             do { try await clock.sleep(until: next) } catch { return }
             self?.timerFired(generation)
         }

@@ -1,3 +1,4 @@
+import CANBus
 import CarIntents
 import LinuxSupport
 import SimulatorControl
@@ -56,7 +57,7 @@ public final class Daemon: Sendable {
             for loop in loops { loop.shutdown() }
             return 1
         }
-        let session = await Self.startSession(configuration, profile: profile, vehicle: vehicle, store: store)
+        let session = await Self.startSession(configuration, profile: profile, vehicle: vehicle, store: store, clock: loops[0])
         let state = DaemonState(
             session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(configuration), simulatorAccess: simulatorAccess(configuration)
         )
@@ -120,10 +121,11 @@ public final class Daemon: Sendable {
         return 0
     }
 
-    /// The session on `vehicle`, with the configured confirmation timeout and the saved car profiles.
-    static func startSession(_ configuration: DaemonConfiguration, profile: VehicleProfile, vehicle: VehicleSession.Vehicle, store: CarProfileStore) async
-        -> VehicleSession
-    {
+    /// The session on `vehicle`, with the configured confirmation timeout and the saved car
+    /// profiles; its deadlines on `clock` (the loop that reads the bus).
+    static func startSession(
+        _ configuration: DaemonConfiguration, profile: VehicleProfile, vehicle: VehicleSession.Vehicle, store: CarProfileStore, clock: any MonotonicClock
+    ) async -> VehicleSession {
         var profile = profile
         if let milliseconds = configuration.confirmationTimeoutMilliseconds {
             profile.policies.confirmationTimeout = .milliseconds(milliseconds)
@@ -132,7 +134,7 @@ public final class Daemon: Sendable {
         return await VehicleSession(
             profile: profile, vehicle: vehicle, savedProfiles: store.load(profile: identifier), restrictedWhileLocked: configuration.restrictedWhileLocked,
             carIdentifier: carIdentifier(profile: identifier),
-            persist: { profiles in try store.save(profiles, profile: identifier) })
+            persist: { profiles in try store.save(profiles, profile: identifier) }, clock: clock)
     }
 
     /// `INCar.carIdentifier`: stable for this unit and profile, and not the VIN nor the
@@ -309,7 +311,8 @@ public final class Daemon: Sendable {
             if case let .failure(error) = opened { log.error("reload: \(error); keeping the running vehicle") }
             return
         }
-        let session = await Self.startSession(next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory))
+        let session = await Self.startSession(
+            next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory), clock: canLoop)
         let old = state.replace(
             session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(next), simulatorAccess: simulatorAccess(next))
         await old.stop()
