@@ -139,10 +139,12 @@ class Ecu:
                 self.state[status_message][status_signal] = str(value) if hasattr(value, "name") else value
                 changed.add(status_message)
                 applied.append("%s=%s" % (status_signal, value))
+        # Said before the acknowledgement and the status go out: once carplayd has seen
+        # them (and answered), the line is in the log.
+        print("python-ecu: applied %s %s" % (message.name, " ".join(applied)), flush=True)
         self.acknowledge(message, data)
         for name in sorted(changed):
             self.send_status(name)
-        print("python-ecu: applied %s %s" % (message.name, " ".join(applied)), flush=True)
 
     def cyclic(self):
         while self.running:
