@@ -58,8 +58,8 @@ public enum SendAttempt: Sendable, Equatable {
 /// every frame that the other endpoints send, not its own.
 ///
 /// One way in, one way out. Frames reach the receiver given to `startReceiving`, on the
-/// thread that has them (the sender's, on an in-process bus; the reader thread, on
-/// SocketCAN), one at a time per sender and in bus order; frames that arrive before it
+/// thread that has them (the sender's, on an in-process bus; the event loop's that
+/// watches the socket, on SocketCAN), one at a time per sender and in bus order; frames that arrive before it
 /// are not delivered. A send never suspends: it answers at once with a `SendAttempt`.
 public protocol CANPort: Sendable {
     /// The interface name, e.g. "vcan0".

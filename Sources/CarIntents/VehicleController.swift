@@ -175,8 +175,8 @@ public final class VehicleController: Sendable {
 
     func readerEnded() { core.withLock { $0.readerFinished = true } }
 
-    /// The CAN reader is running: started and its frames have not ended. Answering at all
-    /// shows the controller's lock is not wedged (the systemd watchdog asks).
+    /// The controller reads the bus: started, and its port has not ended its frames.
+    /// Answering at all shows the controller's lock is not wedged (the systemd watchdog asks).
     public var isReading: Bool { core.withLock { $0.started && !$0.readerFinished } }
 
     /// Ends every command and wait in flight (`vehicleUnreachable`, unmet), the

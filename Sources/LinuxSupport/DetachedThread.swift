@@ -6,8 +6,9 @@ import Glibc
 import Musl
 #endif
 
-/// A detached POSIX thread running `body` once: the event loop and the CAN readers,
-/// which block in epoll/read and so must not sit on the cooperative pool. (Foundation's
+/// A detached POSIX thread running `body` once: the event loops (which read the
+/// Varlink and CAN sockets), which block in epoll_wait and so must not sit on the
+/// cooperative pool. (Foundation's
 /// `Thread` does the same; this keeps Foundation out of the daemon.)
 public enum DetachedThread {
     /// Starts the thread; `name` (at most 15 bytes, as the kernel keeps it) shows in

@@ -1,8 +1,8 @@
 import CANKit
 
 /// The frames a CAN socket did not take yet (ENOBUFS: the interface's transmit queue is
-/// full), in the order they were sent. Pure: `SocketCANPort` tries them again from its
-/// reader thread, a little later each time, and gives up on them after `maxAttempts`
+/// full), in the order they were sent. Pure: `SocketCANPort` tries them again from a
+/// retry task, a little later each time, and gives up on them after `maxAttempts`
 /// tries of the oldest (the bus is not draining: a controller bus-off, a cable off).
 struct CANWriteQueue {
     /// What one write of a frame did.

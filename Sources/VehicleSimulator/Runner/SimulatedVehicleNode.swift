@@ -7,7 +7,7 @@ import VehicleKit
 /// `VehicleSimulation`, runs its `tick` at `nextDeadline`, and sends what both return.
 ///
 /// A command is simulated and answered on the thread that delivered it (the in-process
-/// bus's sender, SocketCAN's reader thread), under the node's lock: no task wake-up
+/// bus's sender, the event loop that reads SocketCAN), under the node's lock: no task wake-up
 /// between a command frame and its acknowledgement.
 ///
 /// `run()` returns when its task is cancelled or the port closes; it does not close the
