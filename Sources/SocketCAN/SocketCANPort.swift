@@ -247,7 +247,8 @@ public final class SocketCANPort: CANPort, Sendable {
             return reading.backoffMilliseconds
         }
         Task(executorPreference: loop) { [self] in
-            try? await Task.sleep(for: .milliseconds(delay))
+            // Thrown: the loop stopped, and the port with it.
+            do { try await loop.sleep(for: .milliseconds(delay)) } catch { return }
             reopen()
         }
     }
@@ -292,10 +293,12 @@ public final class SocketCANPort: CANPort, Sendable {
     // MARK: - The write queue
 
     /// Works the write queue off while it holds frames: a retry a little later each time,
-    /// until the kernel takes them or the queue gives up.
+    /// until the kernel takes them or the queue gives up. On the loop, like every timer of
+    /// the port.
     private func scheduleFlush(afterMilliseconds delay: Int32) {
-        Task.detached { [self] in
-            try? await Task.sleep(for: .milliseconds(Int(delay)))
+        Task(executorPreference: loop) { [self] in
+            // Interrupted (the loop stopped): flush now, the queue decides what is left.
+            try? await loop.sleep(for: .milliseconds(Int(delay)))
             if let next = flushWriteQueue() { scheduleFlush(afterMilliseconds: next) }
         }
     }
