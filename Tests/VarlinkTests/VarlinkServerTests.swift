@@ -209,3 +209,58 @@ struct VarlinkTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Which of its loops a call runs on: carplayd reads the CAN bus on the first, so a lone
+/// client must land there, and more clients spread over the rest.
+@Suite struct VarlinkWorkerChoiceTests {
+    struct WhichLoop: VarlinkService {
+        let loops: [EventLoop]
+        func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: VarlinkReplies) async {
+            replies.send(VarlinkReply(parameters: ["loop": .integer(loops.firstIndex { $0.isCurrentThread } ?? -1)]))
+        }
+    }
+
+    @Test func aConnectionGoesToTheLoopServingTheFewestTheFirstOnATie() async throws {
+        let loops = [try EventLoop(), try EventLoop()]
+        let path = NSTemporaryDirectory() + "varlink-workers-\(UUID().uuidString.prefix(8)).sock"
+        let server = VarlinkServer(
+            listener: try UnixSocket.listen(path: path), loop: loops[0], workers: loops,
+            info: VarlinkServerInfo(vendor: "test", product: "workers", version: "0", url: "https://example.org"),
+            interfaces: [VarlinkInterfaceDescription(name: "org.example.which", text: "interface org.example.which\nmethod Which() -> (loop: int)\n")],
+            service: WhichLoop(loops: loops))
+        try server.start()
+        defer {
+            server.stopAccepting()
+            server.closeAll()
+            for loop in loops { loop.shutdown() }
+            unlink(path)
+        }
+        let served = try await offThePool { () throws -> [Int] in
+            func which(_ client: VarlinkClient) throws -> Int {
+                guard case let .integer(loop)? = try client.call("org.example.which.Which")["loop"] else { return -2 }
+                return loop
+            }
+            func closed(_ client: inout VarlinkClient?, leaving count: Int) {
+                client = nil  // closes it
+                var waited = 0
+                while server.connectionCount > count, waited < 5000 {
+                    usleep(1000)
+                    waited += 1
+                }
+            }
+            // A probe that comes and goes (carplay-bench's readiness check, a status call).
+            var probe: VarlinkClient? = try VarlinkClient(path: path)
+            let probed = try which(probe!)
+            closed(&probe, leaving: 0)
+            var client: VarlinkClient? = try VarlinkClient(path: path)
+            let alone = try which(client!)
+            let other = try VarlinkClient(path: path)
+            let beside = try which(other)
+            closed(&client, leaving: 1)
+            let newcomer = try VarlinkClient(path: path)
+            return [probed, alone, beside, try which(newcomer), try which(other)]
+        }
+        // Round-robin would have put the client after the probe on loop 1: [0, 1, 0, 1, 0].
+        #expect(served == [0, 0, 1, 0, 1], "a lone client on the first loop, the next beside it, a newcomer where there is room")
+    }
+}
