@@ -224,6 +224,16 @@ def test_independent_python_ecu_confirms(rig_factory, profile):
     assert "python-ecu: applied" in rig.ecu.text(), rig.logs()
     reply = rig.perform({"intent": "SetCarLockStatus", "parameters": {"locked": False}})
     assert reply["response"]["code"] == "success", reply["response"]
+    # A scaled set point (0.5 degC steps, offset 10): the other zone's "no request" is raw
+    # 0, physical 10 degC, and must stay a no-request for an ECU that reads it right.
+    temperatures = []
+    for zone, value in (("frontLeft", 21.5), ("frontRight", 23.0)):
+        reply = rig.perform({"intent": "SetClimateSettingsInCar",
+                             "parameters": {"climateZone": zone, "temperature": {"value": value, "unit": "celsius"}}})
+        assert reply["response"]["code"] == "success", (zone, reply["response"], rig.logs())
+        temperatures.append({key: v for key, v in reply["state"].items() if key.startswith("climate.temperature.")})
+    changed = {key: v for key, v in temperatures[1].items() if v != temperatures[0].get(key)}
+    assert list(changed.values()) == [23.0], (changed, rig.logs())
 
 
 def test_garbage_and_foreign_frames_are_ignored(rig_factory):

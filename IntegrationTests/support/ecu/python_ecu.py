@@ -127,7 +127,9 @@ class Ecu:
         if len(data) < message.length or not self.check(message, data):
             print("python-ecu: ignored %s (E2E)" % message.name, flush=True)
             return
-        raw = message.decode(data[: message.length], decode_choices=False)
+        # Raw values to compare with the profile's raw idle value ("NoRequest" of a scaled
+        # signal is raw 0, physical its offset); scaled ones to apply.
+        raw = message.decode(data[: message.length], decode_choices=False, scaling=False)
         scaled = message.decode(data[: message.length])
         changed = set()
         applied = []
