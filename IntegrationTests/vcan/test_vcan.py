@@ -127,7 +127,10 @@ class Rig:
 
     def captured(self):
         time.sleep(0.2)
-        lines = [line for line in self.capture.read_text().splitlines() if line.strip()]
+        text = self.capture.read_text()
+        # candump may be writing a line this moment (on a full bus, often): only whole
+        # lines count, the rest is read with the next call.
+        lines = [line for line in text[: text.rfind("\n") + 1].splitlines() if line.strip()]
         return [check_intents.parse_log_line(line) for line in lines]
 
     def close(self):
