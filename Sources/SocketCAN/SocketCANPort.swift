@@ -94,34 +94,35 @@ public final class SocketCANPort: CANPort, Sendable {
     @discardableResult
     public func send(_ frame: CANFrame) -> SendAttempt {
         let raw = Self.raw(frame)
-        // `flushAfter`: this send queued the first frame, so a retry task starts then.
-        let (attempt, down, flushAfter) = state.withLock { state -> (SendAttempt, String?, Int32?) in
-            if state.closed { return (.failed(.closed), nil, nil) }
-            guard let socket = state.socket else { return (.failed(.interfaceDown(interface)), nil, nil) }
+        // `down`: the link is gone (the loop retires the socket); `flushAfter`: this send
+        // queued the first frame, so a retry task starts then.
+        let (attempt, down, flushAfter) = state.withLock { state -> (SendAttempt, Bool, Int32?) in
+            if state.closed { return (.failed(.closed), false, nil) }
+            guard let socket = state.socket else { return (.failed(.interfaceDown(interface)), false, nil) }
             let stamped = ReceivedFrame(frame: frame, timestamp: CandumpTimestamp.now(), interface: interface)
             // Behind the queued ones, so that one sender's frames keep their order.
             guard state.writeQueue.isEmpty else {
-                return state.writeQueue.enqueue(frame) ? (.queued(stamped), nil, nil) : (.failed(.transmitQueueFull), nil, nil)
+                return state.writeQueue.enqueue(frame) ? (.queued(stamped), false, nil) : (.failed(.transmitQueueFull), false, nil)
             }
             do throws(Errno) {
                 try socket.send(raw)
-                return (.sent(stamped), nil, nil)
+                return (.sent(stamped), false, nil)
             } catch {
                 if error.isTransientlyFull {
-                    guard state.writeQueue.enqueue(frame) else { return (.failed(.transmitQueueFull), nil, nil) }
-                    guard !state.flushScheduled else { return (.queued(stamped), nil, nil) }
+                    guard state.writeQueue.enqueue(frame) else { return (.failed(.transmitQueueFull), false, nil) }
+                    guard !state.flushScheduled else { return (.queued(stamped), false, nil) }
                     state.flushScheduled = true
-                    return (.queued(stamped), nil, state.writeQueue.retryMilliseconds)
+                    return (.queued(stamped), false, state.writeQueue.retryMilliseconds)
                 }
                 if error.isInterfaceGone {
                     Self.markDown(&state, "send: \(error)")
-                    return (.failed(.interfaceDown(interface)), "down", nil)
+                    return (.failed(.interfaceDown(interface)), true, nil)
                 }
-                return (.failed(.other("send on \(interface): \(error)")), nil, nil)
+                return (.failed(.other("send on \(interface): \(error)")), false, nil)
             }
         }
         // The loop thread closes the socket and reopens it.
-        if down != nil { onLoop { [self] in retireWatched() } }
+        if down { onLoop { [self] in retireWatched() } }
         if let flushAfter { scheduleFlush(afterMilliseconds: flushAfter) }
         return attempt
     }
