@@ -37,9 +37,32 @@
 /// GetState, Monitor and the dash show them, marked by their prefix, and nothing sets them.
 public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     public let rawValue: String
+    /// The key's digest, made once: the state, the frame plan and every command are
+    /// dictionaries by key, looked up hundreds of times per intent, and hashing the
+    /// whole text each time was a tenth of carplayd's CPU per intent (docs/BENCHMARKS.md).
+    /// `Hasher` still mixes it with its per-process seed.
+    private let digest: UInt64
 
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { self.rawValue = value }
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+        digest = Self.fnv1a(rawValue)
+    }
+
+    public init(stringLiteral value: String) { self.init(value) }
+
+    public static func == (lhs: PropertyKey, rhs: PropertyKey) -> Bool {
+        lhs.digest == rhs.digest && lhs.rawValue == rhs.rawValue
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(digest) }
+
+    /// 64-bit FNV-1a of the key's UTF-8. Keys are equal when their UTF-8 is (the
+    /// vocabulary is ASCII; `==` checks the digest first, then the text).
+    private static func fnv1a(_ text: String) -> UInt64 {
+        var digest: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { digest = (digest ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return digest
+    }
 
     public var description: String { rawValue }
     public static func < (lhs: PropertyKey, rhs: PropertyKey) -> Bool { lhs.rawValue < rhs.rawValue }
