@@ -12,9 +12,9 @@ final class StateJSONCache: Sendable {
     private struct Entry {
         var controller: ObjectIdentifier
         var version: Int
-        var state: VehicleState
-        /// Per property its `"key":value` text, in the order `JSONValue` writes keys.
-        var fragments: [(key: PropertyKey, text: [UInt8])]
+        /// Per property its value and `"key":value` text, in the order `JSONValue`
+        /// writes keys.
+        var fragments: [(key: PropertyKey, value: PropertyValue, text: [UInt8])]
         var bytes: [UInt8]
     }
 
@@ -35,12 +35,10 @@ final class StateJSONCache: Sendable {
     func json(_ state: VehicleState, version: Int, of controller: ObjectIdentifier) -> [UInt8] {
         let cached = entry.withLock { $0 }
         if let cached, cached.controller == controller, cached.version == version { return cached.bytes }
-        var fragments = cached.flatMap { Self.sameKeys($0, state) ? $0.fragments : nil } ?? Self.sortedKeys(state).map { ($0, []) }
-        for index in fragments.indices {
-            let key = fragments[index].key
-            let value = state[key]!
-            if fragments[index].text.isEmpty || cached?.state[key] != value { fragments[index].text = Self.fragment(key, value) }
-        }
+        // One lookup per property: the cached fragments are reused when the state has
+        // the same properties (same count, each found), re-made where the value moved.
+        let fragments = Self.refreshed(cached?.fragments, from: state)
+            ?? state.values.sorted { JSONBytes.precedes($0.key.rawValue, $1.key.rawValue) }.map { ($0.key, $0.value, Self.fragment($0.key, $0.value)) }
         var bytes: [UInt8] = [UInt8(ascii: "{")]
         bytes.reserveCapacity(fragments.reduce(2) { $0 + $1.text.count + 1 })
         for (index, fragment) in fragments.enumerated() {
@@ -48,7 +46,7 @@ final class StateJSONCache: Sendable {
             bytes.append(contentsOf: fragment.text)
         }
         bytes.append(UInt8(ascii: "}"))
-        let made = Entry(controller: controller, version: version, state: state, fragments: fragments, bytes: bytes)
+        let made = Entry(controller: controller, version: version, fragments: fragments, bytes: bytes)
         entry.withLock { current in
             // Keep the newest version (a slower reply may serialize an older one).
             if current == nil || current!.controller != controller || current!.version <= version { current = made }
@@ -56,13 +54,16 @@ final class StateJSONCache: Sendable {
         return bytes
     }
 
-    /// The cached fragments fit `state`: the same properties (values may differ).
-    private static func sameKeys(_ cached: Entry, _ state: VehicleState) -> Bool {
-        cached.fragments.count == state.values.count && cached.fragments.allSatisfy { state[$0.key] != nil }
-    }
-
-    private static func sortedKeys(_ state: VehicleState) -> [PropertyKey] {
-        state.values.keys.sorted { $0.rawValue.utf8.lexicographicallyPrecedes($1.rawValue.utf8) }
+    /// `cached` brought up to `state`, or nil when `state` has other properties.
+    private static func refreshed(_ cached: [(key: PropertyKey, value: PropertyValue, text: [UInt8])]?, from state: VehicleState)
+        -> [(key: PropertyKey, value: PropertyValue, text: [UInt8])]?
+    {
+        guard var fragments = cached, fragments.count == state.values.count else { return nil }
+        for index in fragments.indices {
+            guard let value = state[fragments[index].key] else { return nil }
+            if value != fragments[index].value { fragments[index] = (fragments[index].key, value, fragment(fragments[index].key, value)) }
+        }
+        return fragments
     }
 
     private static func fragment(_ key: PropertyKey, _ value: PropertyValue) -> [UInt8] {

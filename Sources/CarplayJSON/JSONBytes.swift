@@ -2,6 +2,20 @@
 /// and numbers as Python writes them. `JSONValue` writes through it, and so does the
 /// frame decoder, which writes a million objects a second.
 public enum JSONBytes {
+    /// The order object members are written in: UTF-8 byte order, which is Unicode
+    /// scalar order (what Python's `sort_keys` gives), compared on the bytes in place.
+    public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        let inPlace = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                for index in 0..<min(left.count, right.count) where left[index] != right[index] {
+                    return left[index] < right[index]
+                }
+                return left.count < right.count
+            }
+        }
+        return (inPlace ?? nil) ?? lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+
     /// A JSON string literal, escaped: the only string escaper of the project.
     public static func appendString(_ text: String, to buffer: inout [UInt8]) {
         var text = text

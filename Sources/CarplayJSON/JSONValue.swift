@@ -46,13 +46,13 @@ extension JSONValue {
             output.append(UInt8(ascii: "]"))
         case let .object(values):
             output.append(UInt8(ascii: "{"))
-            // UTF-8 byte order is Unicode scalar order.
-            let keys = sortedKeys ? values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } : Array(values.keys)
-            for (index, key) in keys.enumerated() {
+            // The members themselves are sorted, not their keys: no lookup per key.
+            let members = sortedKeys && values.count > 1 ? values.sorted { JSONBytes.precedes($0.key, $1.key) } : Array(values)
+            for (index, member) in members.enumerated() {
                 if index > 0 { output.append(UInt8(ascii: ",")) }
-                JSONBytes.appendString(key, to: &output)
+                JSONBytes.appendString(member.key, to: &output)
                 output.append(UInt8(ascii: ":"))
-                values[key]!.write(to: &output, sortedKeys: sortedKeys)
+                member.value.write(to: &output, sortedKeys: sortedKeys)
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -65,15 +65,15 @@ extension JSONBytes {
     /// them, so the bytes equal those of the object with the raw text parsed. A name in
     /// both takes the raw value.
     public static func appendObject(_ members: [String: JSONValue], raw: [String: [UInt8]] = [:], to bytes: inout [UInt8]) {
-        var keys = Array(members.keys.filter { raw[$0] == nil })
-        keys.append(contentsOf: raw.keys)
-        keys.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var all: [(key: String, value: JSONValue?, raw: [UInt8]?)] = members.compactMap { raw[$0.key] == nil ? ($0.key, $0.value, nil) : nil }
+        for (key, text) in raw { all.append((key, nil, text)) }
+        all.sort { precedes($0.key, $1.key) }
         bytes.append(UInt8(ascii: "{"))
-        for (index, key) in keys.enumerated() {
+        for (index, member) in all.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            appendString(key, to: &bytes)
+            appendString(member.key, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
-            if let text = raw[key] { bytes.append(contentsOf: text) } else { members[key]!.write(to: &bytes, sortedKeys: true) }
+            if let text = member.raw { bytes.append(contentsOf: text) } else { member.value!.write(to: &bytes, sortedKeys: true) }
         }
         bytes.append(UInt8(ascii: "}"))
     }
