@@ -61,10 +61,19 @@ public struct IntentOutcome: Sendable {
     /// Every parameter resolved to a value: the intent can be confirmed and handled.
     public var isReady: Bool { resolution.action != nil }
 
-    public var resolutionsJSON: JSONValue {
-        var object: [String: JSONValue] = [:]
-        for (name, result) in resolution.parameters { object[name] = result.jsonValue }
-        return .object(object)
+    /// `{"<parameter>":{"kind":…},…}`, members in `JSONValue`'s order.
+    func resolutionsJSON() -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(48 * resolution.parameters.count + 2)
+        // Parameter names are ASCII identifiers: `<` is their byte order, and cheaper.
+        for (index, parameter) in resolution.parameters.sorted(by: { $0.name < $1.name }).enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONBytes.appendString(parameter.name, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            parameter.result.appendJSON(to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
     }
 
     /// The members of the phase's reply:
@@ -72,18 +81,20 @@ public struct IntentOutcome: Sendable {
     /// - confirm: `resolutions`, `response`;
     /// - handle: `response`, `frames`, `state`;
     /// - perform: `resolutions`, `response`, `frames`, `state`.
-    /// `frames` and `state` come as serialized JSON (`raw`): the frames' candump lines
-    /// written straight into bytes, the state as `stateJSON` gives it (a cache).
+    /// `resolutions`, `frames` and `state` come as serialized JSON (`raw`): the
+    /// resolutions and the frames' candump lines written straight into bytes, the state
+    /// as `stateJSON` gives it (a cache).
     public func replyMembers(stateJSON: (VehicleState, Int) -> [UInt8]) -> (members: [String: JSONValue], raw: [String: [UInt8]]) {
         switch phase {
         case .resolve:
-            return (["resolutions": resolutionsJSON, "ready": .bool(isReady)], [:])
+            return (["ready": .bool(isReady)], ["resolutions": resolutionsJSON()])
         case .confirm:
-            return (["resolutions": resolutionsJSON, "response": response.jsonValue], [:])
-        case .handle, .perform:
-            var members: [String: JSONValue] = ["response": response.jsonValue]
-            if phase == .perform { members["resolutions"] = resolutionsJSON }
-            return (members, ["frames": framesJSON(), "state": stateJSON(state, stateVersion)])
+            return (["response": response.jsonValue], ["resolutions": resolutionsJSON()])
+        case .handle:
+            return (["response": response.jsonValue], ["frames": framesJSON(), "state": stateJSON(state, stateVersion)])
+        case .perform:
+            return (["response": response.jsonValue],
+                    ["resolutions": resolutionsJSON(), "frames": framesJSON(), "state": stateJSON(state, stateVersion)])
         }
     }
 

@@ -38,18 +38,37 @@ public enum ResolutionResult: Sendable, Hashable {
         }
     }
 
-    public var jsonValue: JSONValue {
-        var object: [String: JSONValue] = ["kind": .string(kind.rawValue)]
+    /// The JSON object, written straight into `bytes` with its members in `JSONValue`'s
+    /// order (kind, options, reason, value): every Perform reply carries a dozen of
+    /// these, and a tree of dictionaries per result, sorted when written, cost more
+    /// than the rest of the reply (docs/BENCHMARKS.md).
+    public func appendJSON(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: #"{"kind":"#.utf8)
+        JSONBytes.appendString(kind.rawValue, to: &bytes)
+        func member(_ name: String, _ value: JSONValue) {
+            bytes.append(UInt8(ascii: ","))
+            JSONBytes.appendString(name, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            value.write(to: &bytes)
+        }
         switch self {
-        case let .success(value): object["value"] = value
-        case let .disambiguation(options): object["options"] = .array(options)
+        case let .success(value): member("value", value)
+        case let .disambiguation(options): member("options", .array(options))
         case let .confirmationRequired(value, reason):
-            object["value"] = value
-            object["reason"] = .string(reason)
-        case let .needsValue(reason), let .unsupported(reason): object["reason"] = .string(reason)
+            member("reason", .string(reason))
+            member("value", value)
+        case let .needsValue(reason), let .unsupported(reason): member("reason", .string(reason))
         case .notRequired: break
         }
-        return .object(object)
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// The same object as a value (what `appendJSON` writes, read back).
+    public var jsonValue: JSONValue {
+        var bytes: [UInt8] = []
+        appendJSON(to: &bytes)
+        // Written from values: it parses.
+        return (try? JSONValue(parsing: bytes)) ?? .null
     }
 
     /// The JSON form read back (a client reading a reply): the members `jsonValue` writes

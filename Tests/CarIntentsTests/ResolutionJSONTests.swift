@@ -19,6 +19,19 @@ import Testing
         }
     }
 
+    /// The bytes written straight (every reply's resolutions) are what the generic
+    /// writer gives for the same object: members in its order.
+    @Test func writtenBytesAreTheGenericSerialization() {
+        for result in Self.results {
+            var bytes: [UInt8] = []
+            result.appendJSON(to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == result.jsonValue.serialized())
+        }
+        var bytes: [UInt8] = []
+        ResolutionResult.confirmationRequired(22, reason: "r").appendJSON(to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"kind":"confirmationRequired","reason":"r","value":22}"#)
+    }
+
     @Test func aMissingMemberIsNamedByItsPath() {
         let node = JSONNode(value: ["temperature": ["kind": "needsValue"]], file: "Resolve")
         #expect(throws: JSONContentError(file: "Resolve", path: "temperature.reason", reason: "missing required key \"reason\"")) {

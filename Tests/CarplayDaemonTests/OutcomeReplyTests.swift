@@ -15,7 +15,11 @@ import VehicleKit
     static func outcome(_ phase: IntentPhase, frames: [ReceivedFrame], response: IntentResponse) throws -> IntentOutcome {
         let intent = try Intent(parsing: #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":22.5,"unit":"celsius"}}}"#)
         let resolution = IntentResolution(
-            intent: intent, parameters: [("temperature", .success(.number(22.5))), ("climateZone", .notRequired)], action: .set([:]))
+            intent: intent,
+            parameters: [
+                ("temperature", .success(["value": 22.5, "unit": "celsius"])), ("climateZone", .notRequired),
+                ("fanSpeedIndex", .confirmationRequired(7, reason: "7 is above the maximum 7")),
+            ], action: .set([:]))
         return IntentOutcome(
             phase: phase, resolution: resolution, response: response, refusal: nil, frames: frames,
             state: VehicleState([.fan: .bool(true), .radioFrequency: .number(102.2)]), stateVersion: 7)
@@ -35,7 +39,9 @@ import VehicleKit
         var parameters: [String: JSONValue] = [
             "response": response.jsonValue, "frames": .array(frames.map { .string($0.logLine) }), "state": outcome.state.jsonValue,
         ]
-        if phase == .perform { parameters["resolutions"] = outcome.resolutionsJSON }
+        if phase == .perform {
+            parameters["resolutions"] = .object(Dictionary(uniqueKeysWithValues: outcome.resolution.parameters.map { ($0.name, $0.result.jsonValue) }))
+        }
         let expected = VarlinkReply(parameters: parameters).serialized()
         let (members, raw) = outcome.replyMembers { state, version in
             #expect(version == 7)
