@@ -28,20 +28,28 @@ def context_switches(pid):
     return by_thread
 
 
+def cpu_split(pid):
+    """(user, system) CPU seconds of a running process so far."""
+    fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
 def cpu_seconds(pid):
     """User + system CPU time of a running process so far."""
-    fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(cpu_split(pid))
 
 
 def process_counters(pid):
-    return {"cpu_s": cpu_seconds(pid), "context_switches": context_switches(pid)}
+    user, system = cpu_split(pid)
+    return {"cpu_s": user + system, "user_s": user, "context_switches": context_switches(pid)}
 
 
 def children_counters():
     """The same counters over every child this process has waited for."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return {"cpu_s": usage.ru_utime + usage.ru_stime, "context_switches": usage.ru_nvcsw + usage.ru_nivcsw}
+    return {"cpu_s": usage.ru_utime + usage.ru_stime, "user_s": usage.ru_utime,
+            "context_switches": usage.ru_nvcsw + usage.ru_nivcsw}
 
 
 def difference(after, before):
@@ -114,5 +122,5 @@ def figure(untraced, traced):
     per = per_unit(short, long, short_units, long_units)
     (short, short_units), (long, long_units) = traced
     calls = per_unit(short, long, short_units, long_units)
-    return {"cpu_us": per["cpu_s"] * 1e6, "context_switches": per["context_switches"],
+    return {"cpu_us": per["cpu_s"] * 1e6, "user_us": per["user_s"] * 1e6, "context_switches": per["context_switches"],
             "syscalls": calls.pop("total"), "by_syscall": calls}

@@ -60,7 +60,8 @@ def counts_table(counts):
     who = [("carplayd", "carplayd"), ("carplay-ecu", "carplay-ecu"), ("python", "Python peer (whole process)")]
     rows = ["| per confirmed intent, 1 client | " + " | ".join(label for _, label in who) + " |",
             "| --- |" + " --- |" * len(who)]
-    for key, label, digits in (("syscalls", "syscalls", 1), ("context_switches", "context switches", 1), ("cpu_us", "CPU µs", 0)):
+    for key, label, digits in (("syscalls", "syscalls", 1), ("context_switches", "context switches", 1), ("cpu_us", "CPU µs", 0),
+                               ("user_us", "of which user µs", 0)):
         cells = []
         for name, _ in who:
             value = counts.get(name, {}).get("per_intent", {}).get(key)
