@@ -36,15 +36,10 @@ extension HeadUnit {
                 stateVersion &+= 1
                 events.append(.changed(StateChange(keys: changed.sorted(), state: state, frame: received)))
             }
-            for token in commands.keys.sorted() {
-                guard var command = commands[token], command.statusMessages.contains(message) else { continue }
-                for (key, want) in command.expected {
-                    if noValue[key] != nil { command.confirmed[key] = nil }
-                    guard let value = values[key] else { continue }
-                    command.confirmed[key] = Self.matches(value, want) ? value : nil
-                }
-                commands[token] = command
-                if command.isConfirmed { settle(token, with: nil, &events) }
+            for token in commands.keys.sorted() where commands[token]!.statusMessages.contains(message) {
+                // In place: a copy of the command out of the dictionary and back made its
+                // tables copy themselves on every status frame.
+                if Self.update(&commands[token]!, values: values, noValue: noValue) { settle(token, with: nil, &events) }
             }
             endWaits(at: now, &events)
         case let .acknowledgement(ack):
@@ -73,6 +68,17 @@ extension HeadUnit {
             break
         }
         return events
+    }
+
+    /// `command`'s confirmed targets after a status frame with `values` (and nothing
+    /// trustworthy for `noValue`); true once every target shows.
+    private static func update(_ command: inout PendingCommand, values: [PropertyKey: PropertyValue], noValue: [PropertyKey: String]) -> Bool {
+        for (key, want) in command.expected {
+            if !noValue.isEmpty, noValue[key] != nil { command.confirmed[key] = nil }
+            guard let value = values[key] else { continue }
+            command.confirmed[key] = matches(value, want) ? value : nil
+        }
+        return command.isConfirmed
     }
 
     /// An E2E verdict for the log: "wrongCRC", "repeated counter",
