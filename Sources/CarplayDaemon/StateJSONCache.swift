@@ -33,12 +33,32 @@ final class StateJSONCache: Sendable {
     }
 
     func json(_ state: VehicleState, version: Int, of controller: ObjectIdentifier) -> [UInt8] {
-        let cached = entry.withLock { $0 }
-        if let cached, cached.controller == controller, cached.version == version { return cached.bytes }
-        // One lookup per property: the cached fragments are reused when the state has
-        // the same properties (same count, each found), re-made where the value moved.
-        let fragments = Self.refreshed(cached?.fragments, from: state)
-            ?? state.values.sorted { JSONBytes.precedes($0.key.rawValue, $1.key.rawValue) }.map { ($0.key, $0.value, Self.fragment($0.key, $0.value)) }
+        // Made under the lock, in place: a copy of the fragments out of the cache and back
+        // cost as much as the properties' lookups. Each version is made once, by the
+        // first reply that needs it; the others wait for it rather than make it too.
+        entry.withLock { current in
+            if let cached = current, cached.controller == controller {
+                if cached.version == version { return cached.bytes }
+                // A slower reply of an older version: made for it alone, the cache keeps the newer.
+                if cached.version > version { return Self.made(Self.fragments(of: state)) }
+            }
+            if current == nil || !Self.refresh(&current!.fragments, from: state) {
+                current = Entry(controller: controller, version: version, fragments: Self.fragments(of: state), bytes: [])
+            }
+            current!.controller = controller
+            current!.version = version
+            current!.bytes = Self.made(current!.fragments)
+            return current!.bytes
+        }
+    }
+
+    /// `state`'s fragments, made anew, in `JSONValue`'s key order.
+    private static func fragments(of state: VehicleState) -> [(key: PropertyKey, value: PropertyValue, text: [UInt8])] {
+        state.values.sorted { JSONBytes.precedes($0.key.rawValue, $1.key.rawValue) }.map { ($0.key, $0.value, fragment($0.key, $0.value)) }
+    }
+
+    /// The object of `fragments`.
+    private static func made(_ fragments: [(key: PropertyKey, value: PropertyValue, text: [UInt8])]) -> [UInt8] {
         var bytes: [UInt8] = [UInt8(ascii: "{")]
         bytes.reserveCapacity(fragments.reduce(2) { $0 + $1.text.count + 1 })
         for (index, fragment) in fragments.enumerated() {
@@ -46,24 +66,21 @@ final class StateJSONCache: Sendable {
             bytes.append(contentsOf: fragment.text)
         }
         bytes.append(UInt8(ascii: "}"))
-        let made = Entry(controller: controller, version: version, fragments: fragments, bytes: bytes)
-        entry.withLock { current in
-            // Keep the newest version (a slower reply may serialize an older one).
-            if current == nil || current!.controller != controller || current!.version <= version { current = made }
-        }
         return bytes
     }
 
-    /// `cached` brought up to `state`, or nil when `state` has other properties.
-    private static func refreshed(_ cached: [(key: PropertyKey, value: PropertyValue, text: [UInt8])]?, from state: VehicleState)
-        -> [(key: PropertyKey, value: PropertyValue, text: [UInt8])]?
-    {
-        guard var fragments = cached, fragments.count == state.values.count else { return nil }
+    /// Brings `fragments` up to `state` with one lookup per property, re-making those
+    /// whose value moved; false (left half done) when `state` has other properties.
+    private static func refresh(_ fragments: inout [(key: PropertyKey, value: PropertyValue, text: [UInt8])], from state: VehicleState) -> Bool {
+        guard fragments.count == state.values.count else { return false }
         for index in fragments.indices {
-            guard let value = state[fragments[index].key] else { return nil }
-            if value != fragments[index].value { fragments[index] = (fragments[index].key, value, fragment(fragments[index].key, value)) }
+            guard let value = state[fragments[index].key] else { return false }
+            if value != fragments[index].value {
+                fragments[index].value = value
+                fragments[index].text = fragment(fragments[index].key, value)
+            }
         }
-        return fragments
+        return true
     }
 
     private static func fragment(_ key: PropertyKey, _ value: PropertyValue) -> [UInt8] {

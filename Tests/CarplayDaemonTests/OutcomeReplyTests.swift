@@ -112,6 +112,18 @@ import VehicleKit
         #expect(text(cache.json(warm, version: 2, of: ObjectIdentifier(two))) == warm.jsonValue.serialized())
         withExtendedLifetime((one, two)) {}
     }
+
+    /// A slower reply of an older version gets its own state's text; the newer stays cached.
+    @Test func anOlderVersionDoesNotReplaceTheNewer() {
+        let cache = StateJSONCache()
+        let controller = Controller()
+        let (warm, cold, text) = (Self.warm, Self.cold, Self.text)
+        let id = ObjectIdentifier(controller)
+        #expect(text(cache.json(warm, version: 3, of: id)) == warm.jsonValue.serialized())
+        #expect(text(cache.json(cold, version: 2, of: id)) == cold.jsonValue.serialized())
+        #expect(text(cache.json(cold, version: 3, of: id)) == warm.jsonValue.serialized())
+        withExtendedLifetime(controller) {}
+    }
 }
 
 extension StateJSONCacheTests {
