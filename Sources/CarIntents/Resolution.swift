@@ -43,8 +43,7 @@ public enum ResolutionResult: Sendable, Hashable {
     /// these, and a tree of dictionaries per result, sorted when written, cost more
     /// than the rest of the reply (docs/BENCHMARKS.md).
     public func appendJSON(to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"kind":"#.utf8)
-        JSONBytes.appendString(kind.rawValue, to: &bytes)
+        bytes.append(contentsOf: Self.kindMembers[kindIndex])
         func member(_ name: String, _ value: JSONValue) {
             bytes.append(UInt8(ascii: ","))
             JSONBytes.appendString(name, to: &bytes)
@@ -61,6 +60,27 @@ public enum ResolutionResult: Sendable, Hashable {
         case .notRequired: break
         }
         bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `{"kind":"<kind>"` per kind, written once, in `kindIndex` order.
+    private static let kindMembers: [[UInt8]] = [
+        ResolutionKind.success, .disambiguation, .confirmationRequired, .needsValue, .notRequired, .unsupported,
+    ].map { kind in
+        var bytes = Array(#"{"kind":"#.utf8)
+        JSONBytes.appendString(kind.rawValue, to: &bytes)
+        return bytes
+    }
+
+    /// The kind's place in `kindMembers` (a switch: a raw-value enum hashes and compares its text).
+    private var kindIndex: Int {
+        switch self {
+        case .success: 0
+        case .disambiguation: 1
+        case .confirmationRequired: 2
+        case .needsValue: 3
+        case .notRequired: 4
+        case .unsupported: 5
+        }
     }
 
     /// The same object as a value (what `appendJSON` writes, read back).
