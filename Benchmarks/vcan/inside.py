@@ -18,6 +18,7 @@ import platform
 import shlex
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -172,10 +173,57 @@ def measure_counts(args, directory):
     """Syscalls, context switches and CPU per confirmed intent (1 client) for carplayd,
     carplay-ecu and the Python peer, and per received frame at idle for carplayd: each
     the difference of a short and a long measurement. Syscalls are counted in runs of
-    their own, under strace, since tracing adds context switches and CPU."""
+    their own, under strace, since tracing adds context switches and CPU.
+
+    CPU and context switches come from `args.count_rounds` rounds, each a carplayd
+    measurement right before a peer measurement: the host's speed drifts by tens of
+    percent over minutes, so carplayd / peer is taken per round, from figures measured
+    side by side, and the medians are reported with every round's ratio."""
     lengths = (args.count_intents, 4 * args.count_intents)
-    idle_windows = (2.0, 6.0)
-    result = {"intents": list(lengths), "idle_seconds": list(idle_windows)}
+    result = {"intents": list(lengths), "idle_seconds": [2.0, 6.0], "rounds": []}
+    traced = None
+    for round_index in range(args.count_rounds):
+        first = round_index == 0
+        daemon_side = measure_daemon_counts(args, directory, lengths, traced=first)
+        peer_side = measure_peer_counts(args, directory, lengths, traced=first)
+        if first:
+            traced = daemon_side["traced"], peer_side["traced"], daemon_side["per_idle_frame"]
+        round_figures = {"carplayd": daemon_side["untraced"]["carplayd"], "carplay-ecu": daemon_side["untraced"]["carplay-ecu"],
+                         "python": peer_side["untraced"]}
+        round_figures["ratio"] = round_figures["carplayd"]["cpu_us"] / round_figures["python"]["cpu_us"]
+        result["rounds"].append(round_figures)
+        log("counts, round %d/%d: carplayd %.0f us, peer %.0f us per intent (%.2fx)" % (
+            round_index + 1, args.count_rounds, round_figures["carplayd"]["cpu_us"], round_figures["python"]["cpu_us"],
+            round_figures["ratio"]))
+    daemon_traced, peer_traced, per_idle_frame = traced
+    for name in ("carplayd", "carplay-ecu", "python"):
+        rounds = [figures[name] for figures in result["rounds"]]
+        calls = dict(peer_traced if name == "python" else daemon_traced[name])
+        result[name] = {"per_intent": {key: statistics.median(r[key] for r in rounds) for key in ("cpu_us", "user_us", "context_switches")}}
+        result[name]["per_intent"]["syscalls"] = calls.pop("total")
+        result[name]["per_intent"]["by_syscall"] = calls
+    result["carplayd"]["per_idle_frame"] = per_idle_frame
+    result["ratio"] = statistics.median(figures["ratio"] for figures in result["rounds"])
+    return result
+
+
+def per_intent(untraced, traced=None):
+    """{cpu_us, user_us, context_switches} per unit from two untraced measurements
+    ((values, units) of the short and the long run), and the syscalls per unit by name
+    (with "total") from two traced ones."""
+    (short, short_units), (long, long_units) = untraced
+    per = counts.per_unit(short, long, short_units, long_units)
+    figures = {"cpu_us": per["cpu_s"] * 1e6, "user_us": per["user_s"] * 1e6, "context_switches": per["context_switches"]}
+    if traced is None:
+        return figures
+    (short, short_units), (long, long_units) = traced
+    return figures, counts.per_unit(short, long, short_units, long_units)
+
+
+def measure_daemon_counts(args, directory, lengths, traced):
+    """carplayd and its carplay-ecu: CPU and context switches per intent, and with `traced`
+    also syscalls per intent and everything per idle frame."""
+    out = {}
     ecu = start_ecu(args, directory, "carplay-ecu-counts")
     daemon = None
     try:
@@ -183,47 +231,59 @@ def measure_counts(args, directory):
         wait_complete(sock)
         run_loadgen(args, sock, 1, 50)  # warm-up: first intents, first allocations
         pids = {"carplayd": daemon.proc.pid, "carplay-ecu": ecu.proc.pid}
-        untraced, traced = {}, {}
+        untraced = {}
         for n in lengths:
             before = {name: counts.process_counters(pid) for name, pid in pids.items()}
             finished = done(run_loadgen(args, sock, 1, n))
             untraced[n] = ({name: counts.difference(counts.process_counters(pid), before[name]) for name, pid in pids.items()}, finished)
+        out["untraced"] = {name: per_intent([(untraced[n][0][name], untraced[n][1]) for n in lengths]) for name in pids}
+        if not traced:
+            return out
+        calls = {}
         for n in lengths:
             with counts.Strace(pids["carplayd"], directory / ("strace-carplayd-%d" % n)) as daemon_calls, \
                     counts.Strace(pids["carplay-ecu"], directory / ("strace-ecu-%d" % n)) as ecu_calls:
                 finished = done(run_loadgen(args, sock, 1, n))
-            traced[n] = ({"carplayd": daemon_calls.calls, "carplay-ecu": ecu_calls.calls}, finished)
-        for name in pids:
-            result[name] = {"per_intent": counts.figure([(untraced[n][0][name], untraced[n][1]) for n in lengths],
-                                                        [(traced[n][0][name], traced[n][1]) for n in lengths])}
+            calls[n] = ({"carplayd": daemon_calls.calls, "carplay-ecu": ecu_calls.calls}, finished)
+        out["traced"] = {name: counts.per_unit(calls[lengths[0]][0][name], calls[lengths[1]][0][name], calls[lengths[0]][1],
+                                               calls[lengths[1]][1]) for name in pids}
+        idle_windows = (2.0, 6.0)
         idle, idle_traced = {}, {}
         for seconds in idle_windows:
             first, before = received_frames(sock), counts.process_counters(pids["carplayd"])
             time.sleep(seconds)
             idle[seconds] = (counts.difference(counts.process_counters(pids["carplayd"]), before), received_frames(sock) - first)
         for seconds in idle_windows:
-            with counts.Strace(pids["carplayd"], directory / ("strace-idle-%g" % seconds)) as calls:
+            with counts.Strace(pids["carplayd"], directory / ("strace-idle-%g" % seconds)) as calls_idle:
                 first = received_frames(sock)
                 time.sleep(seconds)
                 frames = received_frames(sock) - first
-            idle_traced[seconds] = (calls.calls, frames)
+            idle_traced[seconds] = (calls_idle.calls, frames)
         per_frame = counts.figure([idle[w] for w in idle_windows], [idle_traced[w] for w in idle_windows])
         short_frames, long_frames = (idle_traced[w][1] for w in idle_windows)
         per_frame["frames_per_second"] = (long_frames - short_frames) / (idle_windows[1] - idle_windows[0])
-        result["carplayd"]["per_idle_frame"] = per_frame
+        out["per_idle_frame"] = per_frame
+        return out
     finally:
         if daemon:
             daemon.stop()
         ecu.stop()
-    untraced, traced = {}, {}
-    # A first peer run unmeasured: its imports (python-can, cantools) come from a cold disk
-    # cache once, which would count against whichever run came first.
-    ecu = start_ecu(args, directory, "carplay-ecu-peer-counts")
-    try:
-        time.sleep(0.5)
-        run_peer(args, 1, 20)
-    finally:
-        ecu.stop()
+
+
+def measure_peer_counts(args, directory, lengths, traced):
+    """The Python peer (whole process) against a fresh carplay-ecu per run: CPU and
+    context switches per intent, and with `traced` also its syscalls per intent."""
+    out = {}
+    if traced:
+        # A first peer run unmeasured: its imports (python-can, cantools) come from a cold
+        # disk cache once, which would count against whichever run came first.
+        ecu = start_ecu(args, directory, "carplay-ecu-peer-counts")
+        try:
+            time.sleep(0.5)
+            run_peer(args, 1, 20)
+        finally:
+            ecu.stop()
+    untraced, calls = {}, {}
     for n in lengths:
         ecu = start_ecu(args, directory, "carplay-ecu-peer-counts")
         try:
@@ -233,16 +293,20 @@ def measure_counts(args, directory):
             untraced[n] = (counts.difference(counts.children_counters(), before), finished)
         finally:
             ecu.stop()
+    out["untraced"] = per_intent([untraced[n] for n in lengths])
+    if not traced:
+        return out
+    for n in lengths:
         ecu = start_ecu(args, directory, "carplay-ecu-peer-counts")
         try:
             time.sleep(0.5)
-            out = directory / ("strace-peer-%d" % n)
-            finished = done(run_peer(args, 1, n, strace_out=out))
-            traced[n] = (counts.parse_strace_summary(out.read_text()), finished)
+            trace = directory / ("strace-peer-%d" % n)
+            finished = done(run_peer(args, 1, n, strace_out=trace))
+            calls[n] = (counts.parse_strace_summary(trace.read_text()), finished)
         finally:
             ecu.stop()
-    result["python"] = {"per_intent": counts.figure([untraced[n] for n in lengths], [traced[n] for n in lengths])}
-    return result
+    out["traced"] = counts.per_unit(calls[lengths[0]][0], calls[lengths[1]][0], calls[lengths[0]][1], calls[lengths[1]][1])
+    return out
 
 
 def measure_bus_load(args, directory, profile, window=5.0):
@@ -315,6 +379,8 @@ def main():
                         help="profiles whose idle cost is measured on a quiet and a full bus (with the counts)")
     parser.add_argument("--count-intents", type=int, default=200,
                         help="the short run of the counts (the long one is 4x); 0: no counts")
+    parser.add_argument("--count-rounds", type=int, default=3,
+                        help="rounds of carplayd's and the peer's CPU per intent side by side (the median is reported)")
     args = parser.parse_args()
     clients = [int(c) for c in args.clients.split(",")]
     document = {"kernel": platform.release(), "machine": platform.machine(), "cpus": os.cpu_count(),

@@ -76,6 +76,12 @@ def counts_table(counts):
         lines.append("- carplayd's syscalls per intent: " + breakdown(daemon["per_intent"]))
     if counts.get("python", {}).get("per_intent"):
         lines.append("- the peer's syscalls per intent: " + breakdown(counts["python"]["per_intent"]))
+    rounds = counts.get("rounds") or []
+    if rounds:
+        lines.append("- carplayd / peer CPU per intent: **%.2fx** (median of %d rounds, each carplayd's run right before the "
+                     "peer's: %s); CPU, user and context switches above are the rounds' medians" % (
+                         counts["ratio"], len(rounds),
+                         ", ".join("%.0f / %.0f µs = %.2fx" % (r["carplayd"]["cpu_us"], r["python"]["cpu_us"], r["ratio"]) for r in rounds)))
     idle = daemon.get("per_idle_frame")
     if idle:
         lines.append("- carplayd at idle (%.1f status frames/s received): per received frame %.2f syscalls, %.2f context "

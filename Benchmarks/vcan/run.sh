@@ -12,6 +12,8 @@
 #   --intents N       intents per measurement, split between the clients (default 400)
 #   --count-intents N the short run of the counts (syscalls, context switches, CPU per
 #                     intent and per idle frame; the long run is 4x; default 200, 0: none)
+#   --count-rounds N  rounds of carplayd's and the peer's CPU per intent, side by side
+#                     (the host's speed drifts; the median ratio is reported; default 3)
 #   --counts-only     only the counts (no throughput runs), printed, docs untouched
 #   --profile DIR     vehicle profile (default VehicleProfiles/sedan; the workload is written for it)
 #   --vm | --native   passed to IntegrationTests/support/vm/run-in-vm.sh (default: native if the kernel has vcan)
@@ -36,6 +38,7 @@ TIMEOUT=1800
 UPDATE_DOC=1
 PYTHON_LOADGEN=0
 COUNT_INTENTS=200
+COUNT_ROUNDS=3
 ORIG_ARGS=("$@")
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -44,13 +47,14 @@ while [ $# -gt 0 ]; do
         --python-loadgen) PYTHON_LOADGEN=1; shift ;;
         --clients) CLIENTS="$2"; shift 2 ;;
         --count-intents) COUNT_INTENTS="$2"; shift 2 ;;
+        --count-rounds) COUNT_ROUNDS="$2"; shift 2 ;;
         --counts-only) RUNS=0; UPDATE_DOC=0; shift ;;
         --intents) INTENTS="$2"; shift 2 ;;
         --profile) PROFILE="$(cd "$2" && pwd)"; shift 2 ;;
         --vm|--native) MODE=("$1"); shift ;;
         --timeout) TIMEOUT="$2"; shift 2 ;;
         --no-doc) UPDATE_DOC=0; shift ;;
-        -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -89,7 +93,7 @@ rm -f "$OUT"
 echo "==> vcan bench: $RUNS runs, clients $CLIENTS, $INTENTS intents each, load generator: $LOADGEN"
 "$REPO/IntegrationTests/support/vm/run-in-vm.sh" "${MODE[@]}" --timeout "$TIMEOUT" -- \
     "$PY" "$REPO/Benchmarks/vcan/inside.py" --bin-dir "$BIN" --profile "$PROFILE" --runs "$RUNS" \
-    --clients "$CLIENTS" --intents "$INTENTS" --loadgen "$LOADGEN" --count-intents "$COUNT_INTENTS" --out "$OUT"
+    --clients "$CLIENTS" --intents "$INTENTS" --loadgen "$LOADGEN" --count-intents "$COUNT_INTENTS" --count-rounds "$COUNT_ROUNDS" --out "$OUT"
 [ -s "$OUT" ] || { echo "run.sh: no results in $OUT" >&2; exit 1; }
 
 CMDLINE="Benchmarks/vcan/run.sh ${ORIG_ARGS[*]}"
