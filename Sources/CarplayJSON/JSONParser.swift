@@ -44,6 +44,8 @@ private struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     var depth = 0
+    /// The members of the objects being parsed, innermost last (`parseObject`).
+    var pendingMembers: [(key: String, value: JSONValue)] = []
     static let maximumDepth = 512
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
@@ -107,13 +109,16 @@ private struct JSONParser {
     mutating func parseObject() throws(JSONError) -> JSONValue {
         try enter()
         index += 1
-        var object: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(object)
+            return .object([:])
         }
+        // The members wait on a stack shared by the nested objects, so that the
+        // dictionary is made once at its size: filled as parsed, it grew (and hashed every
+        // key again) at the 2nd, 4th, 7th... member.
+        let start = pendingMembers.count
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a string key") }
@@ -122,13 +127,17 @@ private struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue()
+            let value = try parseValue()
+            pendingMembers.append((key, value))
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
             if bytes[index] == UInt8(ascii: "}") { index += 1; break }
             throw error("expected ',' or '}'")
         }
+        var object = [String: JSONValue](minimumCapacity: pendingMembers.count - start)
+        for member in pendingMembers[start...] { object[member.key] = member.value }  // the last of a duplicate key wins
+        pendingMembers.removeSubrange(start...)
         depth -= 1
         return .object(object)
     }
