@@ -122,26 +122,32 @@ extension Intent {
         guard case let .string(intentName) = intentValue else {
             throw .invalidParameter(name: "intent", expected: "an intent name", found: intentValue.shortDescription)
         }
+        try self.init(named: intentName, parameters: request["parameters"] ?? .null)
+    }
+
+    /// The intent `name` with `parameters` (an object; null counts as none): what
+    /// `init(json:)` reads from `{"intent": name, "parameters": parameters}`.
+    public init(named intentName: String, parameters given: JSONValue) throws(IntentParseError) {
         guard let name = IntentName(rawValue: intentName) else { throw .unknownIntent(intentName) }
         var parameters: [String: JSONValue] = [:]
-        switch request["parameters"] {
-        case nil, .null?: break
-        case let .object(object)?: parameters = object
-        case let other?: throw .invalidParameter(name: "parameters", expected: "an object", found: other.shortDescription)
+        switch given {
+        case .null: break
+        case let .object(object): parameters = object
+        case let other: throw .invalidParameter(name: "parameters", expected: "an object", found: other.shortDescription)
         }
         // At most a dozen names: a linear search beats hashing them into a Set per call.
         let known = Intent.parameterNames(of: name)
         let aliases = Intent.aliases(of: name)
         var canonical: [String: JSONValue] = [:]
-        for key in parameters.keys.sorted() {
+        for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
             guard let target = known.contains(key) ? key : aliases[key] else {
                 throw .unknownParameter(intent: name.rawValue, name: key)
             }
-            if case .null = parameters[key]! { continue }
+            if case .null = value { continue }
             if canonical[target] != nil {
                 throw .invalidParameter(name: target, expected: "one value", found: "it also given as \(key)")
             }
-            canonical[target] = parameters[key]!
+            canonical[target] = value
         }
         let r = ParameterReader(values: canonical)
         switch name {

@@ -240,7 +240,7 @@ public final class VehicleService: VarlinkService {
     /// names what is wrong.
     static func intent(named name: String, parameters: JSONValue, _ replies: VarlinkReplies) -> Intent? {
         do {
-            return try Intent(json: .object(["intent": .string(name), "parameters": parameters]))
+            return try Intent(named: name, parameters: parameters)
         } catch {
             switch error {
             case let .unknownIntent(intent):
