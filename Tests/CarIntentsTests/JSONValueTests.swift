@@ -23,6 +23,20 @@ import Testing
         #expect(value == .object(["a": .array([.null, .string("x\"y")]), "b": .object(["c": .number(1.5)])]))
     }
 
+    /// Nested objects keep their own members; the last of a duplicate key wins, at every level.
+    @Test func nestedObjectsAndDuplicateKeys() throws {
+        let value = try JSONValue(parsing: #"{"a": 1, "o": {"a": 2, "p": {"a": 3, "a": 4}, "b": 5}, "a": 6, "e": {}}"#)
+        #expect(value == .object(["a": 6, "o": .object(["a": 2, "p": .object(["a": 4]), "b": 5]), "e": .object([:])]))
+    }
+
+    /// Members are written in UTF-8 byte order (Python's sort_keys): a prefix first,
+    /// upper case before lower, a non-ASCII key by its bytes.
+    @Test func membersAreWrittenInByteOrder() {
+        let value: JSONValue = ["ab": 1, "a": 2, "B": 3, "é": 4, "z": 6, "": 7, "\u{1F697}": 8, "ÿ": 9]
+        #expect(value.serialized() == "{\"\":7,\"B\":3,\"a\":2,\"ab\":1,\"z\":6,\"é\":4,\"ÿ\":9,\"\u{1F697}\":8}")
+        #expect(JSONBytes.precedes("a", "ab") && !JSONBytes.precedes("ab", "a") && !JSONBytes.precedes("a", "a"))
+    }
+
     @Test func serializesCompactSortedAndDeterministic() {
         let value: JSONValue = ["b": [1, 2.5, true, nil], "a": "q\"\\\n\u{01}é", "c": [:]]
         #expect(value.serialized() == #"{"a":"q\"\\\n\u0001é","b":[1,2.5,true,null],"c":{}}"#)
