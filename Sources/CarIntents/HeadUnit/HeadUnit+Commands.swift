@@ -69,12 +69,12 @@ extension HeadUnit {
 
     /// How many frames the command has recorded (where a frame about to be sent goes:
     /// an in-process bus delivers the vehicle's answer before the send returns).
-    public func recordedFrameCount(of token: Token) -> Int { commands[token]?.frames.count ?? 0 }
+    public func recordedFrameCount(of token: Token) -> Int { command(token) { $0.frames.count } ?? 0 }
 
     /// A frame of the command went out; `position` is `recordedFrameCount` before the send.
     public mutating func sent(_ frame: ReceivedFrame, for token: Token, at position: Int) {
         recordSent(frame)
-        guard let count = commands[token]?.frames.count else { return }
+        guard let count = command(token, { $0.frames.count }) else { return }
         commands[token]?.frames.insert(frame, at: min(position, count))
     }
 
@@ -84,11 +84,19 @@ extension HeadUnit {
     }
 
     /// Whether the command's outcome is ready (or the command is unknown).
-    public func isSettled(_ token: Token) -> Bool { commands[token].map { !$0.isOpen } ?? true }
+    public func isSettled(_ token: Token) -> Bool { command(token) { !$0.isOpen } ?? true }
+
+    /// A reading of the command `token` in place, nil if there is none: the dictionary's
+    /// getter copies the whole command (a dozen references retained and released) to
+    /// read one field of it.
+    func command<T>(_ token: Token, _ read: (borrowing PendingCommand) -> T) -> T? {
+        guard let index = commands.index(forKey: token) else { return nil }
+        return read(commands.values[index])
+    }
 
     /// Starts the command's timeout at `now`, once its frames are sent.
     public mutating func startTimeout(_ token: Token, after timeout: Duration, at now: Instant) {
-        guard commands[token]?.isOpen == true else { return }
+        guard command(token, { $0.isOpen }) == true else { return }
         commands[token]?.deadline = now + timeout
         commands[token]?.timeout = timeout
     }
@@ -109,7 +117,7 @@ extension HeadUnit {
 
     /// The first outcome stands.
     mutating func settle(_ token: Token, with failure: CommandFailure?, _ events: inout [Event]) {
-        guard commands[token]?.isOpen == true else { return }
+        guard command(token, { $0.isOpen }) == true else { return }
         commands[token]?.settled = .some(failure)
         events.append(.commandSettled(token))
     }

@@ -36,7 +36,7 @@ extension HeadUnit {
                 stateVersion &+= 1
                 events.append(.changed(StateChange(keys: changed.sorted(), state: state, frame: received)))
             }
-            for token in commands.keys.sorted() where commands[token]!.statusMessages.contains(message) {
+            for token in commands.keys.sorted() where command(token, { $0.statusMessages.contains(message) }) == true {
                 // In place: a copy of the command out of the dictionary and back made its
                 // tables copy themselves on every status frame.
                 if Self.update(&commands[token]!, values: values, noValue: noValue) { settle(token, with: nil, &events) }
