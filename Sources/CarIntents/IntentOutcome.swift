@@ -63,14 +63,13 @@ public struct IntentOutcome: Sendable {
 
     /// `{"<parameter>":{"kind":…},…}`, members in `JSONValue`'s order.
     func resolutionsJSON() -> [UInt8] {
+        let parameters = resolution.parameters
         var bytes: [UInt8] = [UInt8(ascii: "{")]
-        bytes.reserveCapacity(48 * resolution.parameters.count + 2)
-        // Parameter names are ASCII identifiers: `<` is their byte order, and cheaper.
-        for (index, parameter) in resolution.parameters.sorted(by: { $0.name < $1.name }).enumerated() {
+        bytes.reserveCapacity(48 * parameters.count + 2)
+        for (index, member) in ResolutionsLayout.of(parameters, intent: resolution.intent.name).members.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONBytes.appendString(parameter.name, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            parameter.result.appendJSON(to: &bytes)
+            bytes.append(contentsOf: member.name)
+            parameters[member.position].result.appendJSON(to: &bytes)
         }
         bytes.append(UInt8(ascii: "}"))
         return bytes
@@ -147,5 +146,37 @@ extension IntentRefusal {
         default: reason = "not resolved"
         }
         return .notResolved(parameter: name, reason: reason)
+    }
+}
+
+/// How a reply writes the resolutions of an intent's parameters: each one's `"name":`
+/// and its place among the parameters, in the order `JSONValue` writes members. Each
+/// intent's parameters are known, so their layouts are made once: sorting and escaping
+/// a dozen names per reply cost as much as writing the results.
+struct ResolutionsLayout: Sendable {
+    let names: [String]
+    let members: [(position: Int, name: [UInt8])]
+
+    init(names: [String]) {
+        self.names = names
+        members = names.indices.sorted { JSONBytes.precedes(names[$0], names[$1]) }.map { position in
+            var member: [UInt8] = []
+            JSONBytes.appendString(names[position], to: &member)
+            member.append(UInt8(ascii: ":"))
+            return (position, member)
+        }
+    }
+
+    private static let known = IntentName.allCases.map { (intent: $0, layout: ResolutionsLayout(names: Intent.parameterNames(of: $0))) }
+
+    /// The layout of `parameters`: the intent's own when they are its parameters in
+    /// SiriKit's order (as the resolver gives them), else one made for them.
+    static func of(_ parameters: [(name: String, result: ResolutionResult)], intent: IntentName) -> ResolutionsLayout {
+        if let layout = known.first(where: { $0.intent == intent })?.layout, layout.names.count == parameters.count,
+            zip(layout.names, parameters).allSatisfy({ $0 == $1.name })
+        {
+            return layout
+        }
+        return ResolutionsLayout(names: parameters.map(\.name))
     }
 }

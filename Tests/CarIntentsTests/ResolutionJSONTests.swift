@@ -1,5 +1,6 @@
 import CarplayJSON
 import Testing
+import VehicleKit
 
 @testable import CarIntents
 
@@ -30,6 +31,21 @@ import Testing
         var bytes: [UInt8] = []
         ResolutionResult.confirmationRequired(22, reason: "r").appendJSON(to: &bytes)
         #expect(String(decoding: bytes, as: UTF8.self) == #"{"kind":"confirmationRequired","reason":"r","value":22}"#)
+    }
+
+    /// A reply's resolutions, through each intent's layout (its parameters in SiriKit
+    /// order) and through one made for other parameters: the generic serialization.
+    @Test(arguments: IntentName.allCases) func resolutionsAreTheGenericSerialization(intent: IntentName) throws {
+        let names = Intent.parameterNames(of: intent)
+        let results = names.indices.map { Self.results[$0 % Self.results.count] }
+        for parameters in [Array(zip(names, results)), Array(zip(names, results)).reversed()] {
+            let resolution = IntentResolution(intent: try Intent(named: intent.rawValue, parameters: .null), parameters: parameters.map { ($0.0, $0.1) }, action: nil)
+            let outcome = IntentOutcome(
+                phase: .resolve, resolution: resolution, response: IntentResponse(code: .ready, reason: nil, fields: [:]), refusal: nil,
+                frames: [], state: VehicleState(), stateVersion: 0)
+            let generic = JSONValue.object(Dictionary(uniqueKeysWithValues: parameters.map { ($0.0, $0.1.jsonValue) }))
+            #expect(String(decoding: outcome.resolutionsJSON(), as: UTF8.self) == generic.serialized())
+        }
     }
 
     @Test func aMissingMemberIsNamedByItsPath() {
