@@ -103,10 +103,11 @@ extension IntentResolver {
     private static func resolveFanSpeed(_ p: SetClimateSettingsInCarParameters, _ climate: ClimateCapabilities, _ context: inout ResolutionContext) {
         let levels = climate.fanSpeedLevels
         var speed: Int?
-        let noSpeed = ResolutionResult.unsupported(reason: "\(context.car) cannot set the fan speed")
+        // A function: the text is made only for a car without fan speeds.
+        func noSpeed(_ context: ResolutionContext) -> ResolutionResult { .unsupported(reason: "\(context.car) cannot set the fan speed") }
         if let index = p.fanSpeedIndex {
             if levels < 1 {
-                context.results["fanSpeedIndex"] = noSpeed
+                context.results["fanSpeedIndex"] = noSpeed(context)
             } else if index < 1 {
                 context.results["fanSpeedIndex"] = .confirmationRequired(.integer(1), reason: "fan speed \(index) is below the lowest level 1")
             } else if index > levels {
@@ -118,7 +119,7 @@ extension IntentResolver {
         }
         if let percentage = p.fanSpeedPercentage {
             if levels < 1 {
-                context.results["fanSpeedPercentage"] = noSpeed
+                context.results["fanSpeedPercentage"] = noSpeed(context)
             } else if p.fanSpeedIndex != nil {
                 context.results["fanSpeedPercentage"] = .unsupported(reason: "give either fanSpeedIndex or fanSpeedPercentage")
             } else {
@@ -129,7 +130,7 @@ extension IntentResolver {
         }
         if let relative = p.relativeFanSpeedSetting {
             if levels < 1 {
-                context.results["relativeFanSpeedSetting"] = noSpeed
+                context.results["relativeFanSpeedSetting"] = noSpeed(context)
             } else if p.fanSpeedIndex != nil || p.fanSpeedPercentage != nil {
                 context.results["relativeFanSpeedSetting"] = .unsupported(reason: "give either a fan speed or a relative setting")
             } else {

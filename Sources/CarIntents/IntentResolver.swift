@@ -31,8 +31,12 @@ public enum IntentResolver {
         case let .getCarPowerLevelStatus(p): resolvePowerLevel(p, &context)
         }
         refuseReadOnlyTargets(&context)
-        let parameters = Intent.parameterNames(of: intent.name).map { name in
-            (name: name, result: context.results[name] ?? .notRequired)
+        // Each result put in its parameter's place: fewer results than parameters, and a
+        // name compared is cheaper than one hashed.
+        let names = Intent.parameterNames(of: intent.name)
+        var parameters = names.map { (name: $0, result: ResolutionResult.notRequired) }
+        for (name, result) in context.results {
+            if let index = names.firstIndex(of: name) { parameters[index].result = result }
         }
         let resolved = parameters.allSatisfy { $0.result.isResolved }
         var action = context.action
@@ -46,7 +50,7 @@ public enum IntentResolver {
     /// request and no "off"): the parameters that would set it are `unsupported`. A target no
     /// parameter asked for (fan on, implied by a fan speed) is left to the car.
     static func refuseReadOnlyTargets(_ context: inout ResolutionContext) {
-        let refused = context.targets.filter { !context.profile.accepts($0.key, $0.value) }.keys.sorted()
+        let refused = context.targets.compactMap { context.profile.accepts($0.key, $0.value) ? nil : $0.key }.sorted()
         guard !refused.isEmpty else { return }
         let asked = context.results
         func isSuccess(_ name: String) -> Bool { if case .success? = asked[name] { true } else { false } }
