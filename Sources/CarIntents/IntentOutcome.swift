@@ -92,8 +92,10 @@ public struct IntentOutcome: Sendable {
         case .handle:
             return (["response": response.jsonValue], ["frames": framesJSON(), "state": stateJSON(state, stateVersion)])
         case .perform:
-            return (["response": response.jsonValue],
-                    ["resolutions": resolutionsJSON(), "frames": framesJSON(), "state": stateJSON(state, stateVersion)])
+            return (
+                ["response": response.jsonValue],
+                ["resolutions": resolutionsJSON(), "frames": framesJSON(), "state": stateJSON(state, stateVersion)]
+            )
         }
     }
 

@@ -39,7 +39,8 @@ import VehicleKit
         let names = Intent.parameterNames(of: intent)
         let results = names.indices.map { Self.results[$0 % Self.results.count] }
         for parameters in [Array(zip(names, results)), Array(zip(names, results)).reversed()] {
-            let resolution = IntentResolution(intent: try Intent(named: intent.rawValue, parameters: .null), parameters: parameters.map { ($0.0, $0.1) }, action: nil)
+            let resolution = IntentResolution(
+                intent: try Intent(named: intent.rawValue, parameters: .null), parameters: parameters.map { ($0.0, $0.1) }, action: nil)
             let outcome = IntentOutcome(
                 phase: .resolve, resolution: resolution, response: IntentResponse(code: .ready, reason: nil, fields: [:]), refusal: nil,
                 frames: [], state: VehicleState(), stateVersion: 0)
