@@ -62,26 +62,17 @@ public enum ResolutionResult: Sendable, Hashable {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// `{"kind":"<kind>"` per kind, written once, in `kindIndex` order.
-    private static let kindMembers: [[UInt8]] = [
-        ResolutionKind.success, .disambiguation, .confirmationRequired, .needsValue, .notRequired, .unsupported,
-    ].map { kind in
+    /// `{"kind":"<kind>"` per kind, written once, in the order of `ResolutionKind`'s cases.
+    private static let kindMembers: [[UInt8]] = ResolutionKind.allCases.map { kind in
         var bytes = Array(#"{"kind":"#.utf8)
         JSONBytes.appendString(kind.rawValue, to: &bytes)
         return bytes
     }
+    private static let kinds = ResolutionKind.allCases
 
-    /// The kind's place in `kindMembers` (a switch: a raw-value enum hashes and compares its text).
-    private var kindIndex: Int {
-        switch self {
-        case .success: 0
-        case .disambiguation: 1
-        case .confirmationRequired: 2
-        case .needsValue: 3
-        case .notRequired: 4
-        case .unsupported: 5
-        }
-    }
+    /// The kind's place in `kindMembers`: found by comparing cases (a raw-value enum as a
+    /// dictionary key hashes its text).
+    private var kindIndex: Int { Self.kinds.firstIndex(of: kind)! }
 
     /// The same object as a value (what `appendJSON` writes, read back).
     public var jsonValue: JSONValue {
