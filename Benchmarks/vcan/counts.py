@@ -114,13 +114,17 @@ def per_unit(short, long, units_short, units_long):
     return {key: (long.get(key, 0) - short.get(key, 0)) / units for key in keys}
 
 
-def figure(untraced, traced):
-    """One row of figures per unit from two measurements each ((values, units) of the
-    short and the long run): CPU and context switches from the untraced runs, syscalls
-    (the total and by name) from the traced ones."""
+def cpu_figure(untraced):
+    """CPU, user CPU (µs) and context switches per unit from two untraced measurements
+    ((values, units) of the short and the long run)."""
     (short, short_units), (long, long_units) = untraced
     per = per_unit(short, long, short_units, long_units)
+    return {"cpu_us": per["cpu_s"] * 1e6, "user_us": per["user_s"] * 1e6, "context_switches": per["context_switches"]}
+
+
+def figure(untraced, traced):
+    """One row of figures per unit from two measurements each: `cpu_figure` of the
+    untraced runs, syscalls (the total and by name) from the traced ones."""
     (short, short_units), (long, long_units) = traced
     calls = per_unit(short, long, short_units, long_units)
-    return {"cpu_us": per["cpu_s"] * 1e6, "user_us": per["user_s"] * 1e6, "context_switches": per["context_switches"],
-            "syscalls": calls.pop("total"), "by_syscall": calls}
+    return dict(cpu_figure(untraced), syscalls=calls.pop("total"), by_syscall=calls)

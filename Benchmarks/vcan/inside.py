@@ -207,19 +207,6 @@ def measure_counts(args, directory):
     return result
 
 
-def per_intent(untraced, traced=None):
-    """{cpu_us, user_us, context_switches} per unit from two untraced measurements
-    ((values, units) of the short and the long run), and the syscalls per unit by name
-    (with "total") from two traced ones."""
-    (short, short_units), (long, long_units) = untraced
-    per = counts.per_unit(short, long, short_units, long_units)
-    figures = {"cpu_us": per["cpu_s"] * 1e6, "user_us": per["user_s"] * 1e6, "context_switches": per["context_switches"]}
-    if traced is None:
-        return figures
-    (short, short_units), (long, long_units) = traced
-    return figures, counts.per_unit(short, long, short_units, long_units)
-
-
 def measure_daemon_counts(args, directory, lengths, traced):
     """carplayd and its carplay-ecu: CPU and context switches per intent, and with `traced`
     also syscalls per intent and everything per idle frame."""
@@ -236,7 +223,7 @@ def measure_daemon_counts(args, directory, lengths, traced):
             before = {name: counts.process_counters(pid) for name, pid in pids.items()}
             finished = done(run_loadgen(args, sock, 1, n))
             untraced[n] = ({name: counts.difference(counts.process_counters(pid), before[name]) for name, pid in pids.items()}, finished)
-        out["untraced"] = {name: per_intent([(untraced[n][0][name], untraced[n][1]) for n in lengths]) for name in pids}
+        out["untraced"] = {name: counts.cpu_figure([(untraced[n][0][name], untraced[n][1]) for n in lengths]) for name in pids}
         if not traced:
             return out
         calls = {}
@@ -293,7 +280,7 @@ def measure_peer_counts(args, directory, lengths, traced):
             untraced[n] = (counts.difference(counts.children_counters(), before), finished)
         finally:
             ecu.stop()
-    out["untraced"] = per_intent([untraced[n] for n in lengths])
+    out["untraced"] = counts.cpu_figure([untraced[n] for n in lengths])
     if not traced:
         return out
     for n in lengths:
