@@ -115,13 +115,31 @@ def counts_table(counts):
     return "\n".join(lines)
 
 
+def instructions_table(data):
+    """Benchmarks/vcan/instructions.py's figures: instructions per confirmed intent."""
+    rows = ["| per confirmed intent, 1 client | carplayd | carplay-ecu | Python peer (whole process) | carplayd / peer |",
+            "| --- | --- | --- | --- | --- |",
+            "| instructions (callgrind, thousands) | %.1f | %.1f | %.1f | **%.2fx** |" % (
+                data["carplayd"] / 1000, data["carplay-ecu"] / 1000, data["python"] / 1000, data["ratio"])]
+    note = ("Profile %s with its status messages every %d ms (callgrind's slowdown would otherwise count periodic frames "
+            "per intent); carplayd received %.2f frames per intent; runs of %s intents, their difference." % (
+                data["profile"], data["status_cycle_ms"], data["frames_received_per_intent"], " and ".join(map(str, data["intents"]))))
+    return "\n".join(rows) + "\n\n" + note
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("results")
+    parser.add_argument("results", nargs="?")
+    parser.add_argument("--instructions", metavar="FILE", help="print Benchmarks/vcan/instructions.py's figures from FILE, nothing else")
     parser.add_argument("--doc")
     parser.add_argument("--command", default="Benchmarks/vcan/run.sh")
     parser.add_argument("--no-doc", action="store_true")
     args = parser.parse_args()
+    if args.instructions:
+        print(instructions_table(json.load(open(args.instructions))))
+        return
+    if not args.results:
+        parser.error("the results file is needed")
     data = json.load(open(args.results))
     runs = data["runs"]
     clients = [str(c) for c in data["clients"]]

@@ -15,6 +15,9 @@
 #   --count-rounds N  rounds of carplayd's and the peer's CPU per intent, side by side
 #                     (the host's speed drifts; the median ratio is reported; default 3)
 #   --counts-only     only the counts (no throughput runs), printed, docs untouched
+#   --instructions    instead: instructions per intent under callgrind (carplayd, carplay-ecu,
+#                     the peer; exact where CPU times drift), printed, docs untouched
+#   --instruction-intents A,B  its short and long run (default 100,300)
 #   --profile DIR     vehicle profile (default VehicleProfiles/sedan; the workload is written for it)
 #   --vm | --native   passed to IntegrationTests/support/vm/run-in-vm.sh (default: native if the kernel has vcan)
 #   --timeout S       whole VM run (default 1800)
@@ -39,6 +42,8 @@ UPDATE_DOC=1
 PYTHON_LOADGEN=0
 COUNT_INTENTS=200
 COUNT_ROUNDS=3
+INSTRUCTIONS=0
+INSTRUCTION_INTENTS=100,300
 ORIG_ARGS=("$@")
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -49,6 +54,8 @@ while [ $# -gt 0 ]; do
         --count-intents) COUNT_INTENTS="$2"; shift 2 ;;
         --count-rounds) COUNT_ROUNDS="$2"; shift 2 ;;
         --counts-only) RUNS=0; UPDATE_DOC=0; shift ;;
+        --instructions) INSTRUCTIONS=1; UPDATE_DOC=0; shift ;;
+        --instruction-intents) INSTRUCTION_INTENTS="$2"; shift 2 ;;
         --intents) INTENTS="$2"; shift 2 ;;
         --profile) PROFILE="$(cd "$2" && pwd)"; shift 2 ;;
         --vm|--native) MODE=("$1"); shift ;;
@@ -90,6 +97,17 @@ OUT_DIR="$REPO/.build/vm-out"   # the only directory the VM writes back to the h
 mkdir -p "$OUT_DIR"
 OUT="$OUT_DIR/vcan-bench.json"
 rm -f "$OUT"
+if [ "$INSTRUCTIONS" = 1 ]; then
+    command -v valgrind >/dev/null 2>&1 || { echo "==> apt-get install valgrind"; apt-get install -y -qq valgrind >/dev/null; }
+    OUT="$OUT_DIR/vcan-instructions.json"
+    rm -f "$OUT"
+    echo "==> vcan instructions: runs of $INSTRUCTION_INTENTS intents under callgrind, load generator: $LOADGEN"
+    "$REPO/IntegrationTests/support/vm/run-in-vm.sh" "${MODE[@]}" --timeout "$TIMEOUT" -- \
+        "$PY" "$REPO/Benchmarks/vcan/instructions.py" --bin-dir "$BIN" --profile "$PROFILE" --intents "$INSTRUCTION_INTENTS" \
+        --loadgen "$LOADGEN" --out "$OUT"
+    [ -s "$OUT" ] || { echo "run.sh: no results in $OUT" >&2; exit 1; }
+    exec "$PY" "$REPO/Benchmarks/vcan/report.py" --instructions "$OUT"
+fi
 echo "==> vcan bench: $RUNS runs, clients $CLIENTS, $INTENTS intents each, load generator: $LOADGEN"
 "$REPO/IntegrationTests/support/vm/run-in-vm.sh" "${MODE[@]}" --timeout "$TIMEOUT" -- \
     "$PY" "$REPO/Benchmarks/vcan/inside.py" --bin-dir "$BIN" --profile "$PROFILE" --runs "$RUNS" \
