@@ -10,7 +10,7 @@ import VehicleSimulator
 // carplay-ecu: the simulated vehicle as its own process on a CAN interface.
 let usage = """
     usage: carplay-ecu --can IFACE --profile DIR [--faults JSON|@FILE] [--state JSON]
-                       [--plug-in CONNECTOR | --drive KMH] [--scenario FILE] [--bus-load] [--quiet]
+                       [--plug-in CONNECTOR | --drive KMH] [--scenario FILE] [--bus-load [--bitrate BITS]] [--quiet]
                        [--control PATH [--control-users LIST] [--control-groups LIST]]
        carplay-ecu --can IFACE --replay LOG [--loop] [--step] [--quiet]
 
@@ -33,6 +33,9 @@ let usage = """
                  (the profile's cycleTimeMs, GenMsgCycleTime, else 100 ms), data all
                  zeros: the rest of the real car's bus, around the few IDs carplayd reads
                  (a recorded bus: a second carplay-ecu with --replay LOG --loop)
+      --bitrate  with --bus-load: the real bus's bit rate (e.g. 500000, 33333); vcan has
+                 none, so the 100 ms guesses are lengthened until the load takes at most
+                 half of such a bus (the DBC's and the profile's cycle times are kept)
       --quiet    log only rejections and faults
       --control  serve io.carplayd.Simulator on this Varlink socket: the car's own panel
                  (carplayctl --socket PATH car set ...), its faults and drive state
@@ -66,6 +69,7 @@ var replayFile: String?
 var replayLoop = false
 var replayStep = false
 var busLoad = false
+var bitrate: Int?
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
     func value() -> String {
@@ -89,6 +93,10 @@ while !arguments.isEmpty {
         drive.speedKmh = speed
     case "--quiet": quiet = true
     case "--bus-load": busLoad = true
+    case "--bitrate":
+        let text = value()
+        guard let bits = Int(text), bits > 0 else { fail("--bitrate: expected bits per second, e.g. 500000, found \"\(text)\"") }
+        bitrate = bits
     case "--control": controlPath = value()
     case "--control-users": controlUsers = value().split(separator: ",").map(String.init)
     case "--control-groups": controlGroups = value().split(separator: ",").map(String.init)
@@ -107,6 +115,7 @@ if let replayFile, let interface {
     await runReplay(replayFile, interface: interface, loop: replayLoop, step: replayStep, quiet: quiet)
 }
 if replayLoop || replayStep { fail("--loop and --step go with --replay") }
+if bitrate != nil, !busLoad { fail("--bitrate goes with --bus-load") }
 guard let interface, let profileDirectory else { fail("give --can IFACE and --profile DIR\n\n\(usage)") }
 
 let profile: VehicleProfile
@@ -146,9 +155,21 @@ try? FileDescriptor.standardError.writeAll(
     "carplay-ecu: \(profile.displayName) on \(interface) (\(commandIDs.count) command messages, \(frames.statusMessages.count) status messages)\(faults.isEmpty ? "" : ", faults \(faultsText ?? "")")\n"
 )
 if busLoad {
-    let load = BusLoad(profile: profile)
-    try? FileDescriptor.standardError.writeAll(
-        "carplay-ecu: bus load: \(load.messages.count) more messages of the DBC, \(Int(load.framesPerSecond.rounded())) frames/s\n")
+    var load = BusLoad(profile: profile)
+    var line = "carplay-ecu: bus load: \(load.messages.count) more messages of the DBC"
+    if let bitrate {
+        let planned = load.share(ofBitrate: bitrate)
+        load = load.fitted(toBitrate: bitrate)
+        let share = load.share(ofBitrate: bitrate)
+        line += ", \(Int(load.framesPerSecond.rounded())) frames/s, \(Int((share * 100).rounded())) % of \(bitrate) bit/s"
+        if share < planned, let guessed = load.messages.first(where: \.periodIsAssumed) {
+            line += " (\(Int((planned * 100).rounded())) % at 100 ms: the messages without a cycle time go every \(guessed.period))"
+        }
+        if share > 1 { line += "; MORE than the bus carries: the DBC's and the profile's cycle times alone exceed it" }
+    } else {
+        line += ", \(Int(load.framesPerSecond.rounded())) frames/s"
+    }
+    try? FileDescriptor.standardError.writeAll(line + "\n")
     startBusLoad(load, port: port)
 }
 

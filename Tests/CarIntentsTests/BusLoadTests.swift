@@ -44,3 +44,43 @@ import VehicleSimulator
         #expect((schedule.nextDue ?? .zero) > .seconds(11))
     }
 }
+
+/// vcan has no bit rate; `--bitrate` keeps the load one the car's real bus could carry.
+@Suite struct BusLoadBitrateTests {
+    /// The worst-case lengths of classic frames, stuff bits and intermission included
+    /// (the 135 and 160 bits of an 8-byte standard and extended frame in CAN literature).
+    @Test func aFrameTakesItsWorstCaseBitsOnTheWire() throws {
+        #expect(BusLoad.bitsOnWire(try CANFrame(id: CANID(standard: 0x123), data: [UInt8](repeating: 0, count: 8))) == 135)
+        #expect(BusLoad.bitsOnWire(try CANFrame(id: CANID(extended: 0x1234_5678), data: [UInt8](repeating: 0, count: 8))) == 160)
+        #expect(BusLoad.bitsOnWire(try CANFrame(id: CANID(standard: 0x123), data: [])) == 55)
+        let fd = try CANFrame(id: CANID(standard: 0x123), data: [UInt8](repeating: 0, count: 64), kind: .fd(bitRateSwitch: false, errorStateIndicator: false))
+        #expect(BusLoad.bitsOnWire(fd) > 8 * 64 + 55, "an FD frame's payload and its longer CRC")
+    }
+
+    /// GM's low-speed bus (33.3 kbit/s) gives no cycle times: 100 ms for each of its
+    /// hundreds of messages would be many times what it carries. Fitted, every guessed
+    /// period is lengthened by one factor, to half of the bus.
+    @Test func guessedPeriodsAreLengthenedToHalfOfASlowBus() throws {
+        let profile = try ShippedProfiles.load("gm-global-a-lowspeed")
+        let load = BusLoad(profile: profile)
+        for message in load.messages {
+            let dbc = try #require(profile.database.message(named: message.name))
+            #expect(message.periodIsAssumed == (profile.cycleTime(of: dbc) == nil), "\(message.name)")
+        }
+        #expect(load.share(ofBitrate: 33_333) > 2, "as planned: \(load.share(ofBitrate: 33_333))")
+        let fitted = load.fitted(toBitrate: 33_333)
+        let share = fitted.share(ofBitrate: 33_333)
+        #expect(share <= BusLoad.targetShare && share > BusLoad.targetShare * 0.95, "fitted: \(share)")
+        #expect(fitted.messages.map(\.name) == load.messages.map(\.name))
+        let periods = Set(fitted.messages.filter(\.periodIsAssumed).map(\.period))
+        #expect(periods.count == 1 && periods.first! > BusLoad.defaultPeriod, "one lengthened period: \(periods)")
+    }
+
+    /// A load that fits is sent as planned.
+    @Test func aLoadThatFitsIsKept() throws {
+        let load = BusLoad(profile: try ShippedProfiles.load("gm-global-a-lowspeed"))
+        let bitrate = Int((load.share(ofBitrate: 1) / BusLoad.targetShare).rounded(.up))
+        #expect(load.fitted(toBitrate: bitrate).messages == load.messages)
+        #expect(load.fitted(toBitrate: bitrate - 1000).messages != load.messages)
+    }
+}
