@@ -20,15 +20,19 @@ public struct VarlinkCall: Sendable, Hashable {
 
     /// "io.carplayd.Vehicle" of "io.carplayd.Vehicle.GetState".
     public var interface: String {
-        guard let dot = method.lastIndex(of: ".") else { return "" }
-        return String(method[..<dot])
+        guard let dot = lastDot else { return "" }
+        return String(method.utf8[..<dot])!
     }
 
     /// "GetState" of "io.carplayd.Vehicle.GetState".
     public var member: String {
-        guard let dot = method.lastIndex(of: ".") else { return method }
-        return String(method[method.index(after: dot)...])
+        guard let dot = lastDot else { return method }
+        return String(method.utf8[method.utf8.index(after: dot)...])!
     }
+
+    /// Searched in the UTF-8 view: as Characters, every call paid for grapheme breaking
+    /// backwards through the name (twice, ~3,000 instructions).
+    private var lastDot: String.Index? { method.utf8.lastIndex(of: UInt8(ascii: ".")) }
 
     /// Parses one message (without its NUL). Errors say what is wrong for the error reply.
     public init(parsing bytes: [UInt8]) throws(VarlinkError) {
