@@ -175,11 +175,17 @@ public final class SocketCANPort: CANPort, Sendable {
         try loop.register(socket.descriptor, events: .readable) { [self] _ in read(socket) }
     }
 
+    /// The most frames one read takes. A wake-up brings one or two (the kernel filters pass
+    /// only what the profile reads); the C side prepares a header per slot on every call,
+    /// so 64 slots cost more than the frames. A longer burst leaves the socket readable
+    /// (the loop is level-triggered): the next read takes the rest.
+    static let framesPerRead = 16
+
     /// The socket is readable (frames, or an error: the link went down).
     private func read(_ socket: any CANSocketIO) {
         let batch: [RawCANReception]
         do {
-            batch = try socket.receive(upTo: CANSocket.batchLimit)
+            batch = try socket.receive(upTo: Self.framesPerRead)
         } catch {
             if error == .wouldBlock { return }
             // A send that found the link down may have marked it already.
