@@ -15,6 +15,9 @@ final class StateJSONCache: Sendable {
         /// Per property its value and `"key":value` text, in the order `JSONValue`
         /// writes keys.
         var fragments: [(key: PropertyKey, value: PropertyValue, text: [UInt8])]
+        /// Per property in the state's own iteration order, its place in `fragments`: a
+        /// refresh walks the state instead of looking each property up.
+        var places: [Int]
         var bytes: [UInt8]
     }
 
@@ -40,10 +43,11 @@ final class StateJSONCache: Sendable {
             if let cached = current, cached.controller == controller {
                 if cached.version == version { return cached.bytes }
                 // A slower reply of an older version: made for it alone, the cache keeps the newer.
-                if cached.version > version { return Self.made(Self.fragments(of: state)) }
+                if cached.version > version { return Self.made(Self.fragments(of: state).fragments) }
             }
-            if current == nil || !Self.refresh(&current!.fragments, from: state) {
-                current = Entry(controller: controller, version: version, fragments: Self.fragments(of: state), bytes: [])
+            if current == nil || !Self.refresh(&current!, from: state) {
+                let (fragments, places) = Self.fragments(of: state)
+                current = Entry(controller: controller, version: version, fragments: fragments, places: places, bytes: [])
             }
             current!.controller = controller
             current!.version = version
@@ -52,9 +56,16 @@ final class StateJSONCache: Sendable {
         }
     }
 
-    /// `state`'s fragments, made anew, in `JSONValue`'s key order.
-    private static func fragments(of state: VehicleState) -> [(key: PropertyKey, value: PropertyValue, text: [UInt8])] {
-        state.values.sorted { JSONBytes.precedes($0.key.rawValue, $1.key.rawValue) }.map { ($0.key, $0.value, fragment($0.key, $0.value)) }
+    /// `state`'s fragments, made anew, in `JSONValue`'s key order, and their places in the
+    /// order the state iterates.
+    private static func fragments(of state: VehicleState) -> (
+        fragments: [(key: PropertyKey, value: PropertyValue, text: [UInt8])], places: [Int]
+    ) {
+        let fragments = state.values.sorted { JSONBytes.precedes($0.key.rawValue, $1.key.rawValue) }.map {
+            (key: $0.key, value: $0.value, text: fragment($0.key, $0.value))
+        }
+        let place = Dictionary(uniqueKeysWithValues: fragments.enumerated().map { ($0.element.key, $0.offset) })
+        return (fragments, state.values.keys.map { place[$0]! })
     }
 
     /// The object of `fragments`.
@@ -69,15 +80,17 @@ final class StateJSONCache: Sendable {
         return bytes
     }
 
-    /// Brings `fragments` up to `state` with one lookup per property, re-making those
-    /// whose value moved; false (left half done) when `state` has other properties.
-    private static func refresh(_ fragments: inout [(key: PropertyKey, value: PropertyValue, text: [UInt8])], from state: VehicleState) -> Bool {
-        guard fragments.count == state.values.count else { return false }
-        for index in fragments.indices {
-            guard let value = state[fragments[index].key] else { return false }
-            if value != fragments[index].value {
-                fragments[index].value = value
-                fragments[index].text = fragment(fragments[index].key, value)
+    /// Brings `entry`'s fragments up to `state`, re-making those whose value moved, without
+    /// a lookup: the state is walked in its own order, which stays as long as its keys do
+    /// (a dictionary reorders only when it grows). False (left half done) when a key is not
+    /// where it was: other properties, or the same ones reordered.
+    private static func refresh(_ entry: inout Entry, from state: VehicleState) -> Bool {
+        guard entry.places.count == state.values.count else { return false }
+        for (place, property) in zip(entry.places, state.values) {
+            guard entry.fragments[place].key == property.key else { return false }
+            if property.value != entry.fragments[place].value {
+                entry.fragments[place].value = property.value
+                entry.fragments[place].text = fragment(property.key, property.value)
             }
         }
         return true

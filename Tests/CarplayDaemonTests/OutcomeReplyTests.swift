@@ -147,6 +147,31 @@ extension StateJSONCacheTests {
 }
 
 extension StateJSONCacheTests {
+    /// The same properties in another order (a state built anew, with other values): the
+    /// cache walks a state in its own order and must not take one order for the other.
+    @Test func theSamePropertiesInAnotherOrderGiveTheStatesText() {
+        let cache = StateJSONCache()
+        let controller = Controller()
+        let keys: [PropertyKey] = [.fan, .fanSpeed, .radioFrequency, .audioSource, .airConditioner, .airCirculation]
+        func state(_ order: [PropertyKey], _ shift: Int) -> VehicleState {
+            var state = VehicleState()
+            for (index, key) in order.enumerated() { state[key] = .integer(index + shift) }
+            return state
+        }
+        var orders = Set<[PropertyKey]>()
+        for version in 1...24 {
+            let order = version % 2 == 0 ? keys : keys.reversed()
+            let next = state(version % 3 == 0 ? order.shuffled() : order, version)
+            orders.insert(Array(next.values.keys))
+            let bytes = cache.json(next, version: version, of: ObjectIdentifier(controller))
+            #expect(String(decoding: bytes, as: UTF8.self) == next.jsonValue.serialized(), "version \(version)")
+        }
+        #expect(orders.count > 1, "the states iterated in one order only: the test tested nothing")
+        withExtendedLifetime(controller) {}
+    }
+}
+
+extension StateJSONCacheTests {
     /// The typed methods' grouped form: once per version and controller, apart from the flat one.
     @Test func theGroupedStateIsCachedPerVersionToo() {
         let cache = StateJSONCache()
