@@ -47,10 +47,8 @@ extension HeadUnit {
     ) -> Token {
         var expected: [PropertyKey: PropertyValue] = [:]
         var statusMessages = Set<String>()
-        var after = context
-        for (key, value) in targets { after[key] = value }
         for (key, value) in targets {
-            expected[key] = frames.reportedValue(value, for: key, context: after) ?? value
+            expected[key] = frames.reportedValue(value, for: key, context: context, targets: targets) ?? value
             if let binding = profile.bindings[key] { statusMessages.insert(binding.status.message) }
         }
         var command = PendingCommand(targets: targets, expected: expected, statusMessages: statusMessages)

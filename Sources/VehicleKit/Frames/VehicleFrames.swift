@@ -104,14 +104,19 @@ public struct VehicleFrames: Sendable {
 
     /// What the status signal of `key` will report once the vehicle holds `value`:
     /// the value as the signal's scaling quantizes it (21.3 °C in 0.5 steps reads 21.5).
-    public func reportedValue(_ value: PropertyValue, for key: PropertyKey, context: VehicleState = VehicleState()) -> PropertyValue? {
+    /// `targets`, set together with it, go before `context` (no copy of the state made).
+    public func reportedValue(
+        _ value: PropertyValue, for key: PropertyKey, context: VehicleState = VehicleState(), targets: [PropertyKey: PropertyValue] = [:]
+    ) -> PropertyValue? {
         guard let index = plan.keyIndex[key] else { return nil }
         let key = plan.keys[index]
-        guard let input = input(for: value, key: key, codec: key.status, depending: key.dependency.flatMap { context[$0] }),
+        // The property it depends on (a display unit) as it will be: a target, else the state.
+        let dependency = key.dependency.flatMap { targets[$0] ?? context[$0] }
+        guard let input = input(for: value, key: key, codec: key.status, depending: dependency),
             let codec = key.statusCodec, let signal = key.statusSignal,
             let carried = codec.roundTrip(input, signalAt: signal)
         else { return nil }
-        return propertyValue(carried, key: key, codec: key.status, depending: key.dependency.flatMap { context[$0] })
+        return propertyValue(carried, key: key, codec: key.status, depending: dependency)
     }
 
     // MARK: - Head unit side
