@@ -57,8 +57,7 @@ final class VarlinkConnection: @unchecked Sendable {
     }
 
     private let state = Mutex(State())
-    private let calls: AsyncStream<Item>
-    private let callContinuation: AsyncStream<Item>.Continuation
+    private let calls = VarlinkCallQueue<Item>()
 
     init(
         socket: FileDescriptor, peer: PeerCredentials, loop: EventLoop, budget: VarlinkBufferBudget, readScratch: VarlinkReadScratch,
@@ -71,8 +70,6 @@ final class VarlinkConnection: @unchecked Sendable {
         self.readScratch = readScratch
         self.server = server
         self.onClose = onClose
-        // Bounded by pausing the reads (pendingCallLimit), not by dropping calls.
-        (calls, callContinuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
     var isOpen: Bool { state.withLock { !$0.closed } }
@@ -81,7 +78,8 @@ final class VarlinkConnection: @unchecked Sendable {
         let calls = self.calls
         // The calls run on the connection's loop thread (see `VarlinkServer`).
         let task = Task(executorPreference: loop) { [self] in
-            for await item in calls {
+            // Bounded by pausing the reads (pendingCallLimit), not by dropping calls.
+            while let item = await calls.next() {
                 taken(item.size)
                 switch item.call {
                 case let .success(call):
@@ -203,7 +201,7 @@ final class VarlinkConnection: @unchecked Sendable {
             guard let framed else { return }
             for message in framed {
                 let call = message.bytes.flatMap { bytes in Result { () throws(VarlinkError) in try VarlinkCall(parsing: bytes) } }
-                callContinuation.yield((call, message.size))
+                calls.push((call, message.size))
             }
             // A short read drained the socket: the level-triggered loop calls again when
             // more arrives (no read that would only say EAGAIN).
@@ -320,7 +318,7 @@ final class VarlinkConnection: @unchecked Sendable {
         }
         guard wasOpen else { return }
         if closeDescriptor { socket.close() }
-        callContinuation.finish()
+        calls.finish()
         task?.cancel()
         onClose(self)
     }
