@@ -113,12 +113,20 @@ public struct IntentOutcome: Sendable {
         var lines: [UInt8] = [UInt8(ascii: "[")]
         lines.reserveCapacity(frames.count * 64 + 2)
         var line: [UInt8] = []
-        line.reserveCapacity(64)
         for (index, frame) in frames.enumerated() {
             if index > 0 { lines.append(UInt8(ascii: ",")) }
-            line.removeAll(keepingCapacity: true)
-            CandumpWriter.appendLogLine(CandumpRecord(timestamp: frame.timestamp, interface: frame.interface, frame: frame.frame), to: &line)
-            line.withUnsafeBufferPointer { JSONBytes.appendString(utf8: $0, to: &lines) }
+            let record = CandumpRecord(timestamp: frame.timestamp, interface: frame.interface, frame: frame.frame)
+            // A candump line is digits, hex, "().# " and the interface's name: written
+            // straight into the string unless the name needs escaping.
+            if frame.interface.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+                lines.append(UInt8(ascii: "\""))
+                CandumpWriter.appendLogLine(record, to: &lines)
+                lines.append(UInt8(ascii: "\""))
+            } else {
+                line.removeAll(keepingCapacity: true)
+                CandumpWriter.appendLogLine(record, to: &line)
+                line.withUnsafeBufferPointer { JSONBytes.appendString(utf8: $0, to: &lines) }
+            }
         }
         lines.append(UInt8(ascii: "]"))
         return lines

@@ -1,3 +1,5 @@
+import CANBus
+import CANKit
 import CarplayJSON
 import Testing
 import VehicleKit
@@ -47,6 +49,21 @@ import VehicleKit
             let generic = JSONValue.object(Dictionary(uniqueKeysWithValues: parameters.map { ($0.0, $0.1.jsonValue) }))
             #expect(String(decoding: outcome.resolutionsJSON(), as: UTF8.self) == generic.serialized())
         }
+    }
+
+    /// A reply's frames, written straight into their strings: the generic serialization
+    /// of their candump lines, also for an interface whose name needs escaping.
+    @Test func framesAreTheGenericSerialization() throws {
+        let frame = try CANFrame(id: CANID(standard: 0x3A0), data: [0x2D, 0x00])
+        let frames = ["vcan0", "can\"1", "can\\2", "bus é"].enumerated().map { index, interface in
+            ReceivedFrame(frame: frame, timestamp: CandumpTimestamp(seconds: 1_700_000_000 + Int64(index), microseconds: 100), interface: interface)
+        }
+        let outcome = IntentOutcome(
+            phase: .handle, resolution: IntentResolution(intent: try Intent(named: "SetClimateSettingsInCar", parameters: .null), parameters: [], action: nil),
+            response: IntentResponse(code: .success, reason: nil, fields: [:]), refusal: nil, frames: frames, state: VehicleState(), stateVersion: 0)
+        let generic = JSONValue.array(frames.map { .string($0.logLine) })
+        #expect(String(decoding: outcome.framesJSON(), as: UTF8.self) == generic.serialized())
+        #expect(String(decoding: outcome.framesJSON(), as: UTF8.self).hasPrefix(#"["(1700000000.000100) vcan0 3A0#2D00","#))
     }
 
     @Test func aMissingMemberIsNamedByItsPath() {
