@@ -48,7 +48,12 @@ private struct JSONParser {
     var pendingMembers: [(key: String, value: JSONValue)] = []
     static let maximumDepth = 512
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        // A Varlink call's members at once: the stack grew (copying itself) at the 1st,
+        // 2nd, 4th and 8th.
+        pendingMembers.reserveCapacity(16)
+    }
 
     /// The error at the current position; line and column are counted only now, so
     /// parsing pays nothing for them.
@@ -275,10 +280,27 @@ private struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
+        if integral, let value = integer(start..<index) { return .integer(value) }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if integral, let value = Int(text) { return .integer(value) }
         guard let value = Double(text), value.isFinite else { throw error("number out of range") }
         return .number(value)
+    }
+
+    /// The integer of the digits at `range` (an optional "-" first), nil beyond `Int`:
+    /// without the String that `Int(_:)` would need.
+    func integer(_ range: Range<Int>) -> Int? {
+        let negative = bytes[range.lowerBound] == UInt8(ascii: "-")
+        var value = 0
+        for position in (negative ? range.lowerBound + 1 : range.lowerBound)..<range.upperBound {
+            let digit = Int(bytes[position] &- 48)
+            // Counted towards the negative side, which reaches one further (Int.min).
+            let (times10, overflowTimes) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowMinus) = times10.subtractingReportingOverflow(digit)
+            if overflowTimes || overflowMinus { return nil }
+            value = next
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
     }
 
     func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }

@@ -18,6 +18,17 @@ import Testing
         #expect(try JSONValue(parsing: "12345678901234567890") == .number(12345678901234567890.0))
     }
 
+    /// Integers read digit by digit: Int's ends exactly, one beyond them a number.
+    @Test func integersToTheEndsOfInt() throws {
+        #expect(try JSONValue(parsing: "0") == .integer(0))
+        #expect(try JSONValue(parsing: "-0") == .integer(0))
+        #expect(try JSONValue(parsing: "9223372036854775807") == .integer(.max))
+        #expect(try JSONValue(parsing: "-9223372036854775808") == .integer(.min))
+        #expect(try JSONValue(parsing: "9223372036854775808") == .number(9223372036854775808.0))
+        #expect(try JSONValue(parsing: "-9223372036854775809") == .number(-9223372036854775809.0))
+        #expect(try JSONValue(parsing: "[7,-42,1000000]") == .array([.integer(7), .integer(-42), .integer(1_000_000)]))
+    }
+
     @Test func objectsStringsAndNull() throws {
         let value = try JSONValue(parsing: #"{"a": [null, "x\"y"], "b": {"c": 1.5}}"#)
         #expect(value == .object(["a": .array([.null, .string("x\"y")]), "b": .object(["c": .number(1.5)])]))
