@@ -10,7 +10,13 @@ extension HeadUnit {
         let content = frames.decodeFromVehicle(received.frame, context: state, checkers: &checkers)
         var events: [Event] = []
         // Every command records the frames of its window, related or not, as candump would.
-        for token in commands.keys { commands[token]?.frames.append(received) }
+        // Walked by index, in place: a loop over `commands.keys` kept the dictionary shared
+        // while it changed, so every frame copied all pending commands.
+        var index = commands.startIndex
+        while index != commands.endIndex {
+            commands.values[index].frames.append(received)
+            commands.formIndex(after: &index)
+        }
         let canID = received.frame.id
         traffic[canID, default: MessageTraffic(id: canID)].count(received)
         switch content {
