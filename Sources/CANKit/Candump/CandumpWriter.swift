@@ -13,8 +13,6 @@
 ///
 /// No line terminator is added by `logLine`; `append(_:to:)` adds `\n`.
 public enum CandumpWriter {
-    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-
     /// `(1700000000.000100) vcan0 123#DEADBEEF`
     public static func logLine(_ record: CandumpRecord) -> String {
         var bytes: [UInt8] = []
@@ -39,91 +37,112 @@ public enum CandumpWriter {
 
     /// Appends `logLine(record)` without a terminator.
     public static func appendLogLine(_ record: CandumpRecord, to buffer: inout [UInt8]) {
-        if let timestamp = record.timestamp {
-            buffer.append(0x28)  // (
-            if timestamp.seconds < 0 { buffer.append(0x2D) }
-            appendDecimal(timestamp.seconds.magnitude, minimumDigits: 10, to: &buffer)
-            buffer.append(0x2E)  // .
-            appendDecimal(UInt64(timestamp.microseconds), minimumDigits: 6, to: &buffer)
-            buffer.append(0x29)  // )
-            buffer.append(0x20)
+        // Written on the stack and appended once: an append per byte cost more than the
+        // rest of a reply's frames (each checks the array's uniqueness and capacity).
+        let capacity = 32 + (record.interface?.utf8.count ?? 0) + 1 + compactLength(record.frame)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
+            var line = LineWriter(scratch)
+            if let timestamp = record.timestamp {
+                line.byte(0x28)  // (
+                if timestamp.seconds < 0 { line.byte(0x2D) }
+                line.decimal(timestamp.seconds.magnitude, minimumDigits: 10)
+                line.byte(0x2E)  // .
+                line.decimal(UInt64(timestamp.microseconds), minimumDigits: 6)
+                line.byte(0x29)  // )
+                line.byte(0x20)
+            }
+            if let interface = record.interface {
+                for byte in interface.utf8 { line.byte(byte) }
+                line.byte(0x20)
+            }
+            line.compactFrame(record.frame)
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<line.count]))
         }
-        if let interface = record.interface {
-            buffer.append(contentsOf: interface.utf8)
-            buffer.append(0x20)
-        }
-        appendCompactFrame(record.frame, to: &buffer)
     }
 
     /// Appends `compactFrame(frame)`.
     public static func appendCompactFrame(_ frame: CANFrame, to buffer: inout [UInt8]) {
-        if frame.isError {
-            appendHex(UInt64(frame.id.rawValue | 0x2000_0000), digits: 8, to: &buffer)
-        } else {
-            appendHex(UInt64(frame.id.rawValue), digits: frame.id.isExtended ? 8 : 3, to: &buffer)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: compactLength(frame)) { scratch in
+            var line = LineWriter(scratch)
+            line.compactFrame(frame)
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[..<line.count]))
         }
-        buffer.append(0x23)  // #
-        switch frame.kind {
-        case .classic:
-            if frame.isRemote {
-                buffer.append(0x52)  // R
-                if (1...8).contains(frame.data.count) {
-                    buffer.append(0x30 + UInt8(frame.data.count))
-                }
-                return
-            }
-        case let .fd(bitRateSwitch, errorStateIndicator):
-            buffer.append(0x23)  // #
-            buffer.append(hexDigits[(bitRateSwitch ? 1 : 0) | (errorStateIndicator ? 2 : 0)])
-        }
-        appendPayload(frame.data, to: &buffer)
     }
 
     /// A payload as candump writes it after the `#`: two uppercase hex digits a byte.
     public static func payload(_ data: [UInt8]) -> String {
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(data.count * 2)
-        appendPayload(data, to: &buffer)
-        return String(decoding: buffer, as: UTF8.self)
-    }
-
-    private static func appendPayload(_ data: [UInt8], to buffer: inout [UInt8]) {
-        for byte in data {
-            buffer.append(hexDigits[Int(byte >> 4)])
-            buffer.append(hexDigits[Int(byte & 0x0F)])
+        String(unsafeUninitializedCapacity: 2 * data.count) { scratch in
+            var line = LineWriter(scratch)
+            line.payload(data)
+            return line.count
         }
     }
 
-    private static func appendHex(_ value: UInt64, digits: Int, to buffer: inout [UInt8]) {
-        var shift = (digits - 1) * 4
-        while shift >= 0 {
-            buffer.append(hexDigits[Int((value >> UInt64(shift)) & 0xF)])
-            shift -= 4
-        }
-    }
+    /// The most bytes `compactFrame` writes: an 8-digit ID, `##` and a flag digit, the data.
+    private static func compactLength(_ frame: CANFrame) -> Int { 12 + 2 * frame.data.count }
 
-    private static func appendDecimal(_ value: UInt64, minimumDigits: Int, to buffer: inout [UInt8]) {
-        var scratch:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    /// Writes forward into a buffer sized beforehand.
+    private struct LineWriter {
+        let bytes: UnsafeMutableBufferPointer<UInt8>
         var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &scratch) { digits in
-            repeat {
-                digits[count] = 0x30 + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            while count < minimumDigits {
-                digits[count] = 0x30
-                count += 1
-            }
-            for position in stride(from: count - 1, through: 0, by: -1) {
-                buffer.append(digits[position])
+
+        init(_ bytes: UnsafeMutableBufferPointer<UInt8>) { self.bytes = bytes }
+
+        mutating func byte(_ value: UInt8) {
+            bytes[count] = value
+            count += 1
+        }
+
+        mutating func hex(_ value: UInt64, digits: Int) {
+            var shift = (digits - 1) * 4
+            while shift >= 0 {
+                byte(CandumpWriter.hexDigit(Int((value >> UInt64(shift)) & 0xF)))
+                shift -= 4
             }
         }
+
+        mutating func decimal(_ value: UInt64, minimumDigits: Int) {
+            var digits = 1
+            var scale: UInt64 = 1
+            while value / scale >= 10 {
+                scale *= 10
+                digits += 1
+            }
+            for _ in digits..<max(digits, minimumDigits) { byte(0x30) }
+            while scale > 0 {
+                byte(0x30 + UInt8(value / scale % 10))
+                scale /= 10
+            }
+        }
+
+        mutating func payload(_ data: [UInt8]) {
+            for value in data {
+                byte(CandumpWriter.hexDigit(Int(value >> 4)))
+                byte(CandumpWriter.hexDigit(Int(value & 0x0F)))
+            }
+        }
+
+        mutating func compactFrame(_ frame: CANFrame) {
+            if frame.isError {
+                hex(UInt64(frame.id.rawValue | 0x2000_0000), digits: 8)
+            } else {
+                hex(UInt64(frame.id.rawValue), digits: frame.id.isExtended ? 8 : 3)
+            }
+            byte(0x23)  // #
+            switch frame.kind {
+            case .classic:
+                if frame.isRemote {
+                    byte(0x52)  // R
+                    if (1...8).contains(frame.data.count) { byte(0x30 + UInt8(frame.data.count)) }
+                    return
+                }
+            case let .fd(bitRateSwitch, errorStateIndicator):
+                byte(0x23)  // #
+                byte(CandumpWriter.hexDigit((bitRateSwitch ? 1 : 0) | (errorStateIndicator ? 2 : 0)))
+            }
+            payload(frame.data)
+        }
     }
+
+    private static func hexDigit(_ value: Int) -> UInt8 { value < 10 ? 0x30 + UInt8(value) : 0x37 + UInt8(value) }
 }
