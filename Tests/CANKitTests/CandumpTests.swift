@@ -319,7 +319,8 @@ private func format2(_ value: Int) -> String {
         let far = CandumpRecord(
             timestamp: CandumpTimestamp(seconds: .max, microseconds: 999_999), interface: String(repeating: "x", count: 40),
             frame: try CANFrame(id: ext(0x1FFF_FFFF), data: [UInt8](repeating: 0xAB, count: 64), kind: fdBRS))
-        #expect(CandumpWriter.logLine(far) == "(9223372036854775807.999999) \(String(repeating: "x", count: 40)) 1FFFFFFF##1\(String(repeating: "AB", count: 64))")
+        let farLine = "(9223372036854775807.999999) \(String(repeating: "x", count: 40)) 1FFFFFFF##1\(String(repeating: "AB", count: 64))"
+        #expect(CandumpWriter.logLine(far) == farLine)
         let before = CandumpRecord(timestamp: CandumpTimestamp(seconds: -12, microseconds: 5), frame: try CANFrame(id: std(0x7FF), data: [0]))
         #expect(CandumpWriter.logLine(before) == "(-0000000012.000005) 7FF#00")
         #expect(CandumpWriter.payload([0x00, 0x9F, 0xA0, 0xFF]) == "009FA0FF")
