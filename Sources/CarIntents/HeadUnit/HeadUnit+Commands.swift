@@ -72,8 +72,7 @@ extension HeadUnit {
     /// A frame of the command went out; `position` is `recordedFrameCount` before the send.
     public mutating func sent(_ frame: ReceivedFrame, for token: Token, at position: Int) {
         recordSent(frame)
-        guard let count = command(token, { $0.frames.count }) else { return }
-        commands[token]?.frames.insert(frame, at: min(position, count))
+        updateCommand(token) { $0.frames.insert(frame, at: min(position, $0.frames.count)) }
     }
 
     /// A frame the head unit sent, counted in the bus traffic.
@@ -92,11 +91,22 @@ extension HeadUnit {
         return read(commands.values[index])
     }
 
+    /// Changes the command `token` in place, nil if there is none. Through the dictionary's
+    /// `subscript(key)` a change moved the whole command into an Optional and back, in a
+    /// coroutine that allocated its frame: six allocations per change.
+    @discardableResult
+    mutating func updateCommand<T>(_ token: Token, _ change: (inout PendingCommand) -> T) -> T? {
+        guard let index = commands.index(forKey: token) else { return nil }
+        return change(&commands.values[index])
+    }
+
     /// Starts the command's timeout at `now`, once its frames are sent.
     public mutating func startTimeout(_ token: Token, after timeout: Duration, at now: Instant) {
-        guard command(token, { $0.isOpen }) == true else { return }
-        commands[token]?.deadline = now + timeout
-        commands[token]?.timeout = timeout
+        updateCommand(token) { command in
+            guard command.isOpen else { return }
+            command.deadline = now + timeout
+            command.timeout = timeout
+        }
     }
 
     /// The command's outcome, and it is forgotten; `vehicleUnreachable` for a command the
@@ -115,9 +125,12 @@ extension HeadUnit {
 
     /// The first outcome stands.
     mutating func settle(_ token: Token, with failure: CommandFailure?, _ events: inout [Event]) {
-        guard command(token, { $0.isOpen }) == true else { return }
-        commands[token]?.settled = .some(failure)
-        events.append(.commandSettled(token))
+        let settled = updateCommand(token) { command -> Bool in
+            guard command.isOpen else { return false }
+            command.settled = .some(failure)
+            return true
+        }
+        if settled == true { events.append(.commandSettled(token)) }
     }
 
     func timeoutFailure(of command: PendingCommand) -> CommandFailure {

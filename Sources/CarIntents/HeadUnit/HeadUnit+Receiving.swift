@@ -45,7 +45,7 @@ extension HeadUnit {
             for token in commands.keys.sorted() where command(token, { $0.statusMessages.contains(message) }) == true {
                 // In place: a copy of the command out of the dictionary and back made its
                 // tables copy themselves on every status frame.
-                if Self.update(&commands[token]!, values: values, noValue: noValue) { settle(token, with: nil, &events) }
+                if updateCommand(token, { Self.update(&$0, values: values, noValue: noValue) }) == true { settle(token, with: nil, &events) }
             }
             endWaits(at: now, &events)
         case let .acknowledgement(ack):
@@ -67,8 +67,8 @@ extension HeadUnit {
             // acknowledgement may have been any command's (its command ID cannot be trusted
             // either), so a wait that then times out reports the E2E error, not a timeout.
             let isAcknowledgement = message == profile.acknowledgement?.message
-            for (token, command) in commands where isAcknowledgement || command.statusMessages.contains(message) {
-                commands[token]?.lastE2EError = (message, status)
+            for token in commands.keys.sorted() {
+                updateCommand(token) { if isAcknowledgement || $0.statusMessages.contains(message) { $0.lastE2EError = (message, status) } }
             }
         case .undecodable, .unrelated:
             break
