@@ -23,6 +23,8 @@ extension VarlinkInterfaceDefinition {
             let fieldPath = path.isEmpty ? field.name : path + "." + field.name
             if let problem = mismatch(of: parameters[field.name], against: field.type, path: fieldPath) { return problem }
         }
+        // Sorted only to name an unknown one (the first in order): every call got here.
+        guard parameters.keys.contains(where: { key in !fields.contains { $0.name == key } }) else { return nil }
         for key in parameters.keys.sorted() where !fields.contains(where: { $0.name == key }) {
             let known = fields.map(\.name).joined(separator: ", ")
             return VarlinkTypeMismatch(path: path.isEmpty ? key : path + "." + key, reason: "no such field (expected \(known.isEmpty ? "none" : known))")
