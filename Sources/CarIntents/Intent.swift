@@ -138,18 +138,19 @@ extension Intent {
         // At most a dozen names: a linear search beats hashing them into a Set per call.
         let known = Intent.parameterNames(of: name)
         let aliases = Intent.aliases(of: name)
-        var canonical: [String: JSONValue] = [:]
+        var canonical: [(name: String, value: JSONValue)] = []
+        canonical.reserveCapacity(parameters.count)
         for (key, value) in parameters.sorted(by: { $0.key < $1.key }) {
             guard let target = known.contains(key) ? key : aliases[key] else {
                 throw .unknownParameter(intent: name.rawValue, name: key)
             }
             if case .null = value { continue }
-            if canonical[target] != nil {
+            if canonical.contains(where: { $0.name == target }) {
                 throw .invalidParameter(name: target, expected: "one value", found: "it also given as \(key)")
             }
-            canonical[target] = value
+            canonical.append((target, value))
         }
-        let r = ParameterReader(values: canonical)
+        let r = ParameterReader(given: canonical)
         switch name {
         case .setClimateSettingsInCar:
             self = .setClimateSettingsInCar(
@@ -211,22 +212,26 @@ extension Intent {
 
 /// Typed access to a request's parameters; every failure names the parameter.
 private struct ParameterReader {
-    let values: [String: JSONValue]
+    /// The parameters given, a few of the intent's dozen: each read is a short scan (no
+    /// hashing of the name, where most reads are of parameters not given).
+    let given: [(name: String, value: JSONValue)]
+
+    subscript(_ name: String) -> JSONValue? { given.first(where: { $0.name == name })?.value }
 
     func bool(_ name: String) throws(IntentParseError) -> Bool? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         guard case let .bool(flag) = value else { throw .invalidParameter(name: name, expected: "true or false", found: value.shortDescription) }
         return flag
     }
 
     func integer(_ name: String) throws(IntentParseError) -> Int? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         guard case let .integer(number) = value else { throw .invalidParameter(name: name, expected: "an integer", found: value.shortDescription) }
         return number
     }
 
     func number(_ name: String, in range: ClosedRange<Double>? = nil) throws(IntentParseError) -> Double? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         let expected = range.map { "a number \(formatNumber($0.lowerBound))…\(formatNumber($0.upperBound))" } ?? "a number"
         guard let number = value.doubleValue, number.isFinite else { throw .invalidParameter(name: name, expected: expected, found: value.shortDescription) }
         if let range, !range.contains(number) { throw .invalidParameter(name: name, expected: expected, found: value.shortDescription) }
@@ -234,14 +239,14 @@ private struct ParameterReader {
     }
 
     func string(_ name: String) throws(IntentParseError) -> String? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         guard case let .string(text) = value else { throw .invalidParameter(name: name, expected: "a string", found: value.shortDescription) }
         return text
     }
 
     /// SiriKit's case names, and their aliases (`SiriKitEnumeration`).
     func enumeration<E: SiriKitEnumeration>(_ name: String, _: E.Type) throws(IntentParseError) -> E? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         guard case let .string(text) = value, let result = E(name: text) else {
             throw .invalidParameter(name: name, expected: "one of " + E.names.joined(separator: ", "), found: value.shortDescription)
         }
@@ -249,7 +254,7 @@ private struct ParameterReader {
     }
 
     func temperature(_ name: String) throws(IntentParseError) -> Temperature? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         let expected = #"{"value": number, "unit": "celsius" or "fahrenheit"}"#
         guard case let .object(object) = value else { throw .invalidParameter(name: name, expected: expected, found: value.shortDescription) }
         for key in object.keys.sorted() where key != "value" && key != "unit" {
@@ -265,7 +270,7 @@ private struct ParameterReader {
     }
 
     func channel(_ name: String) throws(IntentParseError) -> String? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         switch value {
         case let .string(text): return text
         case let .integer(number): return String(number)
@@ -274,7 +279,7 @@ private struct ParameterReader {
     }
 
     func signals(_ name: String) throws(IntentParseError) -> [CarSignal]? {
-        guard let value = values[name] else { return nil }
+        guard let value = self[name] else { return nil }
         let expected = "an array of " + CarSignal.names.joined(separator: ", ")
         guard case let .array(elements) = value else { throw .invalidParameter(name: name, expected: expected, found: value.shortDescription) }
         var signals: [CarSignal] = []

@@ -89,6 +89,11 @@ import VehicleKit
             "parameters: expected an object, found an array"
         ),
         (
+            request("SetSeatSettingsInCar", #""relativeLevel":"higher","relativeLevelSetting":"lower""#),
+            .invalidParameter(name: "relativeLevelSetting", expected: "one value", found: "it also given as relativeLevelSetting"),
+            "relativeLevelSetting: expected one value"
+        ),
+        (
             request("SetCarLockStatus", #""lock":true"#), .unknownParameter(intent: "SetCarLockStatus", name: "lock"),
             #"SetCarLockStatus has no parameter "lock"; its parameters are locked, carName"#
         ),
