@@ -39,24 +39,35 @@ public struct VarlinkCall: Sendable, Hashable {
         let json: JSONValue
         do { json = try JSONValue(parsing: bytes) } catch { throw .invalidMessage("malformed JSON: \(error)") }
         guard case let .object(object) = json else { throw .invalidMessage("a call is a JSON object") }
-        for key in object.keys where !["method", "parameters", "oneway", "more", "upgrade"].contains(key) {
-            throw .invalidMessage("unknown field \"\(key)\" in the call")
+        // One walk over the members, not a lookup of each of the five by name.
+        var given: (method: JSONValue?, parameters: JSONValue?, oneway: JSONValue?, more: JSONValue?, upgrade: JSONValue?)
+        for (key, value) in object {
+            switch key {
+            case "method": given.method = value
+            case "parameters": given.parameters = value
+            case "oneway": given.oneway = value
+            case "more": given.more = value
+            case "upgrade": given.upgrade = value
+            default: throw .invalidMessage("unknown field \"\(key)\" in the call")
+            }
         }
-        guard case let .string(method)? = object["method"], !method.isEmpty else { throw .invalidMessage("the call has no \"method\" string") }
+        guard case let .string(method)? = given.method, !method.isEmpty else { throw .invalidMessage("the call has no \"method\" string") }
         var parameters: [String: JSONValue] = [:]
-        switch object["parameters"] {
+        switch given.parameters {
         case nil, .null?: break
         case let .object(value)?: parameters = value
         default: throw .invalidParameter("parameters")
         }
-        func flag(_ name: String) throws(VarlinkError) -> Bool {
-            switch object[name] {
+        func flag(_ value: JSONValue?, _ name: String) throws(VarlinkError) -> Bool {
+            switch value {
             case nil, .null?: return false
             case let .bool(value)?: return value
             default: throw .invalidMessage("\"\(name)\" must be a boolean")
             }
         }
-        self.init(method: method, parameters: parameters, oneway: try flag("oneway"), more: try flag("more"), upgrade: try flag("upgrade"))
+        self.init(
+            method: method, parameters: parameters, oneway: try flag(given.oneway, "oneway"), more: try flag(given.more, "more"),
+            upgrade: try flag(given.upgrade, "upgrade"))
     }
 
     public func serialized() -> [UInt8] {
