@@ -113,6 +113,15 @@ import VehicleKit
         withExtendedLifetime((one, two)) {}
     }
 
+    /// No property known yet (the car not heard from): an empty object, then one property.
+    @Test func anEmptyStateIsAnEmptyObject() {
+        let cache = StateJSONCache()
+        let controller = Controller()
+        #expect(Self.text(cache.json(VehicleState(), version: 1, of: ObjectIdentifier(controller))) == "{}")
+        #expect(Self.text(cache.json(Self.cold, version: 2, of: ObjectIdentifier(controller))) == Self.cold.jsonValue.serialized())
+        withExtendedLifetime(controller) {}
+    }
+
     /// A slower reply of an older version gets its own state's text; the newer stays cached.
     @Test func anOlderVersionDoesNotReplaceTheNewer() {
         let cache = StateJSONCache()
