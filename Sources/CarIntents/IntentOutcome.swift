@@ -118,7 +118,7 @@ public struct IntentOutcome: Sendable {
             let record = CandumpRecord(timestamp: frame.timestamp, interface: frame.interface, frame: frame.frame)
             // A candump line is digits, hex, "().# " and the interface's name: written
             // straight into the string unless the name needs escaping.
-            if frame.interface.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            if !frame.interface.utf8.contains(where: JSONBytes.needsEscape) {
                 lines.append(UInt8(ascii: "\""))
                 CandumpWriter.appendLogLine(record, to: &lines)
                 lines.append(UInt8(ascii: "\""))

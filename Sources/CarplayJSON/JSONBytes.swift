@@ -29,7 +29,7 @@ public enum JSONBytes {
         var runStart = 0
         for index in 0..<bytes.count {
             let byte = bytes[index]
-            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+            guard needsEscape(byte) else { continue }
             if runStart < index { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
             runStart = index + 1
             switch byte {
@@ -44,6 +44,10 @@ public enum JSONBytes {
         if runStart < bytes.count { buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
         buffer.append(0x22)
     }
+
+    /// Whether a byte of UTF-8 text is written escaped in a JSON string (a control
+    /// character, `"` or `\`); every other byte goes as it is.
+    public static func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
