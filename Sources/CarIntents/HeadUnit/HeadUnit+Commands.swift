@@ -83,9 +83,9 @@ extension HeadUnit {
     /// Whether the command's outcome is ready (or the command is unknown).
     public func isSettled(_ token: Token) -> Bool { command(token) { !$0.isOpen } ?? true }
 
-    /// A reading of the command `token` in place, nil if there is none: the dictionary's
-    /// getter copies the whole command (a dozen references retained and released) to
-    /// read one field of it.
+    /// A reading of the command `token`, nil if there is none. Dictionary.Values has no
+    /// borrowing read: this still copies the command (as `commands[token]` does), so
+    /// what changes a command goes through `updateCommand`, which does not.
     func command<T>(_ token: Token, _ read: (borrowing PendingCommand) -> T) -> T? {
         guard let index = commands.index(forKey: token) else { return nil }
         return read(commands.values[index])
