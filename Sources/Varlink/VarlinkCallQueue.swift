@@ -31,8 +31,6 @@ final class VarlinkCallQueue<Item: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
-    init() {}
-
     /// Queues `item`, or hands it to the task waiting for one; dropped once finished.
     func push(_ item: Item) {
         let waiter = state.withLock { state -> UnsafeContinuation<Item?, Never>? in

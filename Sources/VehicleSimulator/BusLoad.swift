@@ -48,7 +48,7 @@ public struct BusLoad: Sendable {
 
     /// The share (1: full) of a bus of `bitrate` bit/s the messages take, stuffed at worst.
     public func share(ofBitrate bitrate: Int) -> Double {
-        Self.share(of: messages[...], bitrate: bitrate)
+        Self.share(of: messages, bitrate: bitrate)
     }
 
     /// The load as a bus of `bitrate` bit/s could carry it: when it would take more than
@@ -56,8 +56,8 @@ public struct BusLoad: Sendable {
     /// by one factor, to fill what the stated periods leave of `target` (at least 1 % of
     /// the bus). Stated periods are kept as the car has them, even when they alone exceed it.
     public func fitted(toBitrate bitrate: Int, target: Double = BusLoad.targetShare) -> BusLoad {
-        let stated = Self.share(of: messages.filter { !$0.periodIsAssumed }[...], bitrate: bitrate)
-        let assumed = Self.share(of: messages.filter(\.periodIsAssumed)[...], bitrate: bitrate)
+        let stated = Self.share(of: messages.lazy.filter { !$0.periodIsAssumed }, bitrate: bitrate)
+        let assumed = Self.share(of: messages.lazy.filter(\.periodIsAssumed), bitrate: bitrate)
         let room = max(target - stated, 0.01)
         guard assumed > room else { return self }
         let factor = assumed / room
@@ -87,7 +87,7 @@ public struct BusLoad: Sendable {
         return stuffed + (stuffed - 1) / 4 + 1 + 2 + 7 + 3  // CRC delimiter, ACK, EOF, intermission
     }
 
-    static func share(of messages: ArraySlice<Message>, bitrate: Int) -> Double {
+    static func share(of messages: some Sequence<Message>, bitrate: Int) -> Double {
         messages.reduce(0) { $0 + Double(bitsOnWire($1.frame)) / ($1.period / .seconds(1)) } / Double(bitrate)
     }
 
