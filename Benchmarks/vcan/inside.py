@@ -60,17 +60,20 @@ class Process:
         return self.log_path.read_text(errors="replace")[-3000:]
 
 
-def start_ecu(args, directory, name, profile=None, extra=()):
-    return Process(name, [str(args.bin_dir / "carplay-ecu"), "--can", args.interface, "--profile", str(profile or args.profile), "--quiet",
-                          *extra], directory)
+def start_ecu(args, directory, name, profile=None, extra=(), prefix=()):
+    """carplay-ecu on the bus; `prefix` runs it under a tool (callgrind)."""
+    return Process(name, [*prefix, str(args.bin_dir / "carplay-ecu"), "--can", args.interface, "--profile", str(profile or args.profile),
+                          "--quiet", *extra], directory)
 
 
-def start_daemon(args, directory, profile=None):
+def start_daemon(args, directory, profile=None, prefix=(), start_seconds=60):
+    """carplayd on the bus, once it answers and the car is reachable; `prefix` runs it
+    under a tool (callgrind: give it more `start_seconds`)."""
     sock = str(directory / "carplayd.sock")
-    daemon = Process("carplayd", [str(args.bin_dir / "carplayd"), "--can", args.interface, "--profile", str(profile or args.profile),
+    daemon = Process("carplayd", [*prefix, str(args.bin_dir / "carplayd"), "--can", args.interface, "--profile", str(profile or args.profile),
                                   "--socket", sock, "--state-dir", str(directory / "state"), "--log-level", "warning",
                                   "--confirmation-timeout", str(args.confirmation_ms)], directory)
-    deadline = time.time() + 60
+    deadline = time.time() + start_seconds
     while time.time() < deadline:
         if daemon.proc.poll() is not None:
             raise SystemExit("carplayd exited:\n" + daemon.tail())
@@ -82,7 +85,7 @@ def start_daemon(args, directory, profile=None):
             except (OSError, ValueError):
                 pass
         time.sleep(0.1)
-    raise SystemExit("carplayd not reachable on %s within 60 s:\n%s" % (args.interface, daemon.tail()))
+    raise SystemExit("carplayd not reachable on %s within %d s:\n%s" % (args.interface, start_seconds, daemon.tail()))
 
 
 def wait_complete(sock):
@@ -144,8 +147,9 @@ def run_loadgen(args, sock, clients, intents=None):
     return data
 
 
-def run_peer(args, clients, intents=None, strace_out=None):
-    argv = [sys.executable, str(HERE / "python_peer.py"), "--profile", str(args.profile), "--interface", args.interface,
+def run_peer(args, clients, intents=None, strace_out=None, prefix=()):
+    """The Python peer's run; under strace with `strace_out`, under another tool with `prefix`."""
+    argv = [*prefix, sys.executable, str(HERE / "python_peer.py"), "--profile", str(args.profile), "--interface", args.interface,
             "--clients", str(clients), "--intents", str(intents or args.intents), "--timeout", str(args.confirmation_ms / 1000), "--json"]
     if strace_out:
         argv = counts.traced_command(argv, strace_out)

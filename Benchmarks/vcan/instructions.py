@@ -19,7 +19,6 @@ to show that no periodic frame is in the figure.
 import argparse
 import glob
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -52,6 +51,7 @@ def quiet_profile(profile, directory):
 
 
 def callgrind(out):
+    """The prefix that runs a command under callgrind, its counts written to `out`."""
     return ["valgrind", "--tool=callgrind", "--callgrind-out-file=%s" % out]
 
 
@@ -63,27 +63,22 @@ def total(path):
     raise SystemExit("no totals in %s" % path)
 
 
-class Counted:
-    """A process under callgrind whose count is zeroed and dumped around a window."""
+def dump(process, prefix):
+    """Asks callgrind in `process` for its counts since the last zeroing (a file of its own)."""
+    before = set(glob.glob("%s.*" % prefix))
+    subprocess.run(["callgrind_control", "-d", str(process.proc.pid)], capture_output=True, check=True)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        new = set(glob.glob("%s.*" % prefix)) - before
+        if new:
+            time.sleep(0.5)  # written whole
+            return total(new.pop())
+        time.sleep(0.2)
+    raise SystemExit("callgrind wrote no dump for %s" % process.name)
 
-    def __init__(self, name, argv, directory):
-        self.prefix = directory / (name + ".cg")
-        self.process = inside.Process(name, callgrind(self.prefix) + argv, directory)
 
-    def zero(self):
-        subprocess.run(["callgrind_control", "-z", str(self.process.proc.pid)], capture_output=True, check=True)
-
-    def dump(self):
-        before = set(glob.glob("%s.*" % self.prefix))
-        subprocess.run(["callgrind_control", "-d", str(self.process.proc.pid)], capture_output=True, check=True)
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            new = set(glob.glob("%s.*" % self.prefix)) - before
-            if new:
-                time.sleep(0.5)  # written whole
-                return total(new.pop())
-            time.sleep(0.2)
-        raise SystemExit("callgrind wrote no dump for %s" % self.process.name)
+def zero(process):
+    subprocess.run(["callgrind_control", "-z", str(process.proc.pid)], capture_output=True, check=True)
 
 
 def per_intent(short, long):
@@ -91,55 +86,45 @@ def per_intent(short, long):
     return (long[0] - short[0]) / (long[1] - short[1])
 
 
-def measure_daemon(args, profile, directory, lengths):
-    stripped = {}
+def measure_daemon(args, directory, lengths):
+    # Debian 12's valgrind does not read DWARF 5: copies without debug info keep the symbols.
+    stripped = argparse.Namespace(**vars(args))
+    stripped.bin_dir = directory
     for tool in ("carplayd", "carplay-ecu"):
-        # Debian 12's valgrind does not read DWARF 5: a copy without debug info keeps the symbols.
-        stripped[tool] = directory / tool
-        subprocess.run(["strip", "--strip-debug", "-o", str(stripped[tool]), str(args.bin_dir / tool)], check=True)
-    sock = directory / "carplayd.sock"
-    ecu = Counted("carplay-ecu", [str(stripped["carplay-ecu"]), "--can", args.interface, "--profile", str(profile), "--quiet"], directory)
-    daemon = Counted("carplayd", [str(stripped["carplayd"]), "--can", args.interface, "--profile", str(profile), "--socket", str(sock),
-                                  "--state-dir", str(directory / "state"), "--log-level", "warning", "--confirmation-timeout", "30000"],
-                     directory)
+        subprocess.run(["strip", "--strip-debug", "-o", str(directory / tool), str(args.bin_dir / tool)], check=True)
+    prefixes = {name: directory / (name + ".cg") for name in ("carplayd", "carplay-ecu")}
+    ecu = inside.start_ecu(stripped, directory, "carplay-ecu", prefix=callgrind(prefixes["carplay-ecu"]))
+    daemon = None
     try:
-        deadline = time.time() + 300
-        while not sock.exists():
-            if time.time() > deadline or daemon.process.proc.poll() is not None:
-                raise SystemExit("carplayd under callgrind did not start:\n" + daemon.process.tail())
-            time.sleep(0.5)
-        inside.wait_complete(str(sock))
-        inside.run_loadgen(args, str(sock), 1, 30)  # warm-up
+        daemon, sock = inside.start_daemon(stripped, directory, prefix=callgrind(prefixes["carplayd"]), start_seconds=300)
+        processes = {"carplayd": daemon, "carplay-ecu": ecu}
+        inside.wait_complete(sock)
+        inside.run_loadgen(args, sock, 1, 30)  # warm-up
         runs = {}
         for n in lengths:
-            frames = inside.received_frames(str(sock))
-            daemon.zero()
-            ecu.zero()
-            finished = inside.done(inside.run_loadgen(args, str(sock), 1, n))
-            runs[n] = {"carplayd": (daemon.dump(), finished), "carplay-ecu": (ecu.dump(), finished),
-                       "frames": (inside.received_frames(str(sock)) - frames, finished)}
+            frames = inside.received_frames(sock)
+            for process in processes.values():
+                zero(process)
+            finished = inside.done(inside.run_loadgen(args, sock, 1, n))
+            runs[n] = {name: (dump(process, prefixes[name]), finished) for name, process in processes.items()}
+            runs[n]["frames"] = (inside.received_frames(sock) - frames, finished)
             log("carplayd, %d intents: %d instructions (carplay-ecu %d)" % (n, runs[n]["carplayd"][0], runs[n]["carplay-ecu"][0]))
         short, long = (runs[n] for n in lengths)
         return {name: per_intent(short[name], long[name]) for name in ("carplayd", "carplay-ecu", "frames")}
     finally:
-        daemon.process.stop()
-        ecu.process.stop()
+        if daemon:
+            daemon.stop()
+        ecu.stop()
 
 
-def measure_peer(args, profile, directory, lengths):
+def measure_peer(args, directory, lengths):
     runs = {}
     for n in lengths:
-        ecu = inside.start_ecu(args, directory, "carplay-ecu-peer", profile=profile)
+        ecu = inside.start_ecu(args, directory, "carplay-ecu-peer")
         try:
             time.sleep(0.5)
             out = directory / ("python-peer-%d.cg" % n)
-            argv = callgrind(out) + [sys.executable, str(HERE / "python_peer.py"), "--profile", str(profile), "--interface", args.interface,
-                                     "--clients", "1", "--intents", str(n), "--timeout", "30", "--json"]
-            result = subprocess.run(argv, capture_output=True, text=True, timeout=args.step_timeout)
-            try:
-                reply = json.loads(result.stdout.strip().splitlines()[-1])
-            except (ValueError, IndexError):
-                raise SystemExit("python peer gave no JSON (exit %d): %s" % (result.returncode, result.stderr[-2000:]))
+            reply = inside.run_peer(args, 1, n, prefix=callgrind(out))
             runs[n] = (total(out), inside.done(reply))
             log("python peer, %d intents: %d instructions" % (n, runs[n][0]))
         finally:
@@ -162,10 +147,11 @@ def main():
     if len(lengths) != 2 or lengths[0] >= lengths[1]:
         raise SystemExit("--intents: two lengths, the short one first (e.g. 100,300)")
     directory = Path(tempfile.mkdtemp(prefix="vcan-instructions-"))
-    profile = quiet_profile(args.profile, directory)
-    daemon_side = measure_daemon(args, profile, directory, lengths)
-    peer = measure_peer(args, profile, directory, lengths)
-    result = {"intents": list(lengths), "profile": args.profile.name, "status_cycle_ms": QUIET_CYCLE_MS,
+    name = args.profile.name
+    args.profile = quiet_profile(args.profile, directory)
+    daemon_side = measure_daemon(args, directory, lengths)
+    peer = measure_peer(args, directory, lengths)
+    result = {"intents": list(lengths), "profile": name, "status_cycle_ms": QUIET_CYCLE_MS,
               "carplayd": daemon_side["carplayd"], "carplay-ecu": daemon_side["carplay-ecu"], "python": peer,
               "frames_received_per_intent": daemon_side["frames"], "ratio": daemon_side["carplayd"] / peer}
     args.out.write_text(json.dumps(result, indent=2))
