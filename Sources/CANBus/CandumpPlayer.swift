@@ -18,7 +18,11 @@ public struct CandumpPlayer: Sendable {
     /// port refuses a frame for good (closed). A frame the bus cannot take now (a full
     /// transmit queue) is lost, as with `canplayer`, and counted in `failed`.
     /// `step`, when given, is awaited before each frame; returning false stops.
-    public func play(clock: ContinuousClock = .init(), step: (@Sendable (Int, CANFrame) async -> Bool)? = nil, sent: @Sendable (CANFrame) -> Void = { _ in })
+    /// `clock`: the timekeeper's loop by default, so that a replayed car keeps its timing
+    /// whatever holds Swift's cooperative pool.
+    public func play(
+        clock: any MonotonicClock = Timekeeper.loop, step: (@Sendable (Int, CANFrame) async -> Bool)? = nil, sent: @Sendable (CANFrame) -> Void = { _ in }
+    )
         async -> (sent: Int, failed: Int)
     {
         var count = 0
@@ -31,7 +35,7 @@ public struct CandumpPlayer: Sendable {
                 if let step {
                     guard await step(index, entry.frame) else { return (count, failed) }
                 } else {
-                    do { try await clock.sleep(until: origin.advanced(by: replay.time(of: index, pass: pass)), tolerance: .microseconds(500)) } catch {
+                    do { try await clock.sleep(until: origin.advanced(by: replay.time(of: index, pass: pass))) } catch {
                         return (count, failed)
                     }
                 }

@@ -129,7 +129,7 @@ public final class VehicleController: Sendable {
         }
     }
 
-    public convenience init(profile: VehicleProfile, port: any CANPort, clock: any MonotonicClock = ContinuousClock()) {
+    public convenience init(profile: VehicleProfile, port: any CANPort, clock: any MonotonicClock = Timekeeper.loop) {
         self.init(profile: profile, port: port, clock: clock, stallBeforeWaiting: nil)
     }
 

@@ -44,7 +44,7 @@ public final class VehicleSession: Sendable {
         carIdentifier: String? = nil,
         persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in },
         headUnitPort: @Sendable (any CANPort) -> any CANPort = { $0 },
-        clock: any MonotonicClock = ContinuousClock()
+        clock: any MonotonicClock = Timekeeper.loop
     ) async {
         self.profile = profile
         switch vehicle {
@@ -58,7 +58,7 @@ public final class VehicleSession: Sendable {
         controller = VehicleController(profile: profile, port: port, clock: clock)
         controller.start()
         // The controller receives: the node's first frames reach it.
-        nodeTask = inProcessNode.map { node in Task { await node.run() } }
+        nodeTask = inProcessNode.map { node in Task(executorPreference: clock.executor) { await node.run() } }
         engine = IntentEngine(
             profile: profile, controller: controller, savedProfiles: savedProfiles, restrictedWhileLocked: restrictedWhileLocked,
             carIdentifier: carIdentifier, persist: persist)

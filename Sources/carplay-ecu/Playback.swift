@@ -22,7 +22,7 @@ func startScenario(_ scenario: Scenario, node: SimulatedVehicleNode) -> Task<Voi
     let runner = ScenarioRunner(scenario: scenario, node: node) { line in
         try? FileDescriptor.standardError.writeAll("carplay-ecu: scenario: \(line)\n")
     }
-    return Task { await runner.run() }
+    return Task(executorPreference: Timekeeper.loop) { await runner.run() }
 }
 
 /// (Synchronous: typed throws inside an async function crash the release compiler, see Daemon.run.)
@@ -69,7 +69,7 @@ func runReplay(_ path: String, interface: String, loop: Bool, step: Bool, quiet:
         }
     }
     let steps = stepper
-    let play = Task {
+    let play = Task(executorPreference: Timekeeper.loop) {
         await player.play(step: steps) { frame in
             if !quiet, step { try? FileDescriptor.standardError.writeAll("carplay-ecu: sent \(CandumpWriter.compactFrame(frame))\n") }
         }

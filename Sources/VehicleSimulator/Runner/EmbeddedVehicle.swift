@@ -14,7 +14,7 @@ public struct EmbeddedVehicle: InProcessNode {
     /// `clock` is the simulation's time: the session's (tests pass a manual clock to
     /// both). A `scenario` is played from the start of `run()`; `scenarioLog` gets its lines.
     public init(
-        _ simulation: VehicleSimulation, interface: String = "vcan0", clock: any MonotonicClock = ContinuousClock(), scenario: Scenario? = nil,
+        _ simulation: VehicleSimulation, interface: String = "vcan0", clock: any MonotonicClock = Timekeeper.loop, scenario: Scenario? = nil,
         scenarioLog: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         bus = VirtualCANBus(interface: interface)

@@ -33,7 +33,9 @@ public final class ScenarioRunner: Sendable {
         }
         // Subscribed before anything is due, so no command is missed.
         let commands = node.appliedCommands()
-        let reacting = Task { await self.react(to: commands, events: reactive, origin: origin, simulationOrigin: simulationOrigin) }
+        let reacting = Task(executorPreference: clock.executor) {
+            await self.react(to: commands, events: reactive, origin: origin, simulationOrigin: simulationOrigin)
+        }
         await withTaskCancellationHandler {
             await playTimed(origin: origin, simulationOrigin: simulationOrigin)
             // Reacting lasts the scenario's duration, or until the scenario is stopped.

@@ -47,7 +47,7 @@ public final class SimulatedVehicleNode: Sendable {
         var portClosed = false
     }
 
-    public init(simulation: VehicleSimulation, port: any CANPort, clock: any MonotonicClock = ContinuousClock()) {
+    public init(simulation: VehicleSimulation, port: any CANPort, clock: any MonotonicClock = Timekeeper.loop) {
         self.port = port
         self.clock = clock
         self.core = Mutex(Core(simulation: simulation))
@@ -248,7 +248,10 @@ public final class SimulatedVehicleNode: Sendable {
         core.timerDeadline = deadline
         let instant = start.advanced(by: deadline)
         let clock = clock
-        core.timer = Task { [weak self] in
+        // On the clock's own thread where it has one (`Timekeeper.loop` by default): a
+        // status cycle that waited for Swift's cooperative pool would stop while
+        // synchronous work holds the pool's threads.
+        core.timer = Task(executorPreference: clock.executor) { [weak self] in
             do {
                 try await clock.sleep(until: instant)
             } catch {
