@@ -1,3 +1,4 @@
+import CarIntents
 import CarplayJSON
 import Synchronization
 import VehicleKit
@@ -26,7 +27,8 @@ final class StateJSONCache: Sendable {
     /// does not split into per-property fragments.
     private let grouped = Mutex<(controller: ObjectIdentifier, version: Int, bytes: [UInt8])?>(nil)
 
-    func groupedJSON(_ state: VehicleState, version: Int, of controller: ObjectIdentifier) -> [UInt8] {
+    func groupedJSON(_ state: VehicleState, version: Int, of owner: VehicleController) -> [UInt8] {
+        let controller = Self.key(of: owner)
         if let cached = grouped.withLock({ $0 }), cached.controller == controller, cached.version == version { return cached.bytes }
         let bytes = state.groupedJSON.serializedBytes()
         grouped.withLock { current in
@@ -35,11 +37,12 @@ final class StateJSONCache: Sendable {
         return bytes
     }
 
-    func json(_ state: VehicleState, version: Int, of controller: ObjectIdentifier) -> [UInt8] {
+    func json(_ state: VehicleState, version: Int, of owner: VehicleController) -> [UInt8] {
+        let controller = Self.key(of: owner)
         // Made under the lock, in place: a copy of the fragments out of the cache and back
         // cost as much as the properties' lookups. Each version is made once, by the
         // first reply that needs it; the others wait for it rather than make it too.
-        entry.withLock { current in
+        return entry.withLock { current in
             if let cached = current, cached.controller == controller {
                 if cached.version == version { return cached.bytes }
                 // A slower reply of an older version: made for it alone, the cache keeps the newer.
@@ -55,6 +58,8 @@ final class StateJSONCache: Sendable {
             return current!.bytes
         }
     }
+
+    private static func key(of controller: VehicleController) -> ObjectIdentifier { ObjectIdentifier(controller) }
 
     /// `state`'s fragments, made anew, in `JSONValue`'s key order, and their places in the
     /// order the state iterates.

@@ -118,7 +118,7 @@ public final class VehicleService: VarlinkService {
         guard let intent = Self.intent(from: request.call, request.replies),
             let outcome = await run(phase, intent, parameters: Self.givenParameters(request.call), request)
         else { return }
-        let controller = ObjectIdentifier(request.session.controller)
+        let controller = request.session.controller
         let (members, raw) = outcome.replyMembers { state, version in self.stateJSON.json(state, version: version, of: controller) }
         request.replies.send(serialized: VarlinkReply(parameters: members).serialized(adding: raw))
     }

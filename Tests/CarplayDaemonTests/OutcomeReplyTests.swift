@@ -2,6 +2,8 @@ import CANBus
 import CANKit
 import CarIntents
 import CarplayJSON
+import Foundation
+import TestSupport
 import Testing
 import Varlink
 import VehicleKit
@@ -93,7 +95,13 @@ import VehicleKit
 }
 
 @Suite struct StateJSONCacheTests {
-    final class Controller {}
+    /// A controller on a bus of its own, nothing sent or heard: what the cache keys by.
+    static func makeController() -> VehicleController {
+        VehicleController(profile: profile, port: VirtualCANBus().makePort())
+    }
+    static let profile = try! ProfileLoader.load(directory: TestPaths.repository("VehicleProfiles/sedan").path) {
+        FileManager.default.contents(atPath: $0).map { Array($0) }
+    }
 
     static let warm = VehicleState([.fan: .bool(true), .fanSpeed: .integer(3)])
     static let cold = VehicleState([.fan: .bool(false)])
@@ -101,33 +109,33 @@ import VehicleKit
 
     @Test func serializesOncePerVersionAndController() {
         let cache = StateJSONCache()
-        let one = Controller()
-        let two = Controller()
+        let one = Self.makeController()
+        let two = Self.makeController()
         let (warm, cold, text) = (Self.warm, Self.cold, Self.text)
-        #expect(text(cache.json(warm, version: 1, of: ObjectIdentifier(one))) == warm.jsonValue.serialized())
+        #expect(text(cache.json(warm, version: 1, of: one)) == warm.jsonValue.serialized())
         // The same version is the same state: the cached text, whatever is passed.
-        #expect(text(cache.json(cold, version: 1, of: ObjectIdentifier(one))) == warm.jsonValue.serialized())
-        #expect(text(cache.json(cold, version: 2, of: ObjectIdentifier(one))) == cold.jsonValue.serialized())
+        #expect(text(cache.json(cold, version: 1, of: one)) == warm.jsonValue.serialized())
+        #expect(text(cache.json(cold, version: 2, of: one)) == cold.jsonValue.serialized())
         // A new controller (a reload) counts from its own start.
-        #expect(text(cache.json(warm, version: 2, of: ObjectIdentifier(two))) == warm.jsonValue.serialized())
+        #expect(text(cache.json(warm, version: 2, of: two)) == warm.jsonValue.serialized())
         withExtendedLifetime((one, two)) {}
     }
 
     /// No property known yet (the car not heard from): an empty object, then one property.
     @Test func anEmptyStateIsAnEmptyObject() {
         let cache = StateJSONCache()
-        let controller = Controller()
-        #expect(Self.text(cache.json(VehicleState(), version: 1, of: ObjectIdentifier(controller))) == "{}")
-        #expect(Self.text(cache.json(Self.cold, version: 2, of: ObjectIdentifier(controller))) == Self.cold.jsonValue.serialized())
+        let controller = Self.makeController()
+        #expect(Self.text(cache.json(VehicleState(), version: 1, of: controller)) == "{}")
+        #expect(Self.text(cache.json(Self.cold, version: 2, of: controller)) == Self.cold.jsonValue.serialized())
         withExtendedLifetime(controller) {}
     }
 
     /// A slower reply of an older version gets its own state's text; the newer stays cached.
     @Test func anOlderVersionDoesNotReplaceTheNewer() {
         let cache = StateJSONCache()
-        let controller = Controller()
+        let controller = Self.makeController()
         let (warm, cold, text) = (Self.warm, Self.cold, Self.text)
-        let id = ObjectIdentifier(controller)
+        let id = controller
         #expect(text(cache.json(warm, version: 3, of: id)) == warm.jsonValue.serialized())
         #expect(text(cache.json(cold, version: 2, of: id)) == cold.jsonValue.serialized())
         #expect(text(cache.json(cold, version: 3, of: id)) == warm.jsonValue.serialized())
@@ -139,7 +147,7 @@ extension StateJSONCacheTests {
     /// Versions that change some values, add and drop properties: always the text of the state.
     @Test func changedValuesAndKeysGiveTheStatesText() {
         let cache = StateJSONCache()
-        let controller = Controller()
+        let controller = Self.makeController()
         var state = VehicleState([.fan: .bool(true), .fanSpeed: .integer(3), .radioFrequency: .number(101.1)])
         for version in 1...40 {
             switch version % 4 {
@@ -148,7 +156,7 @@ extension StateJSONCacheTests {
             case 2: state[.radioFrequency] = .number(88.0 + Double(version) / 10)
             default: break
             }
-            let bytes = cache.json(state, version: version, of: ObjectIdentifier(controller))
+            let bytes = cache.json(state, version: version, of: controller)
             #expect(String(decoding: bytes, as: UTF8.self) == state.jsonValue.serialized(), "version \(version)")
         }
         withExtendedLifetime(controller) {}
@@ -160,19 +168,21 @@ extension StateJSONCacheTests {
     /// cache walks a state in its own order and must not take one order for the other.
     @Test func theSamePropertiesInAnotherOrderGiveTheStatesText() {
         let cache = StateJSONCache()
-        let controller = Controller()
+        let controller = Self.makeController()
         let keys: [PropertyKey] = [.fan, .fanSpeed, .radioFrequency, .audioSource, .airConditioner, .airCirculation]
-        func state(_ order: [PropertyKey], _ shift: Int) -> VehicleState {
-            var state = VehicleState()
-            for (index, key) in order.enumerated() { state[key] = .integer(index + shift) }
-            return state
+        // A dictionary's order follows its keys' hashes and its number of buckets, not the
+        // order of insertion: other capacities give the same keys other orders.
+        func state(_ order: [PropertyKey], _ shift: Int, capacity: Int) -> VehicleState {
+            var values = [PropertyKey: PropertyValue](minimumCapacity: capacity)
+            for (index, key) in order.enumerated() { values[key] = .integer(index + shift) }
+            return VehicleState(values)
         }
         var orders = Set<[PropertyKey]>()
         for version in 1...24 {
             let order = version % 2 == 0 ? keys : keys.reversed()
-            let next = state(version % 3 == 0 ? order.shuffled() : order, version)
+            let next = state(version % 3 == 0 ? order.shuffled() : order, version, capacity: [6, 24, 96, 384][version % 4])
             orders.insert(Array(next.values.keys))
-            let bytes = cache.json(next, version: version, of: ObjectIdentifier(controller))
+            let bytes = cache.json(next, version: version, of: controller)
             #expect(String(decoding: bytes, as: UTF8.self) == next.jsonValue.serialized(), "version \(version)")
         }
         #expect(orders.count > 1, "the states iterated in one order only: the test tested nothing")
@@ -184,14 +194,14 @@ extension StateJSONCacheTests {
     /// The typed methods' grouped form: once per version and controller, apart from the flat one.
     @Test func theGroupedStateIsCachedPerVersionToo() {
         let cache = StateJSONCache()
-        let one = Controller()
-        let two = Controller()
+        let one = Self.makeController()
+        let two = Self.makeController()
         let (warm, cold, text) = (Self.warm, Self.cold, Self.text)
-        #expect(text(cache.groupedJSON(warm, version: 1, of: ObjectIdentifier(one))) == warm.groupedJSON.serialized())
-        #expect(text(cache.json(warm, version: 1, of: ObjectIdentifier(one))) == warm.jsonValue.serialized(), "the flat form beside it")
-        #expect(text(cache.groupedJSON(cold, version: 1, of: ObjectIdentifier(one))) == warm.groupedJSON.serialized())
-        #expect(text(cache.groupedJSON(cold, version: 2, of: ObjectIdentifier(one))) == cold.groupedJSON.serialized())
-        #expect(text(cache.groupedJSON(warm, version: 2, of: ObjectIdentifier(two))) == warm.groupedJSON.serialized())
+        #expect(text(cache.groupedJSON(warm, version: 1, of: one)) == warm.groupedJSON.serialized())
+        #expect(text(cache.json(warm, version: 1, of: one)) == warm.jsonValue.serialized(), "the flat form beside it")
+        #expect(text(cache.groupedJSON(cold, version: 1, of: one)) == warm.groupedJSON.serialized())
+        #expect(text(cache.groupedJSON(cold, version: 2, of: one)) == cold.groupedJSON.serialized())
+        #expect(text(cache.groupedJSON(warm, version: 2, of: two)) == warm.groupedJSON.serialized())
         withExtendedLifetime((one, two)) {}
     }
 }
