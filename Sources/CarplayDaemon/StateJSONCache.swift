@@ -7,11 +7,12 @@ import VehicleKit
 /// grouped for the typed ones): every Handle and Perform reply carries the whole state, and most replies between two changes are to intents that
 /// changed nothing. A new version re-serializes only the properties whose value
 /// changed (per property its `"key":value` text is kept), so the cost of a reply does
-/// not grow with the number of properties. Keyed by the controller too: a reload starts
-/// a new one, which counts versions from its own start.
+/// not grow with the number of properties. Keyed by the controller's generation too: a
+/// reload starts a new controller, which counts versions from its own start (and may
+/// live where the old one did, so not by its identity).
 final class StateJSONCache: Sendable {
     private struct Entry {
-        var controller: ObjectIdentifier
+        var controller: UInt64
         var version: Int
         /// Per property its value and `"key":value` text, in the order `JSONValue`
         /// writes keys.
@@ -25,7 +26,7 @@ final class StateJSONCache: Sendable {
     private let entry = Mutex<Entry?>(nil)
     /// The typed methods' grouped state (VehicleState), whole per version: its nesting
     /// does not split into per-property fragments.
-    private let grouped = Mutex<(controller: ObjectIdentifier, version: Int, bytes: [UInt8])?>(nil)
+    private let grouped = Mutex<(controller: UInt64, version: Int, bytes: [UInt8])?>(nil)
 
     func groupedJSON(_ state: VehicleState, version: Int, of owner: VehicleController) -> [UInt8] {
         let controller = Self.key(of: owner)
@@ -59,7 +60,7 @@ final class StateJSONCache: Sendable {
         }
     }
 
-    private static func key(of controller: VehicleController) -> ObjectIdentifier { ObjectIdentifier(controller) }
+    private static func key(of controller: VehicleController) -> UInt64 { controller.generation }
 
     /// `state`'s fragments, made anew, in `JSONValue`'s key order, and their places in the
     /// order the state iterates.

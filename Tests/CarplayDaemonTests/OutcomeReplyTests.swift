@@ -205,3 +205,28 @@ extension StateJSONCacheTests {
         withExtendedLifetime((one, two)) {}
     }
 }
+
+extension StateJSONCacheTests {
+    /// Issue 34: after reloads, a new controller can be allocated where a freed one was,
+    /// and count its versions from the same start. Its replies must carry its own car's
+    /// state, not the text cached for the old one.
+    @Test func aControllerAtAFreedControllersAddressGetsItsOwnState() throws {
+        let cache = StateJSONCache()
+        var first: VehicleController? = Self.makeController()
+        let address = ObjectIdentifier(first!)
+        #expect(Self.text(cache.json(Self.warm, version: 1, of: first!)) == Self.warm.jsonValue.serialized())
+        #expect(Self.text(cache.groupedJSON(Self.warm, version: 1, of: first!)) == Self.warm.groupedJSON.serialized())
+        first = nil
+        // The allocator hands the freed memory out again; a few tries find it (each try's
+        // controller freed before the next is made).
+        var tried: VehicleController?
+        for _ in 0..<1000 {
+            tried = Self.makeController()
+            if ObjectIdentifier(tried!) == address { break }
+            tried = nil
+        }
+        let second = try #require(tried, "no controller at the freed one's address: the test would test nothing")
+        #expect(Self.text(cache.json(Self.cold, version: 1, of: second)) == Self.cold.jsonValue.serialized())
+        #expect(Self.text(cache.groupedJSON(Self.cold, version: 1, of: second)) == Self.cold.groupedJSON.serialized())
+    }
+}
