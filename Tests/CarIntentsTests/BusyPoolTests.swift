@@ -42,8 +42,7 @@ import VehicleSimulator
             let hold = CooperativePool.hold(for: duration)
             return (hold, during())
         }
-        #expect(result.0.mostAtOnce >= ProcessInfo.processInfo.activeProcessorCount, "the pool was not held: the test would test nothing")
-        #expect(result.0.heldUntil - result.0.heldFrom >= .seconds(1), "held for \(result.0.heldUntil - result.0.heldFrom) only")
+        #expect(result.0.heldUntil - result.0.heldFrom >= .seconds(1), "the pool was held for \(result.0.heldUntil - result.0.heldFrom) only")
         return result
     }
 

@@ -24,51 +24,48 @@ public enum CooperativePool {
 
     /// What `hold(for:)` found.
     public struct Hold: Sendable {
-        /// When the pool was held by every blocker that could start: from the moment the
-        /// last of the first `ProcessInfo.activeProcessorCount` blockers started.
+        /// A job put on the pool after the blockers had started waited from `heldFrom` to
+        /// `heldUntil` for a thread: so long the pool ran nothing new (its threads were held
+        /// by the blockers, and by whatever else held them meanwhile).
         public var heldFrom: ContinuousClock.Instant
         public var heldUntil: ContinuousClock.Instant
-        /// How many blockers ran at once, at most: at least the pool's width when the
-        /// pool was really held.
-        public var mostAtOnce: Int
     }
 
-    /// Holds every thread of the cooperative pool for `duration` with blocking work, as a
-    /// long synchronous test does, and returns when it is over. It starts many more blockers
-    /// than there are CPUs; each blocks until one shared deadline, so those that start late
-    /// end with the rest. Call it from a thread that is not the pool's (`offThePool`):
-    /// the caller would otherwise wait for a pool thread to hear that it is over.
+    /// Holds every thread of the cooperative pool for about `duration` with blocking work,
+    /// as a long synchronous test does, and returns when it is over. It starts many more
+    /// blockers than there are CPUs; each blocks until one shared deadline, so those that
+    /// start late end with the rest. Call it from a thread that is not the pool's
+    /// (`offThePool`): the caller would otherwise wait for a pool thread to hear that it
+    /// is over.
     public static func hold(for duration: Duration) -> Hold {
-        let cpus = max(ProcessInfo.processInfo.activeProcessorCount, 1)
-        let blockers = 8 * cpus
-        let start = ContinuousClock.now
-        let deadline = start + duration
+        let blockers = 8 * max(ProcessInfo.processInfo.activeProcessorCount, 1)
+        let deadline = ContinuousClock.now + duration
         let state = Blockers()
         let over = DispatchSemaphore(value: 0)
         for _ in 0..<blockers {
             Task.detached {
-                state.counts.withLock { state in
-                    state.running += 1
-                    state.most = max(state.most, state.running)
-                    state.starts.append(.now)
-                }
                 while ContinuousClock.now < deadline { usleep(2_000) }
-                let last = state.counts.withLock { state -> Bool in
-                    state.running -= 1
-                    state.done += 1
-                    return state.done == blockers
+                if state.counts.withLock({
+                    $0.done += 1; return $0.done == blockers
+                }) {
+                    over.signal()
                 }
-                if last { over.signal() }
             }
         }
-        over.wait()
-        return state.counts.withLock { state in
-            let first = state.starts.sorted().prefix(cpus)
-            return Hold(heldFrom: first.last ?? deadline, heldUntil: deadline, mostAtOnce: state.most)
+        // The probe: a job queued once the blockers had time to take the threads.
+        usleep(200_000)
+        let probed = DispatchSemaphore(value: 0)
+        let queued = ContinuousClock.now
+        Task.detached {
+            state.counts.withLock { $0.probeRan = .now }
+            probed.signal()
         }
+        over.wait()
+        probed.wait()
+        return Hold(heldFrom: queued, heldUntil: state.counts.withLock { $0.probeRan ?? queued })
     }
 
     private final class Blockers: Sendable {
-        let counts = Mutex((running: 0, most: 0, starts: [ContinuousClock.Instant](), done: 0))
+        let counts = Mutex((done: 0, probeRan: ContinuousClock.Instant?.none))
     }
 }
