@@ -74,9 +74,20 @@ public final class IntentEngine: Sendable {
     /// Runs `phase` (and the phases before it) on `intent`: resolve and confirm on one
     /// reading of the controller's state, then, for Handle and Perform, the action.
     /// `device` is asked only when the intent is restricted while locked.
+    ///
+    /// A vehicle that has been silent for its reachability window is waited for one window
+    /// more before an intent that needs it is refused as unreachable: a gap in its status
+    /// frames that a busy bus, ECU or head unit causes costs a wait, not a refusal, and a
+    /// silent vehicle is refused within two windows of its last frame.
     public func run(_ phase: IntentPhase, _ intent: Intent, device: () -> CallerDevice = { .unlocked }) async -> IntentOutcome {
-        let (state, reachable) = controller.snapshot()
-        let resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedProfiles: savedList())
+        var (state, reachable) = controller.snapshot()
+        var resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedProfiles: savedList())
+        if !reachable, phase != .resolve, let action = resolution.action, action != .listCars,
+            await controller.waitUntilReachable(timeout: controller.reachabilityWindow)
+        {
+            (state, reachable) = controller.snapshot()
+            resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedProfiles: savedList())
+        }
         var outcome = IntentOutcome(
             phase: phase, resolution: resolution, response: IntentResponse(code: .ready), refusal: nil, frames: [], state: state, stateVersion: 0)
         if resolution.action == nil {

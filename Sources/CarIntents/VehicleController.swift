@@ -313,6 +313,9 @@ public final class VehicleController: Sendable {
     /// left pending after every `apply` returned).
     public var pendingCommands: Int { core.withLock { $0.unit.commandCount } }
 
+    /// Waits for a condition in progress (`waitUntilReachable`, ...).
+    var waitsInProgress: Int { core.withLock { $0.unit.waitCount } }
+
     /// True when a trusted status frame arrived within `unreachableAfterCycles` cycle times.
     public var isReachable: Bool {
         let now = clock.now

@@ -2,6 +2,7 @@ import CANBus
 import CANKit
 import CarplayJSON
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 import VehicleKit
@@ -323,6 +324,55 @@ struct Rig: Stoppable {
             let result = try await rig.perform(Self.climate)
             #expect(result.response.code == .failure)
             #expect(result.response.reason == "vehicleUnreachable")
+        }
+    }
+
+    /// Issue 34: on a loaded machine the SUV (a 300 ms window) was found unreachable at the
+    /// first intent, right after GetState had said reachable: a gap in its status frames.
+    /// An intent that finds the vehicle silent waits one window more for a frame; the
+    /// vehicle that speaks again within it is commanded, not refused.
+    @Test(arguments: ["sedan", "suv"])
+    func anIntentWaitsOneWindowForAVehicleThatFellSilent(_ profile: String) async throws {
+        let rig = try await Rig.start(profile)
+        try await stopping(rig) { rig in
+            rig.vehicle.setFaults(FaultPlan([FaultRule(.silence)]))
+            rig.time.advance(by: rig.controller.reachabilityWindow + .milliseconds(1))
+            #expect(rig.controller.isReachable == false)
+            let engine = rig.engine
+            let intent = try Intent(parsing: Self.climate)
+            let outcome = Mutex<IntentOutcome?>(nil)
+            let performing = Task {
+                let result = await engine.perform(intent)
+                outcome.withLock { $0 = result }
+            }
+            // The intent is waiting for the vehicle (refused at once, it would be done).
+            let realStart = ContinuousClock.now
+            while rig.controller.waitsInProgress == 0, outcome.withLock({ $0 }) == nil, ContinuousClock.now - realStart < .seconds(60) {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(outcome.withLock { $0 }.map { "\($0.response)" } == nil, "answered without waiting for the vehicle")
+            #expect(rig.controller.waitsInProgress == 1)
+            // Half a window later the vehicle speaks again.
+            rig.time.advance(by: rig.controller.reachabilityWindow / 2)
+            rig.vehicle.setFaults(.none)
+            #expect(await rig.time.until { outcome.withLock { $0 } != nil })
+            await performing.value
+            let result = try #require(outcome.withLock { $0 })
+            #expect(result.response.code == .success, "\(result.response)")
+        }
+    }
+
+    /// The vehicle that stays silent is refused one window after the intent came.
+    @Test func aVehicleThatStaysSilentIsRefusedAfterOneWindow() async throws {
+        let rig = try await Rig.start("suv")
+        try await stopping(rig) { rig in
+            rig.vehicle.setFaults(FaultPlan([FaultRule(.silence)]))
+            rig.time.advance(by: rig.controller.reachabilityWindow + .milliseconds(1))
+            let start = rig.time.clock.elapsed
+            let result = try await rig.perform(Self.climate)
+            #expect(result.response.reason == "vehicleUnreachable", "\(result.response)")
+            let waited = rig.time.clock.elapsed - start
+            #expect(waited >= rig.controller.reachabilityWindow && waited <= rig.controller.reachabilityWindow + .milliseconds(50), "\(waited)")
         }
     }
 }
