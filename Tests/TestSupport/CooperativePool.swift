@@ -22,6 +22,22 @@ public enum CooperativePool {
         }
     }
 
+    /// A long computation's share of a pool thread: `yieldIfDue()` between two pieces of
+    /// work gives the thread up once `slice` has been used, so the other tests' jobs run
+    /// in between (for work with `#expect`s inside, which must stay in the test's task).
+    public struct Turn {
+        private let slice: Duration
+        private var since = ContinuousClock.now
+
+        public init(slice: Duration = .milliseconds(20)) { self.slice = slice }
+
+        public mutating func yieldIfDue() async {
+            guard ContinuousClock.now - since >= slice else { return }
+            await Task.yield()
+            since = .now
+        }
+    }
+
     /// What `hold(for:)` found.
     public struct Hold: Sendable {
         /// A job put on the pool after the blockers had started waited from `heldFrom` to
