@@ -18,8 +18,11 @@ public final class VehicleSession: Sendable {
 
         /// A recorded drive played onto an in-process bus named `interface` instead of a
         /// simulated vehicle: nothing answers commands, the log's status frames are the car.
-        public static func replayed(_ replay: CandumpReplay, loop: Bool, interface: String = "vcan0") -> Vehicle {
-            .inProcess(ReplayedDrive(bus: VirtualCANBus(interface: interface), replay: replay, loop: loop))
+        /// `clock` keeps the log's timing.
+        public static func replayed(
+            _ replay: CandumpReplay, loop: Bool, interface: String = "vcan0", clock: any MonotonicClock = Timekeeper.loop
+        ) -> Vehicle {
+            .inProcess(ReplayedDrive(bus: VirtualCANBus(interface: interface), replay: replay, loop: loop, clock: clock))
         }
     }
 
@@ -85,8 +88,9 @@ struct ReplayedDrive: InProcessNode {
     let bus: VirtualCANBus
     let replay: CandumpReplay
     let loop: Bool
+    let clock: any MonotonicClock
 
     func run() async {
-        _ = await CandumpPlayer(replay: replay, port: bus.makePort(), loop: loop).play()
+        _ = await CandumpPlayer(replay: replay, port: bus.makePort(), loop: loop).play(clock: clock)
     }
 }

@@ -70,20 +70,24 @@ extension Daemon {
 
     /// The vehicle side of a session for `source`. On a CAN interface only the profile's
     /// status and acknowledgement frames pass the kernel's filters, and `loop` reads them
-    /// (`startLoops`: the loop of the first Varlink connections); the embedded vehicle's
+    /// (`startLoops`: the loop of the first Varlink connections); an embedded vehicle or a
+    /// replay keeps its time on `loop`; the embedded vehicle's
     /// scenario lines go to `log`. (Synchronous: the throwing step stays out of `run`'s
     /// coroutine, see there.)
     static func openVehicle(_ source: VehicleSource, profile: VehicleProfile, faults: FaultPlan, loop: EventLoop, log: Logger? = nil) -> Result<
         VehicleSession.Vehicle, DaemonError
     > {
         switch source {
-        case let .replay(replay, _, loop):
-            return .success(.replayed(replay, loop: loop))
+        // The car in process keeps its time on `loop` too: an event loop thread, never
+        // Swift's cooperative pool, and no thread (nor descriptors) of its own.
+        case let .replay(replay, _, looping):
+            return .success(.replayed(replay, loop: looping, clock: loop))
         case let .embedded(scenario, _):
             var simulation = VehicleSimulation(profile: profile, faults: faults)
             // Nothing reads the embedded vehicle's own log (carplayd logs each intent itself).
             simulation.logLimit = 0
-            return .success(.inProcess(EmbeddedVehicle(simulation, scenario: scenario, scenarioLog: { line in log?.info("scenario: \(line)") })))
+            return .success(
+                .inProcess(EmbeddedVehicle(simulation, clock: loop, scenario: scenario, scenarioLog: { line in log?.info("scenario: \(line)") })))
         case let .canInterface(interface):
             var ids = VehicleFrames(profile: profile).statusMessages.values.map(\.message.canID)
             if let ack = profile.acknowledgement, let message = profile.database.message(named: ack.message) { ids.append(message.canID) }
