@@ -17,6 +17,8 @@
 #      with carplay-bench, for the daemon tests, the systemd test and the package
 #   8. the Debian package: make deb-files, lintian, man pages, dpkg -x with /opt/swift
 #      masked (IntegrationTests/deb/host.sh)
+#  8b. under load: corpus, golden vectors, swift test and the daemon end to end once more,
+#      beside two CPU-bound processes (scripts/load-check.sh; before the VM starts)
 #   9. ONE boot of the systemd VM (IntegrationTests/vm-suites), started in the background
 #      at nice 10 (vm_suites_start), for, in order: the vcan bench (IntegrationTests/vcan;
 #      natively before the boot where the kernel has vcan), carplayd under systemd as PID 1
@@ -36,8 +38,8 @@
 #        scripts/test.sh --quick            stages 1-6 only (minutes), then the same line
 #        scripts/test.sh --only STAGE...   just those stages, in that order, no summary
 #          (stages: bootstrap format corpus build golden protection_vectors swift_test decode_cli
-#          real_dbcs intents release_build package vm_suites_start fuzz_build daemon soak fuzz
-#          vm_suites (alone: in the foreground);
+#          real_dbcs intents release_build package under_load vm_suites_start fuzz_build daemon
+#          soak fuzz vm_suites (alone: in the foreground);
 #          and vcan, systemd, deb: each VM suite alone, in a boot of its own, deb with the
 #          package stage first. Each expects what earlier ones built, e.g. `--only corpus
 #          golden`; the release build and the package are made when missing)
@@ -48,6 +50,9 @@
 #                        else cantools 45.1.0's test DBCs, downloaded once into
 #                        .build/dbc-corpus (IntegrationTests/support/dbc-corpus.sha256)
 #   CARPLAYD_GOLDEN_SEED seed for the golden vectors (default 1)
+#   CARPLAYD_TEST_RESULTS, CARPLAYD_SWIFT_TEST_LOG  where the stages' results and swift
+#                        test's output go (default .build/test-results.txt, .build/swift-test.log;
+#                        scripts/load-check.sh gives each of its runs its own)
 #   SWIFT                swift driver to use (default: swift on PATH)
 #   CARPLAYD_SOAK_MINUTES, CARPLAYD_SOAK_SEED  the soak stage (default 1.5 min, seed 1)
 #   CARPLAYD_FUZZ_SECONDS seconds per fuzz target (default 30; 0 skips the stage)
@@ -65,8 +70,8 @@ fi
 PY="$REPO_ROOT/.venv/bin/python"
 GOLDEN_DIR="$REPO_ROOT/.build/golden"
 SEED="${CARPLAYD_GOLDEN_SEED:-1}"
-SWIFT_TEST_LOG="$REPO_ROOT/.build/swift-test.log"
-RESULTS="$REPO_ROOT/.build/test-results.txt"
+SWIFT_TEST_LOG="${CARPLAYD_SWIFT_TEST_LOG:-$REPO_ROOT/.build/swift-test.log}"
+RESULTS="${CARPLAYD_TEST_RESULTS:-$REPO_ROOT/.build/test-results.txt}"
 
 step() { printf '\n==> %s\n' "$*"; }
 die() { echo "test.sh: FAIL: $*" >&2; exit 1; }
@@ -385,6 +390,15 @@ stage_daemon() {
         bash "$REPO_ROOT/IntegrationTests/daemon/run.sh" 2>&1 | tee -a "$RESULTS"
 }
 
+stage_under_load() {
+    # swift test and the daemon end to end again, with two CPU-bound processes beside them
+    # (scripts/load-check.sh): a test that passes only on an idle machine fails here. Before
+    # the VM starts, so that the load is the hogs' alone.
+    need_release_build
+    step "swift test and the daemon beside two CPU hogs (scripts/load-check.sh)"
+    bash "$REPO_ROOT/scripts/load-check.sh" --runs 1 --hogs 2 corpus golden protection_vectors swift_test daemon | tee -a "$RESULTS"
+}
+
 stage_soak() {
     # A short soak of the daemon binary (docs/RELIABILITY.md): 12 clients,
     # random vehicle faults, SIGTERM/SIGKILL restarts; invariants checked as it runs.
@@ -414,7 +428,7 @@ stage_systemd() {
 # The stages of each tier, in order: the quick tier first (a unit failure shows within
 # minutes), then what needs the release build, the fuzzer or the VM.
 QUICK_STAGES=(bootstrap format corpus build golden protection_vectors swift_test decode_cli real_dbcs intents)
-FULL_STAGES=("${QUICK_STAGES[@]}" release_build package vm_suites_start fuzz_build daemon soak fuzz vm_suites)
+FULL_STAGES=("${QUICK_STAGES[@]}" release_build package under_load vm_suites_start fuzz_build daemon soak fuzz vm_suites)
 
 # Wall time per stage: printed at each stage's end, and as a table (with the total) at
 # the end of the run -- also when a stage fails, for the stages that ran.

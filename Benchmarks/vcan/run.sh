@@ -16,7 +16,8 @@
 #                     (the host's speed drifts; the median ratio is reported; default 3)
 #   --counts-only     only the counts (no throughput runs), printed, docs untouched
 #   --instructions    instead: instructions per intent under callgrind (carplayd, carplay-ecu,
-#                     the peer; exact where CPU times drift), printed, docs untouched
+#                     the peer; exact where CPU times drift), printed, docs untouched; on
+#                     the static release build (make build STATIC=1) unless CARPLAY_BIN_DIR
 #   --instruction-intents A,B  its short and long run (default 100,300)
 #   --profile DIR     vehicle profile (default VehicleProfiles/sedan; the workload is written for it)
 #   --vm | --native   passed to IntegrationTests/support/vm/run-in-vm.sh (default: native if the kernel has vcan)
@@ -72,6 +73,13 @@ BUILD=("$SWIFT" build -c release)
 [ -n "${SCRATCH:-}" ] && BUILD+=(--scratch-path "$SCRATCH")
 if [ -n "${CARPLAY_BIN_DIR:-}" ]; then
     BIN="$CARPLAY_BIN_DIR"
+elif [ "$INSTRUCTIONS" = 1 ]; then
+    # The static build (what the package ships): under valgrind in the VM the dynamically
+    # linked release build stopped with valgrind's own SIGSEGV in libdispatch's
+    # _dispatch_sig_thread; the runtime linked in runs there.
+    echo "==> make build STATIC=1 EXTRA_PROGRAMS=carplay-bench (the static release build, .build/static)"
+    make -s -C "$REPO" build STATIC=1 EXTRA_PROGRAMS=carplay-bench SWIFT="$SWIFT"
+    BIN="$("$SWIFT" build -c release --scratch-path "$REPO/.build/static" --show-bin-path)"
 else
     echo "==> ${BUILD[*]} --product carplayd / carplay-ecu"
     "${BUILD[@]}" --product carplayd
