@@ -146,6 +146,27 @@ extension [HeadUnit.Event] {
         #expect(bench.unit.untrustedFrames > 0)
     }
 
+    /// One corrupted status frame in the window, then trusted ones that show the old value:
+    /// the status is trusted again, so the command that was never applied timed out (a
+    /// random fault mix once got `e2eError` here, from a frame long since made good).
+    @Test func anE2EErrorThatTrustedFramesFollowedIsATimeout() throws {
+        var bench = try PureBench(
+            "sedan",
+            faults: FaultPlan([
+                FaultRule(.drop, message: "ClimateCommand"), FaultRule(.badCRC, message: "ClimateStatus", count: 1, from: .milliseconds(150)),
+            ]))
+        _ = bench.advance(by: .zero)
+        let (frames, token) = try bench.command([Self.left: .number(25)])
+        _ = bench.send(frames, for: token)
+        bench.unit.startTimeout(token, after: .seconds(1), at: bench.now)
+        for _ in 0..<10 { _ = bench.advance(by: .milliseconds(100)) }
+        #expect(bench.unit.untrustedFrames == 2, "the corrupted frame, and the next one's counter jump over it")
+        guard case .timeout? = bench.unit.finishCommand(token).failure else {
+            Issue.record("a timeout expected")
+            return
+        }
+    }
+
     @Test func reachabilityIsAWindowAfterTheLastTrustedFrame() throws {
         var bench = try PureBench("sedan")
         #expect(!bench.unit.isReachable(at: bench.now), "nothing heard yet")

@@ -45,7 +45,9 @@ extension HeadUnit {
             for token in commands.keys.sorted() where command(token, { $0.statusMessages.contains(message) }) == true {
                 // In place: a copy of the command out of the dictionary and back made its
                 // tables copy themselves on every status frame.
-                if updateCommand(token, { Self.update(&$0, values: values, noValue: noValue) }) == true { settle(token, with: nil, &events) }
+                if updateCommand(token, { Self.update(&$0, message: message, values: values, noValue: noValue) }) == true {
+                    settle(token, with: nil, &events)
+                }
             }
             endWaits(at: now, &events)
         case let .acknowledgement(ack):
@@ -76,9 +78,14 @@ extension HeadUnit {
         return events
     }
 
-    /// `command`'s confirmed targets after a status frame with `values` (and nothing
-    /// trustworthy for `noValue`); true once every target shows.
-    private static func update(_ command: inout PendingCommand, values: [PropertyKey: PropertyValue], noValue: [PropertyKey: String]) -> Bool {
+    /// `command`'s confirmed targets after a status frame of `message` with `values` (and
+    /// nothing trustworthy for `noValue`); true once every target shows.
+    /// A trusted frame of `message` also clears an E2E error of that message: its status is
+    /// trusted again, and a timeout then is a timeout, not the error of a frame made good.
+    private static func update(
+        _ command: inout PendingCommand, message: String, values: [PropertyKey: PropertyValue], noValue: [PropertyKey: String]
+    ) -> Bool {
+        if command.lastE2EError?.message == message { command.lastE2EError = nil }
         for (key, want) in command.expected {
             if !noValue.isEmpty, noValue[key] != nil { command.confirmed[key] = nil }
             guard let value = values[key] else { continue }
