@@ -22,7 +22,7 @@ func startScenario(_ scenario: Scenario, node: SimulatedVehicleNode) -> Task<Voi
     let runner = ScenarioRunner(scenario: scenario, node: node) { line in
         try? FileDescriptor.standardError.writeAll("carplay-ecu: scenario: \(line)\n")
     }
-    return Task(executorPreference: Timekeeper.loop) { await runner.run() }
+    return runner.start()
 }
 
 /// (Synchronous: typed throws inside an async function crash the release compiler, see Daemon.run.)

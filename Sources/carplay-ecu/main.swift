@@ -204,8 +204,7 @@ func serveControl(path: String, users: [String], groups: [String]) -> (VarlinkSe
 }
 
 let signals = Signals.stream([Signals.terminate, Signals.interrupt, Signals.hangup])
-// The vehicle's status cycle runs on the timekeeper's thread, not Swift's cooperative pool.
-let run = Task(executorPreference: Timekeeper.loop) { await node.run() }
+let run = node.start()
 let control = controlPath.map { serveControl(path: $0, users: controlUsers, groups: controlGroups) }
 let scenarioTask = scenario.map { startScenario($0, node: node) }
 let logger = Task {

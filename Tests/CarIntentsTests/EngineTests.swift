@@ -207,7 +207,7 @@ struct Rig: Stoppable {
         firstController.start()
         let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: bus.makePort(), clock: clock)
         let time = VirtualTime(clock: clock, vehicle: vehicle)
-        let task = Task { await vehicle.run() }
+        let task = vehicle.start()
         defer { task.cancel() }
         #expect(try await time.run(step: .zero) { await firstController.waitUntilComplete(timeout: .seconds(10)) } == true)
         for level in [1, 2, 3] {

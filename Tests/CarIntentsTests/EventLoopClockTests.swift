@@ -18,9 +18,11 @@ import VehicleSimulator
         let controller = VehicleController(profile: profile, port: bus.makePort(), clock: loop)
         controller.start()
         let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: bus.makePort())
-        let car = Task { await vehicle.run() }
+        let car = vehicle.start()
         defer { car.cancel() }
-        #expect(await controller.waitUntilComplete(timeout: .seconds(10)))
+        // A deadline far off: this test's own steps run on the cooperative pool and may wait
+        // there for seconds on a busy machine; the armed timer must still be there then.
+        #expect(await controller.waitUntilComplete(timeout: .seconds(600)))
         // That wait's deadline armed the controller's one timer: a sleeper of the loop.
         #expect(await eventually { loop.sleeperCount == 1 })
         let outcome = await controller.apply([.seat(.frontLeft, .heating): .integer(2)], timeout: .seconds(30))

@@ -28,7 +28,7 @@ import VehicleSimulator
         // The vehicle drops every command: only a timeout can end the wait.
         let simulation = VehicleSimulation(profile: profile, state: VehicleSimulation.defaultState(for: profile), faults: FaultPlan([FaultRule(.drop)]))
         let vehicle = SimulatedVehicleNode(simulation: simulation, port: bus.makePort())
-        let vehicleTask = Task { await vehicle.run() }
+        let vehicleTask = vehicle.start()
         #expect(await controller.waitUntilReachable(timeout: .seconds(3600)))
 
         let done = Locked<CommandOutcome?>(nil)

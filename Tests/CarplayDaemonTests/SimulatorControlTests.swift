@@ -112,7 +112,7 @@ import VehicleSimulator
         let bus = VirtualCANBus()
         let port = bus.makePort()
         let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: port)
-        let running = Task { await node.run() }
+        let running = node.start()
         let server = try VarlinkTestServer(
             name: "simulator", product: "carplay-ecu", interfaces: SimulatorControlServer.interfaces,
             service: SimulatorControlServer(service: SimulatorService(vehicle: node, profile: profile), access: SimulatorAccess()) { _ in })

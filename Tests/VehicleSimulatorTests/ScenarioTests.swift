@@ -184,7 +184,7 @@ import VehicleKit
         let bus = VirtualCANBus(interface: "vcan0")
         let listener = bus.makePort()
         let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: sedan), port: bus.makePort())
-        let run = Task { await node.run() }
+        let run = node.start()
         let lines = LineLog()
         await ScenarioRunner(scenario: scenario, node: node) { lines.append($0) }.run()
         let state = node.state()
@@ -237,10 +237,10 @@ extension ScenarioTests {
         let bus = VirtualCANBus(interface: "vcan0")
         let headUnit = bus.makePort()
         let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: sedan), port: bus.makePort())
-        let run = Task { await node.run() }
+        let run = node.start()
         let lines = LineLog()
         let runner = ScenarioRunner(scenario: scenario, node: node) { lines.append($0) }
-        let playing = Task { await runner.run() }
+        let playing = runner.start()
         try await Task.sleep(for: .milliseconds(100))  // subscribed
         let frames = VehicleFrames(profile: sedan)
         var counters: [String: UInt8] = [:]  // the head unit's alive counters

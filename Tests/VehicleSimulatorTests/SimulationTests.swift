@@ -527,7 +527,7 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         let headPort = bus.makePort()
         let headFrames = headPort.receivedFrames()
         let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: vehiclePort)
-        let running = Task { await node.run() }
+        let running = node.start()
 
         var head = HeadUnit(profile: profile)
         let command = try head.command([temperature: .number(26)])
@@ -577,7 +577,7 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         let bus = VirtualCANBus()
         let port = bus.makePort()
         let node = SimulatedVehicleNode(simulation: VehicleSimulation(profile: try TestVehicle.profile()), port: port)
-        let running = Task { await node.run() }
+        let running = node.start()
         // Cyclic status while running (waited for, not timed: a loaded machine is slow).
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(10)

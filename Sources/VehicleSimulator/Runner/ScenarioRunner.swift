@@ -19,6 +19,11 @@ public final class ScenarioRunner: Sendable {
         self.log = log
     }
 
+    /// `run()` in a task of its own on the node's clock's thread (see `SimulatedVehicleNode.start`).
+    public func start() -> Task<Void, Never> {
+        Task(executorPreference: clock.executor) { await self.run() }
+    }
+
     /// Returns when the scenario is over or the task is cancelled. With `afterCommand`
     /// events it is over at its `duration` (without `loop`), else only when cancelled.
     public func run() async {

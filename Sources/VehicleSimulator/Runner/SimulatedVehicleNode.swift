@@ -85,6 +85,13 @@ public final class SimulatedVehicleNode: Sendable {
         }
     }
 
+    /// `run()` in a task of its own that starts on the clock's thread (`Timekeeper.loop`'s,
+    /// or an event loop's): a task started on Swift's cooperative pool waits its turn behind
+    /// whatever else is queued there, and the car would stay silent meanwhile.
+    public func start() -> Task<Void, Never> {
+        Task(executorPreference: clock.executor) { await self.run() }
+    }
+
     public func state() -> VehicleState { core.withLock { $0.simulation.state } }
 
     public func setFaults(_ plan: FaultPlan) {
