@@ -45,7 +45,7 @@ def test_varlink_package_parses_the_description_and_lists_every_method(sedan):
                "ActivateCarSignal", "GetCarPowerLevelStatus", "ListCars"}
     assert kinds["_Method"] == {"Describe", "GetState", "GetBusTraffic", "Resolve", "Confirm", "Handle", "Perform", "Monitor"} | intents
     assert kinds["_Error"] == {"InvalidParameter", "UnknownIntent", "VehicleUnavailable", "NotAuthorized",
-                               "RestrictedWhileLocked", "CarLocked"}
+                               "RestrictedWhileLocked", "CarLocked", "BusOff"}
     assert {"VehicleState", "Car", "CANBus", "Temperature", "CarSeat", "CarAudioSource"} <= kinds["_Alias"]
 
 

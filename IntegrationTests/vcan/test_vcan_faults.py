@@ -12,6 +12,8 @@ import subprocess
 import time
 
 import cantools
+import pytest
+import varlink
 
 from test_vcan import IFACE, REPO, Rig, rig_factory, vcan  # noqa: F401  (fixtures)
 
@@ -42,6 +44,11 @@ def cansend(frame):
 
 def set_heating(rig, level):
     return rig.perform({"intent": "SetSeatSettingsInCar", "parameters": {"enableHeating": True, "seat": "driver", "level": level}})
+
+
+def sent_frames(rig):
+    """Frames carplayd sent so far, by its own count (GetBusTraffic)."""
+    return sum(m["sent"] for m in rig.call("GetBusTraffic")["messages"])
 
 
 def wait_for(condition, seconds=10):
@@ -89,7 +96,9 @@ def test_rogue_replayed_and_forged_commands_are_refused(rig_factory):
 
 def test_error_frames_reach_the_bus_health(rig_factory):
     """Error frames (CAN_ERR_FLAG) for error-passive, bus-off and restarted: GetState's bus
-    object follows them; intents keep working on vcan (it has no real controller)."""
+    object follows them. While bus-off carplayd sends nothing and Perform answers the typed
+    error BusOff at once (vcan itself would still carry frames: the refusal is carplayd's);
+    after the restart intents work again."""
     rig = rig_factory("sedan")
     assert rig.call("GetState")["bus"]["state"] == "error-active"
     # cansend: an 8-digit ID with 0x20000000 is an error frame; class in the ID, details in data.
@@ -99,6 +108,14 @@ def test_error_frames_reach_the_bus_health(rig_factory):
     assert wait_for(lambda: rig.call("GetState")["bus"]["state"] == "bus-off"), rig.call("GetState")["bus"]
     bus = rig.call("GetState")["bus"]
     assert bus["lastError"] == "bus-off"
+    sent_before = sent_frames(rig)
+    started = time.monotonic()
+    with pytest.raises(varlink.VarlinkError) as refused:
+        set_heating(rig, 3)
+    assert time.monotonic() - started < 5, "refused at once, not after a wait"
+    assert refused.value.error() == "io.carplayd.Vehicle.BusOff", str(refused.value)
+    assert refused.value.parameters()["interface"] == IFACE, str(refused.value)
+    assert sent_frames(rig) == sent_before, "nothing sent while bus-off"
     cansend("20000100#0000000000000000")  # controller restarted
     assert wait_for(lambda: rig.call("GetState")["bus"]["state"] == "error-active"), rig.call("GetState")["bus"]
     bus = rig.call("GetState")["bus"]

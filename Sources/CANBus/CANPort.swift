@@ -25,6 +25,9 @@ public enum CANBusError: Error, Sendable, Hashable, CustomStringConvertible {
     case interfaceDown(String)
     /// The transmit queue stayed full.
     case transmitQueueFull
+    /// The controller is bus-off: it left the bus after too many errors, and sends and
+    /// receives nothing until it restarts (restart-ms, or `ip link set ... type can restart`).
+    case busOff(String)
     case other(String)
 
     public var description: String {
@@ -32,6 +35,7 @@ public enum CANBusError: Error, Sendable, Hashable, CustomStringConvertible {
         case .closed: "the CAN port is closed"
         case let .interfaceDown(name): "CAN interface \(name) is down"
         case .transmitQueueFull: "the CAN transmit queue is full"
+        case let .busOff(name): "CAN interface \(name) is bus-off: its controller left the bus after too many errors, until it restarts"
         case let .other(text): text
         }
     }

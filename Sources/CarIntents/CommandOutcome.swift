@@ -23,6 +23,7 @@ public enum CommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .timeout: "timeout"
         case .rejected: "rejectedByVehicle"
         case .e2eError: "e2eError"
+        case .bus(.busOff): IntentResponse.busOff
         case .bus: "busError"
         case .vehicleUnreachable: "vehicleUnreachable"
         case .unencodable: "unencodable"

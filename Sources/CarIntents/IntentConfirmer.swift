@@ -45,6 +45,8 @@ public struct IntentResponse: Sendable, Hashable {
     /// carplayd's car-state policy: the car is locked.
     public static let carLocked = "carLocked"
     public static let vehicleUnreachable = "vehicleUnreachable"
+    /// The CAN controller is bus-off (confirm, or a send that met it): nothing is sent.
+    public static let busOff = "busOff"
     public static let notResolved = "notResolved"
 
     /// `GetCarLockStatus`: `{"locked": true}`.
@@ -81,7 +83,10 @@ public enum CallerDevice: Sendable, Hashable {
 ///    caller's device is locked -> `failure`, reason "restrictedWhileLocked", with a
 ///    `detail` naming what unlocks it. Asked only for restricted intents (`device` may
 ///    cost a D-Bus round trip).
-/// 3. Vehicle unreachable -> `failure`, reason "vehicleUnreachable" (the read-only
+/// 3. The CAN controller is bus-off (`busOffInterface`) -> `failure`, reason "busOff", with
+///    `interface`: nothing can be sent or heard until it restarts, so the intent ends at once
+///    instead of waiting for a vehicle it cannot reach.
+///    Vehicle unreachable -> `failure`, reason "vehicleUnreachable" (the read-only
 ///    `GetCarLockStatus` / `GetCarPowerLevelStatus` too: the state would be stale).
 ///    Checked before the car-lock policy because the lock state is stale then as well.
 /// 4. carplayd's car-state policy: `lock.locked == true` in the state and the intent
@@ -91,7 +96,7 @@ public enum CallerDevice: Sendable, Hashable {
 /// Otherwise nil: ready to handle.
 public enum IntentConfirmer {
     public static func confirm(
-        _ resolution: IntentResolution, profile: VehicleProfile, state: VehicleState, vehicleReachable: Bool,
+        _ resolution: IntentResolution, profile: VehicleProfile, state: VehicleState, vehicleReachable: Bool, busOffInterface: String? = nil,
         restrictedWhileLocked: Set<IntentName> = [], device: () -> CallerDevice = { .unlocked }
     ) -> IntentResponse? {
         guard let action = resolution.action else { return .failure(IntentResponse.notResolved) }
@@ -99,6 +104,9 @@ public enum IntentConfirmer {
             return IntentResponse(code: .failure, reason: IntentResponse.restrictedWhileLocked, fields: ["detail": .string(reason)])
         }
         // ListCars answers from the profile: the car is listed whether it talks or not.
+        if let busOffInterface, action != .listCars {
+            return IntentResponse(code: .failure, reason: IntentResponse.busOff, fields: ["interface": .string(busOffInterface)])
+        }
         if !vehicleReachable, action != .listCars { return .failure(IntentResponse.vehicleUnreachable) }
         if state[.locked] == .bool(true), profile.policies.refusedWhileCarLocked.contains(resolution.intent.name.rawValue) {
             return .failure(IntentResponse.carLocked)

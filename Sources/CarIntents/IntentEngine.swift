@@ -80,9 +80,10 @@ public final class IntentEngine: Sendable {
     /// frames that a busy bus, ECU or head unit causes costs a wait, not a refusal, and a
     /// silent vehicle is refused within two windows of its last frame.
     public func run(_ phase: IntentPhase, _ intent: Intent, device: () -> CallerDevice = { .unlocked }) async -> IntentOutcome {
+        let busOff = controller.busOffInterface
         var (state, reachable) = controller.snapshot()
         var resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedProfiles: savedList())
-        if !reachable, phase != .resolve, let action = resolution.action, action != .listCars,
+        if !reachable, busOff == nil, phase != .resolve, let action = resolution.action, action != .listCars,
             await controller.waitUntilReachable(timeout: controller.reachabilityWindow)
         {
             (state, reachable) = controller.snapshot()
@@ -95,7 +96,8 @@ public final class IntentEngine: Sendable {
             outcome.refusal = .notResolved(resolution)
         } else if phase != .resolve,
             let refusal = IntentConfirmer.confirm(
-                resolution, profile: profile, state: state, vehicleReachable: reachable, restrictedWhileLocked: restrictedWhileLocked, device: device)
+                resolution, profile: profile, state: state, vehicleReachable: reachable, busOffInterface: busOff,
+                restrictedWhileLocked: restrictedWhileLocked, device: device)
         {
             outcome.response = refusal
             outcome.refusal = IntentRefusal(confirmation: refusal)

@@ -27,6 +27,8 @@ public enum IntentRefusal: Sendable, Hashable {
     case carLocked
     /// No trusted status frame from the vehicle for several cycle times.
     case vehicleUnreachable
+    /// The CAN controller of `interface` is bus-off.
+    case busOff(interface: String)
     /// Confirm refused for another reason; the response says which (satellite radio
     /// not subscribed).
     case refused
@@ -140,6 +142,7 @@ extension IntentRefusal {
         case IntentResponse.restrictedWhileLocked?: self = .restrictedWhileLocked(reason: response.fields["detail"]?.stringValue ?? "the device is locked")
         case IntentResponse.carLocked?: self = .carLocked
         case IntentResponse.vehicleUnreachable?: self = .vehicleUnreachable
+        case IntentResponse.busOff?: self = .busOff(interface: response.fields["interface"]?.stringValue ?? "")
         default: self = .refused
         }
     }

@@ -313,6 +313,9 @@ public final class VehicleController: Sendable {
     /// left pending after every `apply` returned).
     public var pendingCommands: Int { core.withLock { $0.unit.commandCount } }
 
+    /// The interface's name while its CAN controller is bus-off (the port's health), else nil.
+    public var busOffInterface: String? { port.health().state == .busOff ? port.interface : nil }
+
     /// Waits for a condition in progress (`waitUntilReachable`, ...).
     var waitsInProgress: Int { core.withLock { $0.unit.waitCount } }
 

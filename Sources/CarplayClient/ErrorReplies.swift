@@ -56,6 +56,7 @@ public enum DeclaredError: Sendable, Hashable {
         case "io.carplayd.Vehicle.RestrictedWhileLocked":
             self = .vehicle(.restrictedWhileLocked(intent: try string("intent"), reason: try string("reason")))
         case "io.carplayd.Vehicle.CarLocked": self = .vehicle(.carLocked(intent: try string("intent")))
+        case "io.carplayd.Vehicle.BusOff": self = .vehicle(.busOff(interface: try string("interface")))
         case "io.carplayd.Simulator.InvalidParameter":
             self = .simulator(.invalidParameter(parameter: try string("parameter"), reason: try string("reason")))
         case "io.carplayd.Simulator.InvalidFaultPlan": self = .simulator(.invalidFaultPlan(reason: try string("reason")))
@@ -90,6 +91,8 @@ public enum VehicleError: Sendable, Hashable {
     case restrictedWhileLocked(intent: String, reason: String)
     /// carplayd's car-state policy: the profile refuses the intent while the car is locked.
     case carLocked(intent: String)
+    /// The CAN controller is bus-off until it restarts.
+    case busOff(interface: String)
 }
 
 /// io.carplayd.Simulator's errors (docs/io.carplayd.Simulator.varlink).

@@ -159,6 +159,8 @@ public final class VehicleService: VarlinkService {
             VarlinkError("io.carplayd.Vehicle.CarLocked", ["intent": .string(outcome.resolution.intent.name.rawValue)])
         case (.handle, .vehicleUnreachable?), (.perform, .vehicleUnreachable?):
             unavailable("the vehicle sends no status frames")
+        case let (.handle, .busOff(interface)?), let (.perform, .busOff(interface)?):
+            VarlinkError("io.carplayd.Vehicle.BusOff", ["interface": .string(interface)])
         default:
             nil
         }

@@ -99,6 +99,8 @@ public final class SocketCANPort: CANPort, Sendable {
         let (attempt, down, flushAfter) = state.withLock { state -> (SendAttempt, Bool, Int32?) in
             if state.closed { return (.failed(.closed), false, nil) }
             guard let socket = state.socket else { return (.failed(.interfaceDown(interface)), false, nil) }
+            // A controller that is bus-off takes nothing: nothing is queued for it either.
+            if state.health.state == .busOff { return (.failed(.busOff(interface)), false, nil) }
             let stamped = ReceivedFrame(frame: frame, timestamp: CandumpTimestamp.now(), interface: interface)
             // Behind the queued ones, so that one sender's frames keep their order.
             guard state.writeQueue.isEmpty else {
@@ -223,6 +225,11 @@ public final class SocketCANPort: CANPort, Sendable {
             state.withLock { state in
                 if let newest { state.health.droppedFrames = newest }
                 for frame in errorFrames { state.health.apply(errorFrame: frame) }
+                // Frames waiting for a bus that is gone would go out late, after it
+                // restarts, as commands nobody waits for any more.
+                if state.health.state == .busOff, case let .dropped(count, _) = state.writeQueue.dropAll("bus-off"), count > 0 {
+                    state.health.lastError = "bus-off: \(count) queued frames dropped"
+                }
             }
         }
         guard !frames.isEmpty, let receiver = receiver.withLock({ $0 }) else { return }

@@ -129,6 +129,7 @@ struct DaemonError: Error, CustomStringConvertible {
         case let .vehicle(.restrictedWhileLocked(intent, reason)): "\(intent) needs an unlocked device: \(reason)"
         case let .vehicle(.carLocked(intent)): "\(intent) is not allowed while the car is locked (unlock it first)"
         case let .vehicle(.vehicleUnavailable(reason)): "the vehicle is unavailable: \(reason)"
+        case let .vehicle(.busOff(interface)): "CAN interface \(interface) is bus-off: nothing can be sent until its controller restarts"
         case let .vehicle(.notAuthorized(uid, gid)): "not authorized: uid \(uid) (gid \(gid)) may not use carplayd"
         case let .vehicle(.invalidParameter(parameter, reason)), let .simulator(.invalidParameter(parameter, reason)):
             "invalid parameter \(parameter): \(reason)"

@@ -157,6 +157,7 @@ enum IntentSentence {
                 text = problems.isEmpty ? "the request did not resolve" : problems.joined(separator: "; ")
             case IntentResponse.carLocked: text = "\(intent.rawValue) is not allowed while the car is locked"
             case IntentResponse.vehicleUnreachable: text = "the vehicle is unreachable (it sends no status frames)"
+            case IntentResponse.busOff: text = "the CAN controller is bus-off: nothing can be sent until it restarts"
             case "emptyProfile": text = "profile \(response.profileNumber.map(String.init) ?? "?") is empty"
             case "timeout": text = "the vehicle did not confirm in time"
             case let reason?: text = reason

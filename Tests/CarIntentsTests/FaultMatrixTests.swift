@@ -44,6 +44,13 @@ struct FlakyPort: CANPort {
     func startReceiving(_ receiver: CANReceiver) { inner.startReceiving(receiver) }
 
     func close() async { await inner.close() }
+
+    /// Bus-off while its sends fail with `busOff` (as a SocketCANPort's do).
+    func health() -> BusHealth {
+        var health = inner.health()
+        if case .busOff = failing.withLock({ $0 }) { health.state = .busOff }
+        return health
+    }
 }
 
 /// Every value each property took in the head unit's live state (from trusted status frames).
@@ -294,6 +301,37 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
             #expect(next.response.code == .success, "\(next.response)")
             await rig.expectConvergence("after the transmit queue drained")
         }
+    }
+
+    /// Issue 34: while the controller is bus-off nothing can be sent or heard. An intent
+    /// ends at once with `busOff` (it does not wait for a vehicle it cannot reach, nor
+    /// leave a frame behind), ListCars still answers, and intents work after the restart.
+    @Test func aBusOffControllerRefusesIntentsAtOnce() async throws {
+        let rig = try await FaultRig.start(timeout: .seconds(2))
+        try await stopping(rig) { rig in
+            rig.port.failing.withLock { $0 = .busOff(rig.port.interface) }
+            let before = rig.time.clock.elapsed
+            let result = try await rig.perform(#"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true,"defroster":"rear"}}"#)
+            #expect(result.response.code == .failure)
+            #expect(result.response.reason == "busOff", "\(result.response)")
+            #expect(result.refusal == .busOff(interface: rig.port.interface))
+            #expect(result.frames.isEmpty)
+            #expect(rig.time.clock.elapsed - before < rig.timeout, "answered without waiting for a confirmation")
+            #expect(rig.port.refused.withLock { $0 } == 0, "not even tried")
+            #expect(rig.vehicle.state()[.defroster(.rear)] == .bool(false))
+            let cars = try await rig.perform(#"{"intent":"ListCars","parameters":{}}"#)
+            #expect(cars.response.code == .success, "\(cars.response)")
+            rig.port.failing.withLock { $0 = nil }
+            let next = try await rig.perform(#"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true,"defroster":"rear"}}"#)
+            #expect(next.response.code == .success, "\(next.response)")
+        }
+    }
+
+    /// A send that meets bus-off in the middle of an intent (the controller went bus-off
+    /// after the intent was confirmed) says so: reason `busOff`, not a generic bus error.
+    @Test func aSendThatMeetsBusOffSaysSo() {
+        #expect(CommandFailure.bus(.busOff("can0")).reason == "busOff")
+        #expect(CommandFailure.bus(.transmitQueueFull).reason == "busError")
     }
 
     /// Faults and intents mixed at random. The seed is printed; CARPLAYD_FAULT_SEED

@@ -201,6 +201,7 @@ import VehicleKit
                 .vehicle(.restrictedWhileLocked(intent: "SetCarLockStatus", reason: "locked"))
             ),
             ("io.carplayd.Vehicle.CarLocked", ["intent": "SetRadioStation"], .vehicle(.carLocked(intent: "SetRadioStation"))),
+            ("io.carplayd.Vehicle.BusOff", ["interface": "can0"], .vehicle(.busOff(interface: "can0"))),
             ("io.carplayd.Simulator.InvalidParameter", ["parameter": "plan", "reason": "r"], .simulator(.invalidParameter(parameter: "plan", reason: "r"))),
             ("io.carplayd.Simulator.InvalidFaultPlan", ["reason": "r"], .simulator(.invalidFaultPlan(reason: "r"))),
             ("io.carplayd.Simulator.NoSimulator", [:], .simulator(.noSimulator)),

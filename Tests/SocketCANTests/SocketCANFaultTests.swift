@@ -361,6 +361,41 @@ func eventually(_ seconds: Double = 10, _ condition: () async -> Bool) async -> 
         await port.close()
     }
 
+    /// Issue 34: a controller that is bus-off takes nothing, so the port neither sends nor
+    /// queues (a queued command would go out after the restart, when nobody waits for it);
+    /// what waited in the queue is dropped, and sending works again after the restart.
+    @Test func aBusOffControllerIsSentNothingUntilItRestarts() async throws {
+        let link = FakeCANLink()
+        let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
+        var frames = port.receivedFrames().makeAsyncIterator()
+        let errorFlag = RawCANFrame.errorFlag
+        // A frame waits in the port's queue: the kernel's queue stays full for now.
+        link.failNextSends(1000)
+        guard case .queued = port.send(frame) else {
+            Issue.record("a full kernel queue queues the frame")
+            return
+        }
+        link.inject(canID: errorFlag | 0x040, data: [0, 0, 0, 0, 0, 0, 0, 0])
+        _ = await frames.next()
+        #expect(port.health().state == .busOff)
+        #expect(port.queuedFrames == 0, "the queued frame is dropped, not kept for after the restart")
+        #expect(port.health().lastError == "bus-off: 1 queued frames dropped")
+        #expect(port.send(frame) == .failed(.busOff("fake0")))
+        #expect(port.queuedFrames == 0, "nothing queued while bus-off")
+        link.state.withLock { $0.sendErrors.removeAll() }
+        #expect(port.send(frame) == .failed(.busOff("fake0")), "still bus-off: refused without a try")
+        #expect(link.state.withLock { $0.sent.isEmpty })
+        link.inject(canID: errorFlag | 0x100, data: [0, 0, 0, 0, 0, 0, 0, 0])
+        _ = await frames.next()
+        #expect(port.health().state == .errorActive)
+        guard case .sent = port.send(frame) else {
+            Issue.record("sent once the controller restarted")
+            return
+        }
+        #expect(link.state.withLock { $0.sent.map(\.canID) } == [0x300])
+        await port.close()
+    }
+
     @Test func theInterfaceGoesDownAndComesBack() async throws {
         let link = FakeCANLink()
         let port = try SocketCANPort(interface: "fake0", fd: false, io: link.opener)
