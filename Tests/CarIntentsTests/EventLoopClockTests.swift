@@ -18,13 +18,16 @@ import VehicleSimulator
         let controller = VehicleController(profile: profile, port: bus.makePort(), clock: loop)
         controller.start()
         let vehicle = SimulatedVehicleNode(simulation: VehicleSimulation(profile: profile), port: bus.makePort())
-        let car = vehicle.start()
-        defer { car.cancel() }
-        // A deadline far off: this test's own steps run on the cooperative pool and may wait
-        // there for seconds on a busy machine; the armed timer must still be there then.
-        #expect(await controller.waitUntilComplete(timeout: .seconds(600)))
+        // The wait starts before the car: a wait that holds at once arms no timer. Its
+        // deadline is far off: this test's own steps run on the cooperative pool and may
+        // wait there for seconds on a busy machine; the armed timer must still be there.
+        let waiting = Task { await controller.waitUntilComplete(timeout: .seconds(600)) }
         // That wait's deadline armed the controller's one timer: a sleeper of the loop.
         #expect(await eventually { loop.sleeperCount == 1 })
+        let car = vehicle.start()
+        defer { car.cancel() }
+        #expect(await waiting.value)
+        #expect(loop.sleeperCount == 1, "the met wait leaves its timer armed until it is due or re-armed")
         let outcome = await controller.apply([.seat(.frontLeft, .heating): .integer(2)], timeout: .seconds(30))
         #expect(outcome.succeeded)
         #expect(loop.sleeperCount == 1, "still one timer: re-armed only for an earlier deadline")
