@@ -12,7 +12,7 @@ import VehicleKit
 /// live where the old one did, so not by its identity).
 final class StateJSONCache: Sendable {
     private struct Entry {
-        var controller: UInt64
+        var generation: UInt64
         var version: Int
         /// Per property its value and `"key":value` text, in the order `JSONValue`
         /// writes keys.
@@ -26,41 +26,39 @@ final class StateJSONCache: Sendable {
     private let entry = Mutex<Entry?>(nil)
     /// The typed methods' grouped state (VehicleState), whole per version: its nesting
     /// does not split into per-property fragments.
-    private let grouped = Mutex<(controller: UInt64, version: Int, bytes: [UInt8])?>(nil)
+    private let grouped = Mutex<(generation: UInt64, version: Int, bytes: [UInt8])?>(nil)
 
-    func groupedJSON(_ state: VehicleState, version: Int, of owner: VehicleController) -> [UInt8] {
-        let controller = Self.key(of: owner)
-        if let cached = grouped.withLock({ $0 }), cached.controller == controller, cached.version == version { return cached.bytes }
+    func groupedJSON(_ state: VehicleState, version: Int, of controller: VehicleController) -> [UInt8] {
+        let generation = controller.generation
+        if let cached = grouped.withLock({ $0 }), cached.generation == generation, cached.version == version { return cached.bytes }
         let bytes = state.groupedJSON.serializedBytes()
         grouped.withLock { current in
-            if current == nil || current!.controller != controller || current!.version <= version { current = (controller, version, bytes) }
+            if current == nil || current!.generation != generation || current!.version <= version { current = (generation, version, bytes) }
         }
         return bytes
     }
 
-    func json(_ state: VehicleState, version: Int, of owner: VehicleController) -> [UInt8] {
-        let controller = Self.key(of: owner)
+    func json(_ state: VehicleState, version: Int, of controller: VehicleController) -> [UInt8] {
+        let generation = controller.generation
         // Made under the lock, in place: a copy of the fragments out of the cache and back
         // cost as much as the properties' lookups. Each version is made once, by the
         // first reply that needs it; the others wait for it rather than make it too.
         return entry.withLock { current in
-            if let cached = current, cached.controller == controller {
+            if let cached = current, cached.generation == generation {
                 if cached.version == version { return cached.bytes }
                 // A slower reply of an older version: made for it alone, the cache keeps the newer.
                 if cached.version > version { return Self.made(Self.fragments(of: state).fragments) }
             }
             if current == nil || !Self.refresh(&current!, from: state) {
                 let (fragments, places) = Self.fragments(of: state)
-                current = Entry(controller: controller, version: version, fragments: fragments, places: places, bytes: [])
+                current = Entry(generation: generation, version: version, fragments: fragments, places: places, bytes: [])
             }
-            current!.controller = controller
+            current!.generation = generation
             current!.version = version
             current!.bytes = Self.made(current!.fragments)
             return current!.bytes
         }
     }
-
-    private static func key(of controller: VehicleController) -> UInt64 { controller.generation }
 
     /// `state`'s fragments, made anew, in `JSONValue`'s key order, and their places in the
     /// order the state iterates.
