@@ -14,13 +14,13 @@ extension VehicleController {
     /// it settled.
     public func apply(_ targets: [PropertyKey: PropertyValue], timeout: Duration, for intent: IntentName? = nil) async -> CommandOutcome {
         let id = announce(targets, intent: intent)
-        let outcome = await applyRetrying(targets, timeout: timeout)
+        let outcome = await applyRetrying(targets, timeout: timeout, origin: HeadUnit.CommandOrigin(id: id, intent: intent))
         if let id { announce(id, outcome, intent: intent) }
         return outcome
     }
 
-    func applyRetrying(_ targets: [PropertyKey: PropertyValue], timeout: Duration) async -> CommandOutcome {
-        let first = await applyOnce(targets, timeout: timeout)
+    func applyRetrying(_ targets: [PropertyKey: PropertyValue], timeout: Duration, origin: HeadUnit.CommandOrigin) async -> CommandOutcome {
+        let first = await applyOnce(targets, timeout: timeout, origin: origin)
         // A vehicle that has never acknowledged us may still hold the alive counters of
         // a previous head unit (this daemon restarted): it drops our first frames as out
         // of sequence and resynchronises. One more try settles it; later timeouts stand.
@@ -28,14 +28,14 @@ extension VehicleController {
         if profile.acknowledgement != nil, core.withLock({ $0.unit.acknowledgements == 0 }), case .timeout? = first.failure,
             targets.keys.allSatisfy({ frames.commandKind(of: $0) == .setpoint })
         {
-            var second = await applyOnce(targets, timeout: timeout)
+            var second = await applyOnce(targets, timeout: timeout, origin: origin)
             second.frames = first.frames + second.frames
             return second
         }
         return first
     }
 
-    func applyOnce(_ targets: [PropertyKey: PropertyValue], timeout: Duration) async -> CommandOutcome {
+    func applyOnce(_ targets: [PropertyKey: PropertyValue], timeout: Duration, origin: HeadUnit.CommandOrigin) async -> CommandOutcome {
         guard !targets.isEmpty else { return CommandOutcome(targets: targets, confirmed: [:], failure: nil, frames: []) }
         let (context, reachable) = snapshot()
         guard reachable else {
@@ -62,25 +62,31 @@ extension VehicleController {
                 }
                 context = known
             }
-            let encoded = core.withLock { core in
-                Result { () throws(VehicleFramesError) in try core.unit.commandFrames(for: direct, context: context) }
+            // A target the vehicle already shows is confirmed by the state. When every
+            // target shows, nothing is encoded or sent: a command whose status would not
+            // change could only be "confirmed" by a status frame sent before the vehicle
+            // took it (and encoding would spend the message's alive counter).
+            let shown = core.withLock { $0.unit.shownTargets(direct, in: context) }
+            if shown.count == direct.count {
+                outcome.confirmed = shown
+            } else {
+                let encoded = core.withLock { core in
+                    Result { () throws(VehicleFramesError) in try core.unit.commandFrames(for: direct, context: context) }
+                }
+                let commandFrames: [CANFrame]
+                switch encoded {
+                case let .success(built): commandFrames = built
+                case let .failure(error): return CommandOutcome(targets: targets, confirmed: [:], failure: .unencodable(error.description), frames: [])
+                }
+                let sent = await transmit(commandFrames, expecting: direct, confirmed: shown, context: context, timeout: timeout, origin: origin)
+                outcome.confirmed = sent.confirmed
+                outcome.frames = sent.frames
+                outcome.failure = sent.failure
+                if sent.failure != nil { return outcome }
             }
-            let commandFrames: [CANFrame]
-            switch encoded {
-            case let .success(built): commandFrames = built
-            case let .failure(error): return CommandOutcome(targets: targets, confirmed: [:], failure: .unencodable(error.description), frames: [])
-            }
-            // A toggle that already shows the target is not pressed: it is confirmed by the state.
-            var shown: [PropertyKey: PropertyValue] = [:]
-            for key in toggles { if let value = context[key], value == direct[key] { shown[key] = value } }
-            let sent = await transmit(commandFrames, expecting: direct, confirmed: shown, context: context, timeout: timeout)
-            outcome.confirmed = sent.confirmed
-            outcome.frames = sent.frames
-            outcome.failure = sent.failure
-            if sent.failure != nil { return outcome }
         }
         for (key, value, command) in stepped {
-            let result = await step(key, to: value, command: command, timeout: max(command.stepTimeout, timeout))
+            let result = await step(key, to: value, command: command, timeout: max(command.stepTimeout, timeout), origin: origin)
             outcome.frames += result.frames
             outcome.confirmed.merge(result.confirmed) { $1 }
             if let failure = result.failure {
@@ -95,7 +101,7 @@ extension VehicleController {
     /// `timeout` for the status to move one step (the profile's step timeout, at least the
     /// confirmation timeout); a press it does not follow ends in `timeout` naming what the
     /// vehicle reports.
-    func step(_ key: PropertyKey, to target: PropertyValue, command: StepCommand, timeout: Duration) async -> CommandOutcome {
+    func step(_ key: PropertyKey, to target: PropertyValue, command: StepCommand, timeout: Duration, origin: HeadUnit.CommandOrigin) async -> CommandOutcome {
         var outcome = CommandOutcome(targets: [key: target], confirmed: [:], failure: nil, frames: [])
         let wanted = frames.reportedValue(target, for: key) ?? target
         var presses = 0
@@ -129,7 +135,7 @@ extension VehicleController {
                 if case let .failure(error) = encoded { outcome.failure = .unencodable(error.description) }
                 return outcome
             }
-            let result = await transmit(press, expecting: [key: next], confirmed: [:], context: state, timeout: timeout)
+            let result = await transmit(press, expecting: [key: next], confirmed: [:], context: state, timeout: timeout, origin: origin)
             outcome.frames += result.frames
             presses += 1
             if let failure = result.failure {
@@ -143,10 +149,10 @@ extension VehicleController {
     /// far apart) and waits until status frames show `targets`, starting from `confirmed`.
     func transmit(
         _ commandFrames: [CANFrame], expecting targets: [PropertyKey: PropertyValue], confirmed shown: [PropertyKey: PropertyValue],
-        context: VehicleState, timeout: Duration
+        context: VehicleState, timeout: Duration, origin: HeadUnit.CommandOrigin
     ) async -> CommandOutcome {
         // Registered before sending: the acknowledgement may arrive while `send` runs.
-        let token = core.withLock { $0.unit.beginCommand(commandFrames, expecting: targets, confirmed: shown, context: context) }
+        let token = core.withLock { $0.unit.beginCommand(commandFrames, expecting: targets, confirmed: shown, context: context, origin: origin) }
         // One clock read for the frames sent together (sending takes microseconds), again
         // only after a pause between held frames: the cyclic schedule and the timeout
         // count from it.

@@ -26,12 +26,16 @@ public enum VehicleEvent: Sendable {
 }
 
 /// A command in flight, as observers see it: sent with its targets (pending), then
-/// settled -- confirmed by the status frames, or failed. `id` pairs the two.
+/// settled -- confirmed by the status frames, or failed. `id` pairs them. A command that
+/// timed out may still be applied by the vehicle: then a third, `appliedLate`, follows.
 public struct CommandProgress: Sendable {
     public enum Stage: Sendable {
         case pending
         case confirmed
         case failed(CommandFailure)
+        /// The status showed `targets` this long after the command timed out: a change
+        /// nobody waited for, which may have replaced a newer confirmed value.
+        case appliedLate(after: Duration)
     }
 
     public var id: Int
@@ -238,6 +242,12 @@ public final class VehicleController: Sendable {
                 if let continuation = core.conditionWaits.removeValue(forKey: token) { wakes.append(.condition(continuation, met)) }
             case let .send(frames):
                 wakes.append(.send(frames))
+            case let .appliedLate(application):
+                guard core.observers.values.contains(where: \.commands) else { break }
+                let id = application.origin?.id ?? core.makeID()
+                let progress = CommandProgress(
+                    id: id, intent: application.origin?.intent, targets: application.targets, stage: .appliedLate(after: application.after))
+                Self.tell(progress, &core)
             }
         }
         return wakes
@@ -299,6 +309,11 @@ public final class VehicleController: Sendable {
 
     /// The latest untrusted frame (for the log): the message and why, nil before the first.
     public var lastUntrustedFrame: String? { core.withLock { $0.unit.lastUntrustedFrame } }
+
+    /// Commands the vehicle applied after they had timed out, and the newest of them,
+    /// for people (the daemon logs them).
+    public var lateApplications: Int { core.withLock { $0.unit.lateApplications } }
+    public var lastLateApplication: String? { core.withLock { $0.unit.lastLateApplication } }
     /// Why the properties whose last status carried no value are unknown (`HeadUnit.unreadable`).
     public var unreadable: [PropertyKey: String] { core.withLock { $0.unit.unreadable } }
 

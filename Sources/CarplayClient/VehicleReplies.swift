@@ -209,7 +209,7 @@ public struct MonitorReply: CarplaydReply {
     /// client; `id` pairs its replies.
     public struct Command: Sendable, Hashable {
         public enum Status: String, Sendable, Hashable, CaseIterable {
-            case pending, confirmed, failed
+            case pending, confirmed, failed, appliedLate
         }
 
         public var id: Int

@@ -228,6 +228,7 @@ public final class Daemon: Sendable {
         var lastPing = clock.now - pingEvery
         var wasReachable = reachable
         var untrustedReported = 0
+        var lateReported = 0
         var beats = loops.map(\.heartbeat)
         for loop in loops { loop.poke() }
         while !Task.isCancelled {
@@ -249,6 +250,14 @@ public final class Daemon: Sendable {
                 let last = controller.lastUntrustedFrame ?? "?"
                 log.warning("\(untrusted - untrustedReported) untrusted frame(s) from the vehicle's IDs ignored (\(untrusted) in all; last: \(last))")
                 untrustedReported = untrusted
+            }
+            // Commands the vehicle applied after they timed out: a change nobody waited
+            // for, which may have replaced a newer confirmed value.
+            let late = controller.lateApplications
+            if late < lateReported { lateReported = 0 }  // a reload: a new controller
+            if late > lateReported {
+                log.warning("\(controller.lastLateApplication ?? "a timed-out command was applied late") (\(late) in all)")
+                lateReported = late
             }
             guard watchdog != nil else { continue }
             let loopAlive = zip(loops, beats).allSatisfy { $0.heartbeat != $1 }

@@ -221,6 +221,9 @@ public final class VehicleService: VarlinkService {
                 command["status"] = .string("failed")
                 command["reason"] = .string(failure.reason)
                 command["detail"] = .string(failure.description)
+            case let .appliedLate(after):
+                command["status"] = .string("appliedLate")
+                command["detail"] = .string("the vehicle applied it \(after) after it timed out")
             }
             return ["command": .object(command)]
         }

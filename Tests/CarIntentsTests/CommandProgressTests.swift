@@ -73,7 +73,7 @@ extension VehicleEvent {
         return false
     }
 
-    /// "changed k1,k2", "pending k=v", "confirmed k=v", "failed k=v".
+    /// "changed k1,k2", "pending k=v", "confirmed k=v", "failed k=v", "appliedLate k=v".
     var summary: String {
         switch self {
         case let .changed(change):
@@ -84,6 +84,7 @@ extension VehicleEvent {
                 case .pending: "pending"
                 case .confirmed: "confirmed"
                 case .failed: "failed"
+                case .appliedLate: "appliedLate"
                 }
             return stage + " " + progress.targets.keys.sorted().map { "\($0.rawValue)=\(progress.targets[$0]!.jsonValue.serialized())" }.joined(separator: ",")
         }

@@ -90,16 +90,16 @@ import VehicleSimulator
         let rig = try await Rig.start(profile: try GroupSignalCarTests.profile())
         try await stopping(rig) { rig in
             let result = try await rig.perform(
-                #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":21,"unit":"celsius"},"climateZone":"driver"}}"#)
+                #"{"intent":"SetClimateSettingsInCar","parameters":{"temperature":{"value":23,"unit":"celsius"},"climateZone":"driver"}}"#)
             #expect(result.response.code == .success, "\(result.response)")
-            #expect(rig.vehicle.state()[.temperature(zone: "front")] == .number(21))
+            #expect(rig.vehicle.state()[.temperature(zone: "front")] == .number(23))
             let message = try #require(rig.engine.profile.database.message(named: "Remote_Climate_Control_Req_LS"))
             let sent = result.frames.filter { $0.frame.id == message.canID }
             #expect(sent.count == 1, "\(result.frames)")
             let pairs = try message.codec.decode(try #require(sent.first).frame.data)
             let decoded = Dictionary(pairs.map { ($0.name, $0.value.doubleValue) }, uniquingKeysWith: { first, _ in first })
-            #expect(decoded["RmClmCtrlLtSTempStReq"] == 12, "(21 - 15) / 0.5")
-            #expect(decoded["RmClmCtrlRtSTempStReq"] == 12)
+            #expect(decoded["RmClmCtrlLtSTempStReq"] == 16, "(23 - 15) / 0.5")
+            #expect(decoded["RmClmCtrlRtSTempStReq"] == 16)
             #expect(decoded["RmClmCtrlHMIActIndReq"] == 1)
         }
     }

@@ -35,7 +35,8 @@ import VehicleSimulator
         let command = Task {
             // One try (`apply` tries a setpoint again on a car that never acknowledged, by
             // when virtual time has left the vehicle's real-time status frames far behind).
-            let outcome = await controller.applyOnce([.temperature(zone: "left"): .number(25)], timeout: timeout)
+            let outcome = await controller.applyOnce(
+                [.temperature(zone: "left"): .number(25)], timeout: timeout, origin: HeadUnit.CommandOrigin(id: nil, intent: nil))
             done.withLock { $0 = outcome }
         }
         // Virtual time moves on until the command ends; real time is only a bound.

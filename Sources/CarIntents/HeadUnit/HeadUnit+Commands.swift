@@ -20,6 +20,7 @@ extension HeadUnit {
         /// Set once its frames are sent.
         var deadline: Instant?
         var timeout: Duration = .zero
+        var origin: CommandOrigin?
         /// How it ended (nil inside: confirmed); nil while it is open.
         var settled: CommandFailure??
 
@@ -33,6 +34,19 @@ extension HeadUnit {
         try frames.commandFrames(for: targets, context: context, counters: &counters)
     }
 
+    /// The targets the vehicle already shows in `context` (as their status signals carry
+    /// them): confirmed by the state, they need no command. Momentary requests are never
+    /// shown: an action (a horn, a flash) is asked for each time.
+    public func shownTargets(_ targets: [PropertyKey: PropertyValue], in context: VehicleState) -> [PropertyKey: PropertyValue] {
+        var shown: [PropertyKey: PropertyValue] = [:]
+        for (key, value) in targets where frames.commandKind(of: key) != .momentary {
+            guard let current = context[key] else { continue }
+            let wanted = frames.reportedValue(value, for: key, context: context, targets: targets) ?? value
+            if Self.matches(current, wanted) { shown[key] = current }
+        }
+        return shown
+    }
+
     /// One up or down press of the stepped property `key`.
     public mutating func stepFrames(for key: PropertyKey, up: Bool, context: VehicleState) throws(VehicleFramesError) -> [CANFrame] {
         try frames.stepFrames(for: key, up: up, context: context, counters: &counters)
@@ -43,7 +57,7 @@ extension HeadUnit {
     /// does. It has no deadline until `startTimeout`.
     public mutating func beginCommand(
         _ commandFrames: [CANFrame], expecting targets: [PropertyKey: PropertyValue], confirmed shown: [PropertyKey: PropertyValue],
-        context: VehicleState
+        context: VehicleState, origin: CommandOrigin? = nil
     ) -> Token {
         var expected: [PropertyKey: PropertyValue] = [:]
         var statusMessages = Set<String>()
@@ -51,8 +65,10 @@ extension HeadUnit {
             expected[key] = frames.reportedValue(value, for: key, context: context, targets: targets) ?? value
             if let binding = profile.bindings[key] { statusMessages.insert(binding.status.message) }
         }
+        if !lateWatches.isEmpty { for (key, value) in expected { endLateWatch(of: key, expecting: value) } }
         var command = PendingCommand(targets: targets, expected: expected, statusMessages: statusMessages)
         command.confirmed = shown
+        command.origin = origin
         for frame in commandFrames {
             let message = profile.database.message(id: frame.id)?.name ?? ""
             let counter = profile.protection[message]?.protection.counter(in: frame.data)

@@ -41,6 +41,7 @@ extension HeadUnit {
             if !changed.isEmpty {
                 stateVersion &+= 1
                 events.append(.changed(StateChange(keys: changed.sorted(), state: state, frame: received)))
+                if !lateWatches.isEmpty { reportLateApplications(among: changed, frame: received, at: now, &events) }
             }
             for token in commands.keys.sorted() where command(token, { $0.statusMessages.contains(message) }) == true {
                 // In place: a copy of the command out of the dictionary and back made its

@@ -30,6 +30,8 @@ public struct HeadUnit: Sendable {
         case waitEnded(Token, met: Bool)
         /// Frames to send now: a cyclic command message's idle frame.
         case send([CANFrame])
+        /// The status showed targets of a command that had timed out.
+        case appliedLate(LateApplication)
     }
 
     public let profile: VehicleProfile
@@ -61,6 +63,11 @@ public struct HeadUnit: Sendable {
     var checkers: [String: FrameChecker] = [:]
 
     var commands: [Token: PendingCommand] = [:]
+    /// Targets of commands that timed out, watched for a late application.
+    var lateWatches: [PropertyKey: LateWatch] = [:]
+    /// Late applications seen (the daemon logs them), and the newest, for people.
+    public internal(set) var lateApplications = 0
+    public internal(set) var lastLateApplication: String?
     var waits: [Token: PendingWait] = [:]
     var nextToken = 0
 
@@ -113,6 +120,7 @@ public struct HeadUnit: Sendable {
         var events: [Event] = []
         for token in commands.keys.sorted() {
             guard let command = commands[token], command.isOpen, let deadline = command.deadline, deadline <= now else { continue }
+            watchForLateApplication(of: command, timedOutAt: deadline)
             settle(token, with: timeoutFailure(of: command), &events)
         }
         for token in waits.keys.sorted() where waits[token]!.deadline <= now {

@@ -164,6 +164,10 @@ struct DashModel: Sendable {
                 wanted[key]?.since = now
             }
             note = DashNote(text: "✗ \(intent): " + reason, kind: .failed)
+        case .appliedLate:
+            // The status already shows the values; the note says they came late.
+            let detail = command.detail.map { " (\($0))" } ?? ""
+            note = DashNote(text: "! \(intent): " + Self.assignments(targets) + " applied late" + detail, kind: .failed)
         }
     }
 
