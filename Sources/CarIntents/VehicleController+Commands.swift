@@ -62,24 +62,26 @@ extension VehicleController {
                 }
                 context = known
             }
-            // A target the vehicle already shows is confirmed by the state. When every
-            // target shows, nothing is encoded or sent: a command whose status would not
-            // change could only be "confirmed" by a status frame sent before the vehicle
-            // took it (and encoding would spend the message's alive counter).
+            // A target the vehicle already shows is confirmed by the state, and a command
+            // message whose targets it all shows is not encoded or sent: a command whose
+            // status would not change could only be "confirmed" by a status frame sent
+            // before the vehicle took it (and encoding would spend its alive counter).
             let shown = core.withLock { $0.unit.shownTargets(direct, in: context) }
-            if shown.count == direct.count {
-                outcome.confirmed = shown
-            } else {
+            let needed = Set(direct.keys.compactMap { shown[$0] == nil ? profile.bindings[$0]?.command?.message : nil })
+            let sending = direct.filter { shown[$0.key] == nil || profile.bindings[$0.key]?.command.map { needed.contains($0.message) } == true }
+            outcome.confirmed = shown.filter { sending[$0.key] == nil }
+            if !sending.isEmpty {
                 let encoded = core.withLock { core in
-                    Result { () throws(VehicleFramesError) in try core.unit.commandFrames(for: direct, context: context) }
+                    Result { () throws(VehicleFramesError) in try core.unit.commandFrames(for: sending, context: context) }
                 }
                 let commandFrames: [CANFrame]
                 switch encoded {
                 case let .success(built): commandFrames = built
                 case let .failure(error): return CommandOutcome(targets: targets, confirmed: [:], failure: .unencodable(error.description), frames: [])
                 }
-                let sent = await transmit(commandFrames, expecting: direct, confirmed: shown, context: context, timeout: timeout, origin: origin)
-                outcome.confirmed = sent.confirmed
+                let sent = await transmit(
+                    commandFrames, expecting: sending, confirmed: shown.filter { sending[$0.key] != nil }, context: context, timeout: timeout, origin: origin)
+                outcome.confirmed.merge(sent.confirmed) { $1 }
                 outcome.frames = sent.frames
                 outcome.failure = sent.failure
                 if sent.failure != nil { return outcome }

@@ -775,9 +775,14 @@ def check_output(vehicle, intent, code, expected, output, frames, initial):
     for message_name, keys in active.items():
         message = vehicle.message(message_name)
         sent = by_message.get(message_name, [])
-        # a toggle already showing its target is not pressed; a step already there takes no step
-        quiet = all(vehicle.command(k)["kind"] in ("toggle", "step") and k in initial and same(initial[k], v) for k, v in keys.items())
-        if not sent and not quiet:
+        # a message whose targets the car all shows already is not sent (a toggle is not
+        # pressed, a step not taken, a setpoint not repeated); momentary requests always are
+        quiet = all(vehicle.command(k)["kind"] != "momentary" and k in initial and same(initial[k], v) for k, v in keys.items())
+        if quiet and sent:
+            return "%d %s frames for %s, which the car already shows" % (len(sent), message_name, ", ".join(keys))
+        if quiet:
+            continue
+        if not sent:
             return "no %s frame among %d frames for %s" % (message_name, len(frames), ", ".join(keys))
         problem = check_message(vehicle, message, sent, keys, initial, expected)
         if problem:
