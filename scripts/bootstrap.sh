@@ -11,7 +11,9 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$REPO_ROOT/.venv"
 
 APT_PACKAGES=(libsocketcan-dev libsystemd-dev pkg-config python3-venv can-utils tmux)
-PIP_PACKAGES=(cantools==45.1.0 python-can==4.6.1 varlink==31.0.0 pytest==8.3.4 pytest-xdist==3.6.1 autosar-e2e==1.0.0)
+# opendbc (the DBC corpus and its parser and packer, a peer) with its own dependencies pinned.
+PIP_PACKAGES=(cantools==45.1.0 python-can==4.6.1 varlink==31.0.0 pytest==8.3.4 pytest-xdist==3.6.1 autosar-e2e==1.0.0
+    opendbc==0.3.1 numpy==2.4.6 tqdm==4.70.1 pycapnp==2.1.0 pycryptodome==4.5.0)
 
 WITH_VENV=1
 for arg in "$@"; do

@@ -38,7 +38,7 @@
 #        scripts/test.sh --quick            stages 1-6 only (minutes), then the same line
 #        scripts/test.sh --only STAGE...   just those stages, in that order, no summary
 #          (stages: bootstrap format corpus build golden protection_vectors swift_test decode_cli
-#          real_dbcs intents release_build package under_load vm_suites_start fuzz_build daemon
+#          real_dbcs opendbc intents release_build package under_load vm_suites_start fuzz_build daemon
 #          soak fuzz vm_suites (alone: in the foreground);
 #          and vcan, systemd, deb: each VM suite alone, in a boot of its own, deb with the
 #          package stage first. Each expects what earlier ones built, e.g. `--only corpus
@@ -314,6 +314,16 @@ stage_real_dbcs() {
     echo "real-car DBCs: $count passed, 0 failed" | tee -a "$RESULTS"
 }
 
+stage_opendbc() {
+    # Every DBC file of the pinned opendbc package (and its generator's sources, IMPORT
+    # forms among them) loads with carplayctl; frames packed by opendbc's own packer
+    # decode to the values opendbc's own parser gives (IntegrationTests/support/opendbc_corpus.py).
+    local bin
+    bin="$("$SWIFT" build --show-bin-path)/carplayctl"
+    step "every opendbc DBC loads; decoding agrees with opendbc's parser"
+    "$PY" "$REPO_ROOT/IntegrationTests/support/opendbc_corpus.py" --carplayctl "$bin" | tee -a "$RESULTS"
+}
+
 stage_intents() {
     # Every intent on every shipped profile, through carplayctl perform --simulate,
     # checked from outside: cantools decodes the command frames with the profile's DBC
@@ -427,7 +437,7 @@ stage_systemd() {
 
 # The stages of each tier, in order: the quick tier first (a unit failure shows within
 # minutes), then what needs the release build, the fuzzer or the VM.
-QUICK_STAGES=(bootstrap format corpus build golden protection_vectors swift_test decode_cli real_dbcs intents)
+QUICK_STAGES=(bootstrap format corpus build golden protection_vectors swift_test decode_cli real_dbcs opendbc intents)
 FULL_STAGES=("${QUICK_STAGES[@]}" release_build package under_load vm_suites_start fuzz_build daemon soak fuzz vm_suites)
 
 # Wall time per stage: printed at each stage's end, and as a table (with the total) at

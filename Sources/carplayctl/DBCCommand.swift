@@ -64,20 +64,28 @@ enum DBCCommand {
         if let option = arguments.first(where: { $0.hasPrefix("--") }) { throw UsageError("unknown option \(option)") }
     }
 
+    /// The DBC at `path` with its imports. A data error is the operation's failure, never
+    /// a usage error. Every problem of the file is printed at once (with its warnings when
+    /// `warnings`); what could not be read is set aside and the rest loads.
     static func load(_ path: String, warnings: Bool) throws -> DBCDatabase {
         let bytes: [UInt8]
         do {
             bytes = try FileDescriptor.readFile(atPath: path)
         } catch {
-            throw UsageError("cannot read \(path): \(error)")
+            throw OperationFailure("cannot read \(path): \(error)")
         }
         let database: DBCDatabase
         do {
-            database = try DBCDatabase(parsing: bytes, source: path)
+            database = try DBCDatabase(parsing: bytes, source: path) { try? FileDescriptor.readFile(atPath: $0) }
         } catch {
-            throw UsageError("\(error)")
+            throw OperationFailure("\(error)")
         }
         if warnings { printWarnings(database.warnings, summarizingOverlaps: false) }
+        for error in database.errors { printError(error.description) }
+        if !database.unreadableMessages.isEmpty {
+            let names = database.unreadableMessages.map { $0.name ?? "line \($0.line)" }
+            printError("\(path): \(names.count) message(s) set aside, the rest loaded: \(names.joined(separator: ", "))")
+        }
         return database
     }
 

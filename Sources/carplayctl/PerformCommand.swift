@@ -65,7 +65,7 @@ enum PerformCommand {
         do {
             profile = try ProfileCommand.load(profileDirectory)
         } catch {
-            throw UsageError("\(error)")
+            throw OperationFailure("\(error)")
         }
         let intent: Intent
         do {

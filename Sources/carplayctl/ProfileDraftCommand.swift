@@ -31,7 +31,7 @@ enum ProfileDraftCommand {
         do {
             bytes = try FileDescriptor.readFile(atPath: path)
         } catch {
-            throw UsageError("cannot read \(path): \(error)")
+            throw OperationFailure("cannot read \(path): \(error)")
         }
         let database = try DBCCommand.load(path, warnings: false)
         if let role, !database.nodes.contains(where: { $0.name == role }) {

@@ -6,11 +6,11 @@ import Testing
 /// offending token, and text that names what was expected and what was found.
 /// Columns are 1-based byte offsets; each fixture's comment shows how they were counted.
 @Suite struct DBCParserErrorTests {
-    /// The error that parsing `text` throws, or nil when it loads.
+    /// The first problem of `text`: what parsing throws, else the first of what it set
+    /// aside; nil when all of it loads.
     static func parseError(_ text: String, source: String = "bad.dbc") -> DBCParseError? {
         do {
-            _ = try DBCDatabase(parsing: text, source: source)
-            return nil
+            return try DBCDatabase(parsing: text, source: source).errors.first
         } catch {
             return error
         }
@@ -130,15 +130,15 @@ import Testing
             line: 2, column: 2, mentions: ["SG_", "BO_"], found: "")
     }
 
-    @Test func standardIDAbove7FF() {
-        // 2048 = 0x800 does not fit 11 bits and bit 31 is clear. The error points at the ID
-        // (line 2, col 5) and names the message.
-        Self.check(
-            """
-            BU_: ECU
-            BO_ 2048 Big: 8 ECU
-            """,
-            line: 2, column: 5, mentions: ["standard frame ID", "11 bits", "Big", "0x800"], found: "")
+    @Test func standardIDAbove7FFIsReadAsExtended() throws {
+        // 2048 = 0x800 does not fit 11 bits and bit 31 is clear: opendbc's files write
+        // extended IDs so. Extended, with a warning at the ID (line 2, col 5).
+        let database = try DBCDatabase(parsing: "BU_: ECU\nBO_ 2048 Big: 8 ECU\n", source: "bad.dbc")
+        let message = try #require(database.message(named: "Big"))
+        #expect(message.isExtended && message.frameID == 0x800)
+        #expect(database.errors.isEmpty)
+        let warning = try #require(database.warnings.first { $0.message.contains("above 0x7FF without bit 31") })
+        #expect((warning.line, warning.column) == (2, 5))
     }
 
     @Test func extendedIDAbove29Bits() {
@@ -228,15 +228,14 @@ import Testing
     @Test func errorsAfterBOMCountColumnsWithoutIt() {
         // The three BOM bytes are not part of line 1: "BO_ ABC" still has the ID at col 5.
         let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("BO_ ABC M: 8 X\n".utf8)
-        do {
-            _ = try DBCDatabase(parsing: bytes, source: "bom.dbc")
+        guard let error = (try? DBCDatabase(parsing: bytes, source: "bom.dbc"))?.errors.first else {
             Issue.record("expected an error")
-        } catch {
-            #expect(error.file == "bom.dbc")
-            #expect(error.line == 1)
-            #expect(error.column == 5)
-            #expect(error.found == "'ABC'")
+            return
         }
+        #expect(error.file == "bom.dbc")
+        #expect(error.line == 1)
+        #expect(error.column == 5)
+        #expect(error.found == "'ABC'")
     }
 }
 

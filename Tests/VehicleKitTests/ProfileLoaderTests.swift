@@ -488,15 +488,25 @@ struct ProfileFixture {
         fixture.expectError(path: "policies.confirmationTimeoutMs", "must be greater than 0")
     }
 
-    @Test func dbcSyntaxErrorKeepsItsPosition() throws {
+    /// A message the profile binds that the DBC reader set aside: the profile is refused,
+    /// naming the message and where its DBC is wrong.
+    @Test func aBoundMessageThatCannotBeReadRefusesTheProfile() throws {
         var fixture = try ProfileFixture("sedan")
         try fixture.dbc("BO_ 784 SeatCommand: 8 HeadUnit", "BO_ 784 SeatCommand 8 HeadUnit")
         let line = try #require(fixture.dbc.components(separatedBy: "\n").firstIndex { $0.hasPrefix("BO_ 784 ") }) + 1
-        var expected: DBCParseError?
-        do { _ = try DBCDatabase(parsing: fixture.dbc, source: "sedan/sedan.dbc") } catch { expected = error }
-        let parseError = try #require(expected)
+        let parseError = try #require(try DBCDatabase(parsing: fixture.dbc, source: "sedan/sedan.dbc").errors.first)
         #expect(parseError.line == line)
-        fixture.expectError(path: "dbc", "sedan/sedan.dbc:\(line):\(parseError.column): error:", parseError.description)
+        fixture.expectError(
+            path: #"messages["SeatCommand"]"#, #"message "SeatCommand" of sedan.dbc could not be read"#, "sedan/sedan.dbc:\(line):\(parseError.column): error:",
+            parseError.description)
+    }
+
+    /// A message nobody binds that cannot be read does not keep the car from loading.
+    @Test func anUnboundMessageThatCannotBeReadIsOnlyReported() throws {
+        var fixture = try ProfileFixture("sedan")
+        fixture.dbc += "\nBO_ 1999 Stray 8 HeadUnit\n SG_ X : 0|8@1+ (1,0) [0|255] \"\" HeadUnit\n"
+        let profile = try fixture.load()
+        #expect(profile.database.unreadableMessages.map(\.name) == ["Stray"])
     }
 
     @Test func unreadableDBC() throws {

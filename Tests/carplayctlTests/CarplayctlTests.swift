@@ -139,10 +139,34 @@ import Testing
         #expect(result.stderr.contains("usage: carplayctl dbc"), "\(result.stderr)")
     }
 
-    @Test func unreadableDBCExitsTwo() async throws {
+    /// A file that cannot be read is a data error: exit 1, and no usage text.
+    @Test func unreadableDBCFailsWithoutUsage() async throws {
         let result = try await Self.runOffThePool(["dbc", "show", "/nonexistent/file.dbc"])
-        #expect(result.status == 2)
+        #expect(result.status == 1)
         #expect(result.stderr.contains("/nonexistent/file.dbc"))
+        #expect(!result.stderr.contains("usage:"), "\(result.stderr)")
+    }
+
+    /// A DBC with unreadable statements: the rest is shown, every problem is listed with
+    /// file:line:column in one run, and no usage text follows.
+    @Test func everyProblemOfADBCInOneRun() async throws {
+        let path = NSTemporaryDirectory() + "carplayctl-problems-\(getpid()).dbc"
+        let text = """
+            BO_ 100 Good: 8 XXX
+             SG_ A : 0|8@1+ (1,0) [0|255] "" XXX
+            BO_ 200 Broken: 8 XXX
+             SG_ B : 0|8@2+ (1,0) [0|255] "" XXX
+            BO_ 300 AlsoBroken 8 XXX
+            """
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try await Self.runOffThePool(["dbc", "show", path])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("Good"))
+        #expect(result.stderr.contains("\(path):4:14: error:"), "\(result.stderr)")
+        #expect(result.stderr.contains("\(path):5:20: error:"), "\(result.stderr)")
+        #expect(result.stderr.contains("2 message(s) set aside, the rest loaded: Broken, AlsoBroken"), "\(result.stderr)")
+        #expect(!result.stderr.contains("usage:"))
     }
 
     // MARK: - dbc decode

@@ -1,9 +1,12 @@
 extension DBCDatabase {
     /// Parses DBC source bytes (cp1252, as cantools reads them). `source` names the
     /// file in errors and warnings.
+    /// A message or statement that cannot be read is set aside (`unreadableMessages`,
+    /// `unreadableStatements`) and the rest loads; what throws is a problem of the whole
+    /// file (an attribute definition every message depends on).
     public init(parsing bytes: [UInt8], source: String = "<dbc>") throws(DBCParseError) {
         var parser = DBCParser(bytes: bytes, source: source)
-        let declarations = try parser.parse()
+        let declarations = parser.parse()
         var assembler = DBCAssembler(source: source, declarations: declarations)
         self = try assembler.assemble()
     }
@@ -62,14 +65,19 @@ struct DBCAssembler {
         }
 
         let frameFormat = try frameFormatDefinition()
+        var unreadable = declarations.unreadableMessages
         var messages: [DBCMessage] = []
         for raw in declarations.messages {
             // Signals not assigned to any message; cantools discards them too.
             if raw.name == "VECTOR__INDEPENDENT_SIG_MSG" { continue }
-            let message = try assembleMessage(
-                raw, choices: &choices, signalTypes: &signalTypes,
-                multiplexerValues: multiplexerValues[raw.frameIDDBC] ?? [:], frameFormat: frameFormat)
-            messages.append(message)
+            do throws(DBCParseError) {
+                let message = try assembleMessage(
+                    raw, choices: &choices, signalTypes: &signalTypes,
+                    multiplexerValues: multiplexerValues[raw.frameIDDBC] ?? [:], frameFormat: frameFormat)
+                messages.append(message)
+            } catch {
+                unreadable.append(DBCUnreadableMessage(frameIDDBC: raw.frameIDDBC, name: raw.name, line: raw.line, errors: [error]))
+            }
         }
         for (_, entries) in choices {
             for (_, entry) in entries {
@@ -92,10 +100,13 @@ struct DBCAssembler {
         var valueTables: [String: [DBCChoice]] = [:]
         for (name, table) in declarations.valueTables { valueTables[name] = table }
 
-        return DBCDatabase(
+        var database = DBCDatabase(
             source: source, version: declarations.version, nodes: nodes, messages: messages,
             valueTables: valueTables, attributeDefinitions: definitions, attributes: databaseAttributes,
             comment: declarations.busComment, warnings: warnings)
+        database.unreadableMessages = unreadable.sorted { $0.line < $1.line }
+        database.unreadableStatements = declarations.unreadableStatements
+        return database
     }
 
     // MARK: - Attributes
@@ -177,13 +188,23 @@ struct DBCAssembler {
         _ raw: RawMessage, choices: inout [UInt64: [String: RawChoices]], signalTypes: inout [UInt64: [String: RawSignalType]],
         multiplexerValues: [String: [String: [Int]]], frameFormat: (choices: [String], defaultFormat: String?)?
     ) throws(DBCParseError) -> DBCMessage {
+        // As written: what other statements name the message by.
         let frameIDDBC = raw.frameIDDBC
-        let isExtended = frameIDDBC & 0x8000_0000 != 0
-        let frameID = UInt32(truncatingIfNeeded: frameIDDBC & 0x7FFF_FFFF)
+        var written = frameIDDBC
+        // An ID above 0x7FF written without bit 31 can only be extended: opendbc reads it
+        // so (and writes its files that way); cantools refuses it.
+        if written & 0x8000_0000 == 0, written > UInt64(CANID.maxStandard), written <= UInt64(CANID.maxExtended) {
+            warn(
+                raw.idLine, raw.idColumn,
+                "frame ID 0x\(String(written, radix: 16)) of message \(raw.name) is above 0x7FF without bit 31; read as extended")
+            written |= 0x8000_0000
+        }
+        let isExtended = written & 0x8000_0000 != 0
+        let frameID = UInt32(truncatingIfNeeded: written & 0x7FFF_FFFF)
         let attributes = messageAttributes[frameIDDBC] ?? [:]
         let name = attributes["SystemMessageLongSymbol"]?.description ?? raw.name
         if isExtended {
-            guard frameIDDBC <= 0xFFFF_FFFF, frameID <= CANID.maxExtended else {
+            guard written <= 0xFFFF_FFFF, frameID <= CANID.maxExtended else {
                 throw failure(raw.idLine, raw.idColumn, "an extended frame ID of at most 29 bits in message \(name), found 0x\(String(frameID, radix: 16))")
             }
         } else {

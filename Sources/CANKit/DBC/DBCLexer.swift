@@ -70,10 +70,12 @@ struct DBCLexer {
                 while index < count, bytes[index] != 0x0A { index += 1 }
                 continue
             }
-            // NUMBER: [-+]?\d+\.?\d*([eE][+-]?\d+)?  (tried before WORD, as in cantools)
+            // NUMBER: [-+]?\d+\.?\d*([eE][+-]?\d+)?  (tried before WORD, as in cantools),
+            // and [-+]?\.\d+ (a factor written `.25`; the parser warns).
             var probe = index
             if byte == 0x2B || byte == 0x2D { probe += 1 }
-            if probe < count, isDigit(bytes[probe]) {
+            let pointFirst = probe + 1 < count && bytes[probe] == 0x2E && isDigit(bytes[probe + 1])
+            if probe < count, isDigit(bytes[probe]) || pointFirst {
                 while probe < count, isDigit(bytes[probe]) { probe += 1 }
                 if probe < count, bytes[probe] == 0x2E {
                     probe += 1
@@ -85,6 +87,17 @@ struct DBCLexer {
                     if exponent < count, isDigit(bytes[exponent]) {
                         while exponent < count, isDigit(bytes[exponent]) { exponent += 1 }
                         probe = exponent
+                    }
+                }
+                // Digits run into letters or '_' (`0_COUNTER`, `2017_5`): a name that starts
+                // with a digit, not a number and a name. The parser warns where it defines one.
+                if isDigit(byte), probe < count, isWordByte(bytes[probe]) {
+                    var end = probe
+                    while end < count, isWordByte(bytes[end]) { end += 1 }
+                    if bytes[start..<probe].allSatisfy(isWordByte) {
+                        tokens.append(DBCToken(kind: .word, start: start, end: end, line: line, column: column))
+                        index = end
+                        continue
                     }
                 }
                 tokens.append(DBCToken(kind: .number, start: start, end: probe, line: line, column: column))
@@ -147,10 +160,13 @@ enum CP1252 {
         0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178,
     ]
 
+    /// UTF-8 where the text is valid UTF-8 (files written by newer tools, opendbc's), else
+    /// cp1252, as cantools reads every file.
     static func decode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         if bytes.allSatisfy({ $0 < 0x80 }) {
             return String(decoding: bytes, as: UTF8.self)
         }
+        if let text = String(validating: Array(bytes), as: UTF8.self) { return text }
         var scalars = String.UnicodeScalarView()
         for byte in bytes {
             let value: UInt32 = (byte >= 0x80 && byte <= 0x9F) ? high[Int(byte - 0x80)] : UInt32(byte)

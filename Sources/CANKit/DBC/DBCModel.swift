@@ -13,6 +13,10 @@ public struct DBCDatabase: Sendable {
     public var comment: String?
     /// Statements that were skipped or entries that could not be used; never fatal.
     public var warnings: [DBCDiagnostic]
+    /// Messages that could not be read, set aside with why.
+    public var unreadableMessages: [DBCUnreadableMessage] = []
+    /// Statements that could not be read, other than messages: skipped.
+    public var unreadableStatements: [DBCParseError] = []
     /// Where the database came from (for messages), e.g. the file path.
     public var source: String
 
@@ -46,6 +50,17 @@ public struct DBCDatabase: Sendable {
         indexByFrameID = byFrameID
         indexByID = byID
         indexByName = byName
+    }
+
+    /// The unreadable message with this name, if the file has one.
+    public func unreadableMessage(named name: String) -> DBCUnreadableMessage? {
+        unreadableMessages.first { $0.name == name }
+    }
+
+    /// Every problem of the file, in file order: unreadable messages and statements, as
+    /// errors (each with file:line:column).
+    public var errors: [DBCParseError] {
+        (unreadableMessages.flatMap(\.errors) + unreadableStatements).sorted { ($0.file, $0.line, $0.column) < ($1.file, $1.line, $1.column) }
     }
 
     /// The message with this frame ID (11- or 29-bit value, without DBC's bit 31),
@@ -272,6 +287,34 @@ public struct DBCAttributeDefinition: Sendable, Hashable {
 }
 
 /// A warning about a DBC file: where, and what was skipped or ignored.
+/// A message of the file that could not be read (its header, or one of its signals):
+/// set aside, so that the rest of the file loads. Whoever needs it refuses the file.
+public struct DBCUnreadableMessage: Sendable, Hashable, CustomStringConvertible {
+    /// The frame ID as the file writes it (bit 31: extended), when it could be read.
+    public var frameIDDBC: UInt64?
+    public var name: String?
+    /// The line of its `BO_`.
+    public var line: Int
+    /// Every problem found in it.
+    public var errors: [DBCParseError]
+
+    public init(frameIDDBC: UInt64?, name: String?, line: Int, errors: [DBCParseError]) {
+        self.frameIDDBC = frameIDDBC
+        self.name = name
+        self.line = line
+        self.errors = errors
+    }
+
+    /// The frame ID without bit 31, as messages are looked up.
+    public var frameID: UInt32? { frameIDDBC.map { UInt32(truncatingIfNeeded: $0 & 0x7FFF_FFFF) } }
+
+    public var description: String {
+        let what = name.map { "message \($0)" } ?? "a message"
+        let id = frameIDDBC.map { " (\($0))" } ?? ""
+        return "\(what)\(id) set aside: " + errors.map(\.description).joined(separator: "; ")
+    }
+}
+
 public struct DBCDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public var file: String
     public var line: Int

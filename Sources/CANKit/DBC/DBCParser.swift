@@ -1,6 +1,8 @@
 /// Reads the statements of a DBC file into raw declarations. Statements the codec
-/// does not need are skipped with a warning; a malformed statement that it does need
-/// is an error with file, line, column and what was expected.
+/// does not need are skipped with a warning. A malformed statement is skipped too, with
+/// file, line, column and what was expected: a message it belongs to is set aside as
+/// unreadable (refused only by whoever needs that message), and the rest of the file is
+/// read, so every problem of the file is reported in one run.
 struct DBCParser {
     private let source: String
     private let bytes: [UInt8]
@@ -30,7 +32,7 @@ struct DBCParser {
         "BU_SG_REL_", "BU_EV_REL_", "BU_BO_REL_",
     ]
 
-    mutating func parse() throws(DBCParseError) -> DBCDeclarations {
+    mutating func parse() -> DBCDeclarations {
         while true {
             let token = tokens[position]
             if token.kind == .end { break }
@@ -38,36 +40,57 @@ struct DBCParser {
                 skipUnknownStatement(reason: "unexpected \(describe(token)) at top level; skipped to the next statement")
                 continue
             }
-            let keyword = text(token)
-            switch keyword {
-            case "VERSION": try parseVersion()
-            case "NS_": parseNewSymbols()
-            case "BS_": try parseBitTiming()
-            case "BU_": try parseNodes()
-            case "BO_": try parseMessage()
-            case "SG_":
-                // A signal outside a message: cantools' grammar has no place for it.
-                throw error(at: token, expected: "a signal (SG_) only inside a message (after BO_)", found: "")
-            case "CM_": try parseComment()
-            case "BA_DEF_": try parseAttributeDefinition()
-            case "BA_DEF_DEF_": try parseAttributeDefault()
-            case "BA_": try parseAttribute()
-            case "VAL_": try parseChoices()
-            case "VAL_TABLE_": try parseValueTable()
-            case "SIG_VALTYPE_": try parseSignalValueType()
-            case "SG_MUL_VAL_": try parseMultiplexerValues()
-            case "BO_TX_BU_": try parseMessageSenders()
-            case "SIG_GROUP_": try parseSignalGroup()
-            default:
-                if Self.ignoredStatements.contains(keyword) {
-                    skipUnknownStatement(reason: "\(keyword) statement is not used by carplayd; skipped", untilSemicolon: true)
-                } else {
-                    skipUnknownStatement(reason: "unknown statement '\(keyword)'; skipped to the next statement")
-                }
+            do throws(DBCParseError) {
+                try parseStatement(keyword: text(token))
+            } catch {
+                declarations.unreadableStatements.append(error)
+                skipToNextStatement(after: token)
             }
         }
         return declarations
     }
+
+    private mutating func parseStatement(keyword: String) throws(DBCParseError) {
+        switch keyword {
+        case "VERSION": try parseVersion()
+        case "NS_": parseNewSymbols()
+        case "BS_": try parseBitTiming()
+        case "BU_": try parseNodes()
+        case "BO_": parseMessage()
+        case "SG_":
+            // A signal outside a message: cantools' grammar has no place for it.
+            throw error(at: tokens[position], expected: "a signal (SG_) only inside a message (after BO_)", found: "")
+        case "CM_": try parseComment()
+        case "BA_DEF_": try parseAttributeDefinition()
+        case "BA_DEF_DEF_": try parseAttributeDefault()
+        case "BA_": try parseAttribute()
+        case "VAL_": try parseChoices()
+        case "VAL_TABLE_": try parseValueTable()
+        case "SIG_VALTYPE_": try parseSignalValueType()
+        case "SG_MUL_VAL_": try parseMultiplexerValues()
+        case "BO_TX_BU_": try parseMessageSenders()
+        case "SIG_GROUP_": try parseSignalGroup()
+        default:
+            if Self.ignoredStatements.contains(keyword) {
+                skipUnknownStatement(reason: "\(keyword) statement is not used by carplayd; skipped", untilSemicolon: true)
+            } else {
+                skipUnknownStatement(reason: "unknown statement '\(keyword)'; skipped to the next statement")
+            }
+        }
+    }
+
+    /// After a statement that could not be read: on to the next keyword that starts a
+    /// line (DBC writers put each statement on its own line), past `after`.
+    private mutating func skipToNextStatement(after first: DBCToken) {
+        if position < tokens.count - 1, tokens[position].start == first.start { advance() }
+        while tokens[position].kind != .end {
+            let token = tokens[position]
+            if token.kind == .word, Self.keywords.contains(text(token)), startsLine(position) { return }
+            advance()
+        }
+    }
+
+    private func startsLine(_ index: Int) -> Bool { index == 0 || tokens[index - 1].line < tokens[index].line }
 
     // MARK: - Statements
 
@@ -110,12 +133,46 @@ struct DBCParser {
         }
     }
 
-    private mutating func parseMessage() throws(DBCParseError) {
+    /// `BO_ id name: length sender` and its signals. A header that cannot be read sets the
+    /// message (and its signals) aside; so does a signal that cannot be read, after the
+    /// rest of its signals were checked.
+    private mutating func parseMessage() {
         let keyword = tokens[position]
+        var frameID: UInt64?
+        var name: String?
+        do throws(DBCParseError) {
+            var message = try parseMessageHeader(keyword: keyword, frameID: &frameID, name: &name)
+            var damage: [DBCParseError] = []
+            while tokens[position].kind == .word, text(tokens[position]) == "SG_" {
+                let signalToken = tokens[position]
+                do throws(DBCParseError) {
+                    message.signals.append(try parseSignal())
+                } catch {
+                    damage.append(error)
+                    skipToNextStatement(after: signalToken)
+                }
+            }
+            if damage.isEmpty {
+                declarations.messages.append(message)
+            } else {
+                declarations.unreadableMessages.append(
+                    DBCUnreadableMessage(frameIDDBC: message.frameIDDBC, name: message.name, line: keyword.line, errors: damage))
+            }
+        } catch {
+            declarations.unreadableMessages.append(DBCUnreadableMessage(frameIDDBC: frameID, name: name, line: keyword.line, errors: [error]))
+            skipToNextStatement(after: keyword)
+            // Its signals go with it.
+            while tokens[position].kind == .word, text(tokens[position]) == "SG_" { skipToNextStatement(after: tokens[position]) }
+        }
+    }
+
+    private mutating func parseMessageHeader(keyword: DBCToken, frameID: inout UInt64?, name: inout String?) throws(DBCParseError) -> RawMessage {
         advance()
         let idToken = tokens[position]
-        let frameID = try expectUnsigned("the message's frame ID (a decimal number)")
-        let name = try expectWord("the message name")
+        let parsedID = try expectUnsigned("the message's frame ID (a decimal number)")
+        frameID = parsedID
+        let parsedName = try expectName("the message name")
+        name = parsedName
         try expectPunctuation(":", "':' after the message name")
         let lengthToken = tokens[position]
         let lengthText = try expectNumberText("the message length in bytes")
@@ -127,20 +184,16 @@ struct DBCParser {
         guard length <= 64 else {
             throw error(at: lengthToken, expected: "a message length of at most 64 bytes (CAN FD)", found: "\(length)")
         }
-        let sender = try expectWord("the sending node (or Vector__XXX)")
-        var message = RawMessage(
-            frameIDDBC: frameID, name: name, length: length, sender: sender,
+        let sender = try expectName("the sending node (or Vector__XXX)")
+        return RawMessage(
+            frameIDDBC: parsedID, name: parsedName, length: length, sender: sender,
             line: keyword.line, column: keyword.column, idLine: idToken.line, idColumn: idToken.column)
-        while tokens[position].kind == .word, text(tokens[position]) == "SG_" {
-            message.signals.append(try parseSignal())
-        }
-        declarations.messages.append(message)
     }
 
     private mutating func parseSignal() throws(DBCParseError) -> RawSignal {
         let keyword = tokens[position]
         advance()
-        let name = try expectWord("the signal name")
+        let name = try expectName("the signal name")
         var marker: String?
         var markerToken: DBCToken?
         if tokens[position].kind == .word {
@@ -214,12 +267,27 @@ struct DBCParser {
         let token = tokens[position]
         if token.kind == .string {
             let comment = try expectString("the comment")
-            declarations.busComment = (declarations.busComment ?? "") + comment
+            if let imported = Self.importedFile(comment) {
+                declarations.imports.append(DBCImport(file: imported, line: token.line, column: token.column))
+            } else {
+                declarations.busComment = (declarations.busComment ?? "") + comment
+            }
+        } else if token.kind == .number {
+            // `CM_ 145 "..."`: a message comment without BO_ (opendbc's Hyundai/Kia files).
+            let frameID = try expectUnsigned("the frame ID of the commented message")
+            warn(token, "a message comment without BO_ before the frame ID; read as CM_ BO_")
+            declarations.messageComments[frameID] = try expectString("the comment in quotes")
         } else {
             let kind = try expectWord("SG_, BO_, BU_, EV_ or a quoted comment")
             switch kind {
             case "SG_":
                 let frameID = try expectUnsigned("the frame ID of the commented signal")
+                if tokens[position].kind == .string {
+                    // `CM_ SG_ 304 "..."`: no signal named (opendbc's Honda files).
+                    warn(tokens[position], "a signal comment that names no signal; ignored")
+                    advance()
+                    break
+                }
                 let signal = try expectWord("the commented signal's name")
                 let comment = try expectString("the comment in quotes")
                 declarations.signalComments[frameID, default: [:]][signal] = comment
@@ -236,7 +304,14 @@ struct DBCParser {
                 throw error(at: token, expected: "SG_, BO_, BU_, EV_ or a quoted comment after CM_", found: "'\(kind)'")
             }
         }
-        try expectPunctuation(";", "';' after the comment")
+        try expectTerminator("';' after the comment")
+    }
+
+    /// The file a `CM_ "IMPORT file.dbc";` comment names (opendbc's source form), if it is one.
+    static func importedFile(_ comment: String) -> String? {
+        guard comment.hasPrefix("IMPORT ") else { return nil }
+        let file = comment.dropFirst("IMPORT ".count).drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()
+        return file.isEmpty ? nil : String(file)
     }
 
     private mutating func parseAttributeDefinition() throws(DBCParseError) {
@@ -324,7 +399,7 @@ struct DBCParser {
         }
         let signal = try expectWord("the signal (or environment variable) name")
         let choices = try parseChoicePairs()
-        try expectPunctuation(";", "';' after the value descriptions")
+        try expectTerminator("';' after the value descriptions")
         // VAL_ without a frame ID describes an environment variable: not used here.
         guard let frameID else { return }
         declarations.choices.append(RawChoices(frameIDDBC: frameID, signal: signal, choices: choices, line: keyword.line, column: keyword.column))
@@ -334,7 +409,7 @@ struct DBCParser {
         advance()
         let name = try expectWord("the value table name")
         let choices = try parseChoicePairs()
-        try expectPunctuation(";", "';' after the value table")
+        try expectTerminator("';' after the value table")
         declarations.valueTables.append((name, choices))
     }
 
@@ -488,6 +563,34 @@ struct DBCParser {
         DBCParseError(file: source, line: token.line, column: token.column, expected: expected, found: found)
     }
 
+    private mutating func warn(_ token: DBCToken, _ message: String) {
+        declarations.warnings.append(DBCDiagnostic(file: source, line: token.line, column: token.column, message: message))
+    }
+
+    /// The `;` that ends a statement; where a writer left it out before the end of the
+    /// file or the next statement's line, a warning.
+    private mutating func expectTerminator(_ expected: String) throws(DBCParseError) {
+        let token = tokens[position]
+        if isPunctuation(token, ";") {
+            advance()
+        } else if token.kind == .end || (token.kind == .word && Self.keywords.contains(text(token)) && startsLine(position)) {
+            warn(token, "missing \(expected); the statement ends at \(token.kind == .end ? "the end of the file" : "the next line")")
+        } else {
+            throw error(at: token, expected: expected, found: describe(token))
+        }
+    }
+
+    /// A name that a statement defines (a message, a signal, a sender). One that starts
+    /// with a digit is not a DBC name, but files have them (`0_COUNTER`): a warning.
+    private mutating func expectName(_ expected: String) throws(DBCParseError) -> String {
+        let token = tokens[position]
+        let name = try expectWord(expected)
+        if let first = name.utf8.first, first >= 0x30, first <= 0x39 {
+            warn(token, "the name '\(name)' starts with a digit; accepted")
+        }
+        return name
+    }
+
     private mutating func expectPunctuation(_ character: Unicode.Scalar, _ expected: String) throws(DBCParseError) {
         let token = tokens[position]
         guard isPunctuation(token, character) else { throw error(at: token, expected: expected, found: describe(token)) }
@@ -552,6 +655,9 @@ struct DBCParser {
         let token = tokens[position]
         let value = try expectNumberText(expected)
         guard let number = DBCNumber(pythonText: value) else { throw error(at: token, expected: expected, found: "'\(value)'") }
+        if value.hasPrefix(".") || value.hasPrefix("-.") || value.hasPrefix("+.") {
+            warn(token, "\(expected) '\(value)' has no digit before its point; read as \(number)")
+        }
         return number
     }
 
@@ -693,4 +799,17 @@ struct DBCDeclarations {
     var messageSenders: [UInt64: [String]] = [:]
     var signalGroups: [UInt64: [DBCSignalGroup]] = [:]
     var warnings: [DBCDiagnostic] = []
+    /// Messages set aside: their header or a signal could not be read.
+    var unreadableMessages: [DBCUnreadableMessage] = []
+    /// Other statements that could not be read (skipped).
+    var unreadableStatements: [DBCParseError] = []
+    /// `CM_ "IMPORT file.dbc";`: files whose messages this one includes.
+    var imports: [DBCImport] = []
+}
+
+/// A file named by `CM_ "IMPORT file.dbc";`, where the comment is.
+struct DBCImport {
+    var file: String
+    var line: Int
+    var column: Int
 }

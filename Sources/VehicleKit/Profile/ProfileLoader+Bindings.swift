@@ -199,10 +199,17 @@ extension ProfileReader {
     /// selector is decoded with it), a command goes out on the pages its signals are on.
     func resolveMessage(_ messageNode: JSONNode, database: DBCDatabase) throws(ProfileError) -> DBCMessage {
         let messageName = try messageNode.string()
-        guard let message = database.message(named: messageName) else {
-            throw messageNode.error("no message \"\(messageName)\" in \(dbcName)")
-        }
+        guard let message = database.message(named: messageName) else { throw missingMessage(messageName, at: messageNode, database: database) }
         return message
+    }
+
+    /// No message `name` to bind: the DBC lacks it, or it is one the DBC reader set aside
+    /// (then the profile is refused, naming that message and why).
+    func missingMessage(_ name: String, at node: JSONNode, database: DBCDatabase) -> ProfileError {
+        if let unreadable = database.unreadableMessage(named: name) {
+            return node.error("message \"\(name)\" of \(dbcName) could not be read: " + unreadable.errors.map(\.description).joined(separator: "; "))
+        }
+        return node.error("no message \"\(name)\" in \(dbcName)")
     }
 
     func resolveSignal(_ signalNode: JSONNode, in message: DBCMessage, path: String) throws(ProfileError) -> ResolvedSignal {

@@ -17,7 +17,7 @@ extension ProfileReader {
         var declared = DeclaredMessages()
         for (name, entryNode) in try node.map() {
             let entry = try entryNode.object(known: Self.messageKeys)
-            guard database.message(named: name) != nil else { throw entryNode.error("no message \"\(name)\" in \(dbcName)") }
+            guard database.message(named: name) != nil else { throw missingMessage(name, at: entryNode, database: database) }
             if let choicesNode = entry.optional("choices") {
                 for (signalName, tableNode) in try choicesNode.map() {
                     guard let signal = database.message(named: name)?.signal(named: signalName) else {
@@ -117,7 +117,7 @@ extension ProfileReader {
         let object = try node.object(known: ["message", "commandId", "counter", "result", "accepted"])
         let messageNode = try object.required("message")
         let name = try messageNode.string()
-        guard let message = database.message(named: name) else { throw messageNode.error("no message \"\(name)\" in \(dbcName)") }
+        guard let message = database.message(named: name) else { throw missingMessage(name, at: messageNode, database: database) }
         func signal(_ key: String) throws(ProfileError) -> DBCSignal {
             let signalNode = try object.required(key)
             let signalName = try signalNode.string()

@@ -136,7 +136,7 @@ struct ProfileReader {
         guard let dbcBytes = readFile(dbcPath) else { throw dbcNode.error("cannot read the DBC file \"\(dbcPath)\"") }
         var database: DBCDatabase
         do {
-            database = try DBCDatabase(parsing: dbcBytes, source: dbcPath)
+            database = try DBCDatabase(parsing: dbcBytes, source: dbcPath, read: readFile)
         } catch {
             throw dbcNode.error(error.description)
         }
