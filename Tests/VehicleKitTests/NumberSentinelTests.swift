@@ -91,6 +91,20 @@ import Testing
         // 16 °C is raw 12: a DBC that names raw 12 makes 16 °C a choice.
         sedan.dbc += "\nVAL_ 1024 TargetTempLeft 12 \"Min\" ;\n"
         sedan.expectError(
-            path: "climate.temperature.celsius", #"which is the choice "Min""#, #"map it: "values": {"16": ["Min"]}"#)
+            path: "climate.temperature.celsius", #"which is the choice "Min""#, #"map it: "values": {"16": "Min"}"#)
+    }
+
+    /// A boolean's advice names it as a mapping does ("false", not "0"), and doing what it
+    /// says loads (it once advised {"0": [...]}, which the loader then refused).
+    @Test func aBooleansAdviceIsWhatTheLoaderTakes() throws {
+        var sedan = try ProfileFixture("sedan")
+        let mapped = #""status": {"message": "ClimateStatus", "signal": "AirConditioner", "values": {"false": "Off", "true": "On"}}"#
+        try sedan.json(mapped, #""status": {"message": "ClimateStatus", "signal": "AirConditioner"}"#)
+        sedan.expectError(
+            path: #"bindings["climate.airConditioner"]"#, #"map it: "values": {"false": "Off"}, and the other boolean value's choice beside it"#)
+        try sedan.json(
+            #""status": {"message": "ClimateStatus", "signal": "AirConditioner"}"#,
+            #""status": {"message": "ClimateStatus", "signal": "AirConditioner", "values": {"false": "Off", "true": "On"}}"#)
+        #expect(try sedan.load().bindings[.airConditioner] != nil)
     }
 }

@@ -193,7 +193,8 @@ extension ProfileReader {
                 if side.mapping.values[isBool ? String(value != 0) : value.plainText()] != nil { continue }
                 var carried = signalValue(value)
                 if let linear = side.mapping.linear { carried = linear.signal(fromProperty: carried) }
-                if let problem = Self.roundTrip(carried, side.reference, exact: side.mapping.linear == nil) {
+                let written = isBool ? String(value != 0) : value.plainText()
+                if let problem = Self.roundTrip(carried, side.reference, exact: side.mapping.linear == nil, writtenAs: written) {
                     throw fail(
                         path,
                         "\(describe(value)) cannot be carried by signal \"\(side.reference.signal.name)\" of message \"\(side.reference.message.name)\" (\(side.reference.path)): \(problem)"
@@ -212,8 +213,9 @@ extension ProfileReader {
 
     /// Encodes `value` into the signal alone (its range, bits and choices: the message's
     /// other signals, overlapping or not, play no part) and decodes it again; nil when it
-    /// reads back unchanged, else the problem.
-    static func roundTrip(_ value: Double, _ reference: ResolvedSignal, exact: Bool = true) -> String? {
+    /// reads back unchanged, else the problem. `written` is the value as a profile's
+    /// mapping writes it (a boolean "true"/"false"), for the advice.
+    static func roundTrip(_ value: Double, _ reference: ResolvedSignal, exact: Bool = true, writtenAs written: String? = nil) -> String? {
         let codec = reference.message.codec
         let input: SignalInput = value.rounded() == value && abs(value) < 1e15 ? .integer(Int128(value)) : .float(value)
         let result: SignalValue
@@ -223,8 +225,12 @@ extension ProfileReader {
             return error.description
         }
         if case let .choice(name, raw) = result {
+            let key = written ?? value.plainText()
+            // A boolean's mapping names both of its values: the other one is the
+            // other choice of the signal (whichever the DBC gives).
+            let both = key == "true" || key == "false" ? ", and the other boolean value's choice beside it" : ""
             return
-                "it encodes as raw value \(raw), which is the choice \"\(name)\" (if that choice means this value, map it: \"values\": {\"\(value.plainText())\": [\"\(name)\"]})"
+                "it encodes as raw value \(raw), which is the choice \"\(name)\" (if that choice means this value, map it: \"values\": {\"\(key)\": \"\(name)\"}\(both))"
         }
         if exact, abs(result.doubleValue - value) > 1e-6 * max(1, abs(value)) {
             return "the signal's scale \(reference.signal.scale) cannot represent it (it reads back as \(result))"
