@@ -163,6 +163,7 @@ extension IntentResolver {
             }
             context.targets[.fan] = .bool(true)
             context.targets[.fanSpeed] = .integer(speed)
+            context.fulfilledBy[.fan] = .fanSpeed
         }
     }
 

@@ -63,6 +63,11 @@ public enum IntentResolver {
             + refused.filter { !(setting($0).first.map(isSuccess) ?? false) }
         var named = Set<String>()
         for key in ordered {
+            if let other = context.fulfilledBy[key], context.targets[other] != nil {
+                // Asked for and implied at once: the other target's command brings it.
+                context.targets[key] = nil
+                continue
+            }
             let reason =
                 context.profile.isReadOnly(key)
                 ? "\(context.car) reports \(key.rawValue) but takes no command for it on its bus"
@@ -117,6 +122,10 @@ struct ResolutionContext {
     var results: [String: ResolutionResult] = [:]
     /// Target values, for an action `.set(targets)`.
     var targets: [PropertyKey: PropertyValue] = [:]
+    /// Targets another target of the same intent brings about on the car (the fan on by
+    /// its speed): a parameter asking for one is fulfilled even where the car takes no
+    /// command for it.
+    var fulfilledBy: [PropertyKey: PropertyKey] = [:]
     /// Any other action.
     var action: IntentAction?
 

@@ -19,6 +19,22 @@ import VehicleSimulator
         #expect(!VehicleFrames(profile: profile).statusMessages.isEmpty)
     }
 
+    /// "Fan to 2" gives enableFan with a level. The GM reports its fan switch and takes
+    /// no command for it; the level it takes turns the fan on, so the request is fulfilled,
+    /// not refused (it was refused "takes no command for climate.fan").
+    @Test func aFanLevelFulfilsTheFanSwitch() async throws {
+        let rig = try await Rig.start("gm-global-a-lowspeed")
+        try await stopping(rig) { rig in
+            #expect(rig.engine.profile.isReadOnly(.fan))
+            let result = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableFan":true,"fanSpeedIndex":2}}"#)
+            #expect(result.response.code == .success, "\(result.response)")
+            #expect(result.state[.fanSpeed] == .integer(2))
+            // Off with a level still contradicts itself.
+            let contradiction = try await rig.perform(#"{"intent":"SetClimateSettingsInCar","parameters":{"enableFan":false,"fanSpeedIndex":2}}"#)
+            #expect(contradiction.response.code != .success)
+        }
+    }
+
     /// The Hyundai reports its distance to empty (`Clu_DTE`) and no fuel level: the power
     /// level is that range, from the simulated cluster's frame.
     @Test func theHyundaisPowerLevelIsItsRange() async throws {
