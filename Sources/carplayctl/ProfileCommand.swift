@@ -26,8 +26,9 @@ enum ProfileCommand {
                   messages, bound properties, zones, seats, radio bands, audio sources,
                   profile slots, policies.
                   An invalid profile prints FILE: PATH: REASON (PATH is a JSON path
-                  such as bindings["seat.frontLeft.heating"].command.signal) and exits 2,
-                  like any other unusable input; an unreadable file exits 2 too.
+                  such as bindings["seat.frontLeft.heating"].command.signal) and exits 1,
+                  as an unreadable file does. A bound message with a signal named like a
+                  checksum or counter and no protection declared is a warning.
         \(ProfileDraftCommand.usage)
         \(ProfileTryCommand.usage)
 
@@ -52,9 +53,10 @@ enum ProfileCommand {
             profile = try load(arguments[0])
         } catch {
             printError(error.description)
-            return ExitCode.usage
+            return ExitCode.failure
         }
         DBCCommand.printWarnings(profile.database.warnings, summarizingOverlaps: true)
+        for warning in ProfileSummary.unprotectedWarnings(profile) { printError("\(arguments[0]): warning: \(warning)") }
         print(ProfileSummary(profile).description)
         print("ok")
         return ExitCode.success

@@ -21,10 +21,31 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 4, "\(result.stderr)")
+        #expect(!result.stderr.contains("RmClmCtrlRcrcSetReq"), "recirculation is no CRC")
         #expect(lines.last?.hasPrefix("... and 174 more messages with overlapping signals") == true, "\(result.stderr)")
     }
 
-    @Test func brokenProfileExitsTwoWithPath() async throws {
+    /// A bound message whose CRC and counter the profile does not declare: a warning
+    /// naming the message and its signals (the Tesla's checksum went out as 0 unwarned).
+    @Test func anUnprotectedChecksumIsAWarning() async throws {
+        let source = CarplayctlTests.repositoryRoot.appendingPathComponent("VehicleProfiles/sedan")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carplayctl-profile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var json = try String(contentsOf: source.appendingPathComponent("profile.json"), encoding: .utf8)
+        let protected = try #require(json.range(of: #"(?s)"SeatStatus": \{[^}]*"protection": \{[^}]*\}"#, options: .regularExpression))
+        json.replaceSubrange(protected, with: #""SeatStatus": {"cycleTimeMs": 100"#)
+        try json.write(to: directory.appendingPathComponent("profile.json"), atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(at: source.appendingPathComponent("sedan.dbc"), to: directory.appendingPathComponent("sedan.dbc"))
+        let result = try await CarplayctlTests.runOffThePool(["profile", "check", directory.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("warning: message SeatStatus has"), "\(result.stderr)")
+        #expect(result.stderr.contains("no messages.SeatStatus.protection"), "\(result.stderr)")
+        #expect(result.stdout.contains("SeatStatus: 0x"), "\(result.stdout)")
+        #expect(result.stdout.contains("every 100 ms (profile)"), "\(result.stdout)")
+    }
+
+    @Test func brokenProfileExitsOneWithPathAndNoUsage() async throws {
         let source = CarplayctlTests.repositoryRoot.appendingPathComponent("VehicleProfiles/sedan")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("carplayctl-profile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -35,7 +56,8 @@ import Testing
         try broken.write(to: directory.appendingPathComponent("profile.json"), atomically: true, encoding: .utf8)
         try FileManager.default.copyItem(at: source.appendingPathComponent("sedan.dbc"), to: directory.appendingPathComponent("sedan.dbc"))
         let result = try await CarplayctlTests.runOffThePool(["profile", "check", directory.path])
-        #expect(result.status == 2)
+        #expect(result.status == 1)
+        #expect(!result.stderr.contains("usage:"))
         #expect(
             result.stderr.contains(
                 #"/profile.json: bindings["seat.frontLeft.heating"].command.signal: no signal "SeatHeatFL" in message "SeatCommand" of sedan.dbc"#),

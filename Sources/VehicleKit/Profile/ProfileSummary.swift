@@ -2,6 +2,57 @@
 public struct ProfileSummary: Sendable, CustomStringConvertible {
     public var lines: [String]
 
+    /// What the profile leaves unprotected that looks protected: a message it binds with a
+    /// signal named like a checksum or an alive counter and no `messages.<M>.protection`.
+    /// Sent, such a frame carries 0 there (a real car drops it); received, it is not checked.
+    public static func unprotectedWarnings(_ profile: VehicleProfile) -> [String] {
+        var bound = Set<String>()
+        for binding in profile.bindings.values {
+            bound.insert(binding.status.message)
+            if let command = binding.command { bound.insert(command.message) }
+        }
+        if let acknowledgement = profile.acknowledgement { bound.insert(acknowledgement.message) }
+        var warnings: [String] = []
+        for message in profile.database.messages where bound.contains(message.name) && profile.protection[message.name] == nil {
+            let suspects = message.signals.map(\.name).filter { name in
+                Self.words(of: name).contains { ["CHECKSUM", "CHKSUM", "CRC", "COUNTER", "ALIVE", "ZAEHLER"].contains($0) }
+            }
+            guard !suspects.isEmpty else { continue }
+            warnings.append(
+                "message \(message.name) has \(suspects.joined(separator: ", ")), which look like a checksum or counter, but no "
+                    + "messages.\(message.name).protection: frames sent carry the DBC's default there and the car may drop them; "
+                    + "frames received are not checked")
+        }
+        return warnings
+    }
+
+    /// The words of a signal name, upper-cased: split at `_`, digits and case changes
+    /// (`DAS_bodyControlsChecksum`: DAS BODY CONTROLS CHECKSUM; `RmClmCtrlRcrcSetReq` has
+    /// no CRC in it).
+    static func words(of name: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        let characters = Array(name)
+        for (index, character) in characters.enumerated() {
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            let startsWord =
+                !current.isEmpty
+                && (character.isUppercase && (current.last!.isLowercase || (next?.isLowercase ?? false) && current.last!.isUppercase))
+            if character == "_" || character.isNumber {
+                if !current.isEmpty { words.append(current.uppercased()) }
+                current = ""
+                continue
+            }
+            if startsWord {
+                words.append(current.uppercased())
+                current = ""
+            }
+            current.append(character)
+        }
+        if !current.isEmpty { words.append(current.uppercased()) }
+        return words
+    }
+
     public init(_ profile: VehicleProfile) {
         var lines: [String] = []
         let database = profile.database
@@ -19,7 +70,11 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
         for message in messages {
             var facts = ["0x\(String(message.frameID, radix: 16, uppercase: true))\(message.isExtended ? " (extended)" : "")", "\(message.length) bytes"]
             if message.isFD { facts.append("CAN FD") }
-            if let cycle = message.cycleTime { facts.append("every \(cycle) ms") }
+            // The cycle time in force: the profile's (messages.<M>.cycleTimeMs) before the DBC's.
+            if let cycle = profile.cycleTime(of: message) {
+                let ms = cycle.components.seconds * 1000 + cycle.components.attoseconds / 1_000_000_000_000_000
+                facts.append("every \(ms) ms" + (profile.messages[message.name]?.cycleTime != nil ? " (profile)" : ""))
+            }
             if let protection = profile.protection[message.name] { facts.append(protection.protection.scheme.name) }
             let carried = profile.bindings.filter { $0.value.command?.message == message.name || $0.value.status.message == message.name }.keys.sorted()
             let role =
