@@ -46,6 +46,20 @@ private func configurationError(_ scheme: FrameProtection.Scheme, checksum: Payl
     }
 }
 
+/// A reflected CRC-16 over the payload and the whole 29-bit ID, big-endian, after it.
+private let declaredCRC16: DeclaredChecksum = {
+    var crc = DeclaredChecksum(algorithm: .crc16)
+    crc.polynomial = 0x8005
+    crc.initial = 0xFFFF
+    crc.reflectIn = true
+    crc.reflectOut = true
+    crc.frameIDBytes = 4
+    crc.frameIDBigEndian = true
+    crc.frameIDPosition = .after
+    crc.length = .before
+    return crc
+}()
+
 private let sixteenIDs: [UInt8] = [0x3F, 0x69, 0x39, 0xDC, 0x94, 0xF9, 0x14, 0x64, 0xD8, 0x6A, 0x34, 0xCE, 0xA2, 0x55, 0xB5, 0x2C]
 
 // Serialized: the suites below are CPU-bound and synchronous; run one at a time they
@@ -281,9 +295,14 @@ extension FrameProtectionTests {
         @Test func schemeNamesAreTheSchemasNames() {
             let names = [
                 FrameProtection.Scheme.counter, .carplaydE2E(dataID: 0), .autosarP1(dataID: 0, mode: .alt), .autosarP2(dataIDs: []),
-                .autosarP5(dataID: 0), .vwMQB(dataIDs: []), .honda, .toyota,
+                .autosarP5(dataID: 0), .vwMQB(dataIDs: []), .honda, .toyota, .hkgCANFD, .vwMLB(.xor(start: 0)), .xor, .subaru, .chrysler,
+                .fcaGiorgio, .body, .tesla, .psa, .declared(DeclaredChecksum(algorithm: .sum)),
             ].map(\.name)
-            #expect(names == ["counter", "carplayd-e2e", "autosar-p1", "autosar-p2", "autosar-p5", "vw-mqb", "honda", "toyota"])
+            #expect(
+                names == [
+                    "counter", "carplayd-e2e", "autosar-p1", "autosar-p2", "autosar-p5", "vw-mqb", "honda", "toyota", "hkg-can-fd", "vw-mlb", "xor",
+                    "subaru", "chrysler", "fca-giorgio", "body", "tesla", "psa", "declared",
+                ])
             #expect(AutosarP1DataIDMode.allCases.map(\.rawValue) == ["both", "alt", "low", "nibble"])
         }
     }
@@ -310,6 +329,17 @@ extension FrameProtectionTests {
                 (make(.honda, intel(0, 4), nil), 0x33DA, 5),
                 (make(.toyota, motorola(63, 8), nil), 0x2E4, 8),
                 (make(.toyota, motorola(55, 8), intel(40, 8)), 0x1_0234, 7),
+                (make(.hkgCANFD, intel(0, 16), intel(16, 8)), 0x1A0, 32),
+                (make(.vwMLB(.xor(start: 0x0A)), intel(0, 8), intel(8, 4)), 0x10B, 4),
+                (make(.vwMLB(.crc(dataIDs: DataIDs(sixteenIDs))), intel(0, 8), intel(8, 4)), 0x126, 8),
+                (make(.xor, intel(56, 8), nil), 0x480, 8),
+                (make(.subaru, intel(0, 8), intel(8, 4)), 0x122, 8),
+                (make(.chrysler, motorola(23, 8), motorola(15, 4)), 0x2FA, 3),
+                (make(.fcaGiorgio, motorola(63, 8), motorola(51, 4)), 0x0DE, 8),
+                (make(.body, motorola(47, 8), motorola(35, 4)), 0x250, 6),
+                (make(.tesla, intel(56, 8), intel(53, 3)), 0x2B9, 8),
+                (make(.psa, intel(4, 4), motorola(3, 4)), 0x452, 3),
+                (make(.declared(declaredCRC16), intel(8, 16), motorola(7, 4)), 0x18DA_F110, 12),
             ]
             for mode in AutosarP1DataIDMode.allCases {
                 cases.append((make(.autosarP1(dataID: 0x0A5C, mode: mode), intel(0, 8), intel(8, 4)), 0x200, 8))
@@ -339,7 +369,9 @@ extension FrameProtectionTests {
                     #expect(checker.check(payload, frameID: frameID) == .ok, "\(name) frame \(index)")
                     if let checksum = protection.checksum {
                         #expect(checksum.read(payload) == protection.checksum(of: payload, frameID: frameID), "\(name)")
-                        let counterBits = Set(protection.counter?.bitNumbers() ?? [])
+                        var counterBits = Set(protection.counter?.bitNumbers() ?? [])
+                        // Subaru's sum leaves byte 0 out.
+                        if protection.scheme == .subaru { counterBits.formUnion(0..<8) }
                         let candidates = (0..<(8 * length)).filter { !counterBits.contains($0) }
                         let bit = candidates[Int(generator.next() % UInt64(candidates.count))]
                         var corrupted = payload
@@ -373,7 +405,10 @@ extension FrameProtectionTests {
                 try protection.protect(&payload, frameID: frameID, counter: 0)
                 let otherID = protection.checksumMatches(payload, frameID: frameID ^ 0x10)
                 switch protection.scheme {
-                case .honda, .toyota: #expect(!otherID, "\(protection.scheme.name) sums the frame ID")
+                case .honda, .toyota, .hkgCANFD, .subaru, .tesla, .declared:
+                    #expect(!otherID, "\(protection.scheme.name) covers the frame ID")
+                case .fcaGiorgio, .psa:
+                    #expect(!otherID, "\(protection.scheme.name) has a constant of its frame ID")
                 default: #expect(otherID, "\(protection.scheme.name) covers a data ID, not the frame ID")
                 }
             }

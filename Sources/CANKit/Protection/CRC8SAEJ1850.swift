@@ -1,6 +1,7 @@
 /// A CRC-8 as AUTOSAR's Crc library computes it: no reflection, initial value 0xFF,
-/// final XOR 0xFF, one polynomial per variant (`CRC8Polynomial`). Both variants the
-/// protection schemes use share this one table-driven implementation.
+/// final XOR 0xFF, one polynomial per variant (`CRC8Polynomial`). Every variant the
+/// protection schemes use shares this one table-driven implementation; schemes with
+/// another initial value or final XOR start from `init(startValue:)` and read `register`.
 ///
 /// Incremental use:
 ///
@@ -92,5 +93,13 @@ public enum H2F: CRC8Polynomial {
     public static let table = makeTable()
 }
 
+/// Polynomial 0xD5 (x^8 + x^7 + x^6 + x^4 + x^2 + 1): the comma body's checksum
+/// (`BodyChecksum`), initial value 0xFF and no final XOR; over ASCII `"123456789"` so: 0x7C.
+public enum D5: CRC8Polynomial {
+    public static let polynomial: UInt8 = 0xD5
+    public static let table = makeTable()
+}
+
 public typealias CRC8SAEJ1850 = CRC8<SAEJ1850>
 public typealias CRC8H2F = CRC8<H2F>
+public typealias CRC8D5 = CRC8<D5>

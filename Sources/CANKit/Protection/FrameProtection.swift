@@ -43,6 +43,26 @@ public struct FrameProtection: Hashable, Sendable {
         case honda
         /// Toyota's byte sum (`ToyotaChecksum`), optional counter.
         case toyota
+        /// Hyundai/Kia CAN FD's CRC-16 (`HKGCANFDChecksum`), optional counter.
+        case hkgCANFD
+        /// VW MLB: PQ's XOR from a start value, or MQB's CRC (`VolkswagenMLBChecksum`).
+        case vwMLB(VolkswagenMLBVariant)
+        /// VW PQ's XOR of the payload (`XORChecksum`), optional counter.
+        case xor
+        /// Subaru Global's byte sum (`SubaruChecksum`), optional counter.
+        case subaru
+        /// Chrysler's CRC-8 SAE J1850 (`ChryslerChecksum`), optional counter.
+        case chrysler
+        /// FCA Giorgio's CRC-8 with a final XOR per frame ID (`FCAGiorgioChecksum`).
+        case fcaGiorgio
+        /// The comma body's CRC-8 0xD5 over the payload backwards (`BodyChecksum`).
+        case body
+        /// Tesla's byte sum with the frame ID (`TeslaChecksum`), optional counter.
+        case tesla
+        /// PSA's nibble sum from a start value per frame ID (`PSAChecksum`).
+        case psa
+        /// A checksum the profile declares (`DeclaredChecksum`), optional counter.
+        case declared(DeclaredChecksum)
 
         /// The profile schema's name of the scheme.
         public var name: String {
@@ -55,6 +75,16 @@ public struct FrameProtection: Hashable, Sendable {
             case .vwMQB: "vw-mqb"
             case .honda: "honda"
             case .toyota: "toyota"
+            case .hkgCANFD: "hkg-can-fd"
+            case .vwMLB: "vw-mlb"
+            case .xor: "xor"
+            case .subaru: "subaru"
+            case .chrysler: "chrysler"
+            case .fcaGiorgio: "fca-giorgio"
+            case .body: "body"
+            case .tesla: "tesla"
+            case .psa: "psa"
+            case .declared: "declared"
             }
         }
     }
@@ -147,6 +177,26 @@ public struct FrameProtection: Hashable, Sendable {
             return UInt64(HondaChecksum.checksum(payload, frameID: frameID, checksumField: checksum))
         case .toyota:
             return UInt64(ToyotaChecksum.checksum(payload, frameID: frameID, checksumByte: checksum.firstByte))
+        case .hkgCANFD:
+            return UInt64(HKGCANFDChecksum.checksum(payload, frameID: frameID, checksumBytes: checksum.bytes))
+        case let .vwMLB(variant):
+            return UInt64(VolkswagenMLBChecksum.checksum(payload, checksumByte: checksum.firstByte, variant: variant, counter: counterValue))
+        case .xor:
+            return UInt64(XORChecksum.checksum(payload, checksumByte: checksum.firstByte))
+        case .subaru:
+            return UInt64(SubaruChecksum.checksum(payload, frameID: frameID, checksumByte: checksum.firstByte))
+        case .chrysler:
+            return UInt64(ChryslerChecksum.checksum(payload, checksumByte: checksum.firstByte))
+        case .fcaGiorgio:
+            return UInt64(FCAGiorgioChecksum.checksum(payload, frameID: frameID, checksumByte: checksum.firstByte))
+        case .body:
+            return UInt64(BodyChecksum.checksum(payload, checksumByte: checksum.firstByte))
+        case .tesla:
+            return UInt64(TeslaChecksum.checksum(payload, frameID: frameID, checksumByte: checksum.firstByte))
+        case .psa:
+            return UInt64(PSAChecksum.checksum(payload, frameID: frameID, checksumField: checksum))
+        case let .declared(declared):
+            return declared.checksum(payload, frameID: frameID, field: checksum)
         }
     }
 
@@ -192,11 +242,33 @@ extension FrameProtection {
                     "\(name) with `dataIDMode` nibble sends only bits 8...11 of the data ID, so `dataID` must be at most 0x0FFF (4095), not \(dataID)")
             }
 
-        case let .autosarP2(dataIDs), let .vwMQB(dataIDs):
+        case let .autosarP2(dataIDs), let .vwMQB(dataIDs), let .vwMLB(.crc(dataIDs)):
             try crcByteAndNibble(checksum, counter, name)
             guard dataIDs.count == 16 else {
                 throw .invalidConfiguration("\(name) needs `dataIDs` with exactly 16 bytes (one per counter value 0...15), not \(dataIDs.count)")
             }
+
+        case .hkgCANFD:
+            let checksum = try required(checksum, "checksum", name)
+            guard checksum.length == 16, checksum.shift == 0, checksum.byteOrder == .littleEndian else {
+                throw .invalidConfiguration(
+                    "\(name) stores its 16-bit CRC low byte first: `checksum` must be a 16-bit Intel (@1) signal starting at a byte boundary, not \(describe(checksum))"
+                )
+            }
+            try optionalCounter(counter, apartFrom: checksum, name)
+
+        case .vwMLB(.xor), .xor, .subaru, .chrysler, .fcaGiorgio, .body, .tesla:
+            try wholeByte(checksum, name)
+            try optionalCounter(counter, apartFrom: required(checksum, "checksum", name), name)
+
+        case .psa:
+            try nibble(checksum, name)
+            try optionalCounter(counter, apartFrom: required(checksum, "checksum", name), name)
+
+        case let .declared(declared):
+            let checksum = try required(checksum, "checksum", name)
+            try validate(declared, checksum: checksum)
+            try optionalCounter(counter, apartFrom: checksum, name)
 
         case .autosarP5:
             let checksum = try required(checksum, "checksum", name)
@@ -212,26 +284,70 @@ extension FrameProtection {
             try apart(checksum, counter, name)
 
         case .honda:
-            let checksum = try required(checksum, "checksum", name)
-            guard checksum.isNibble else {
-                throw .invalidConfiguration(
-                    "\(name) has a 4-bit checksum: `checksum` must be one nibble (bits 0...3 or 4...7 of one byte), not \(describe(checksum))")
-            }
-            if let counter {
-                try counterWidth(counter, 1...8, name)
-                try apart(checksum, counter, name)
-            }
+            try nibble(checksum, name)
+            try optionalCounter(counter, apartFrom: required(checksum, "checksum", name), name)
 
         case .toyota:
-            let checksum = try required(checksum, "checksum", name)
-            guard checksum.isWholeByte else {
-                throw .invalidConfiguration(
-                    "\(name) has an 8-bit checksum: `checksum` must be one whole byte (8 bits starting at a byte boundary), not \(describe(checksum))")
+            try wholeByte(checksum, name)
+            try optionalCounter(counter, apartFrom: required(checksum, "checksum", name), name)
+        }
+    }
+
+    /// The 8-bit sums, XORs and CRCs of the vendor schemes.
+    private static func wholeByte(_ checksum: PayloadField?, _ name: String) throws(FrameProtectionError) {
+        let checksum = try required(checksum, "checksum", name)
+        guard checksum.isWholeByte else {
+            throw .invalidConfiguration(
+                "\(name) has an 8-bit checksum: `checksum` must be one whole byte (8 bits starting at a byte boundary), not \(describe(checksum))")
+        }
+    }
+
+    /// The 4-bit nibble sums (Honda, PSA).
+    private static func nibble(_ checksum: PayloadField?, _ name: String) throws(FrameProtectionError) {
+        let checksum = try required(checksum, "checksum", name)
+        guard checksum.isNibble else {
+            throw .invalidConfiguration(
+                "\(name) has a 4-bit checksum: `checksum` must be one nibble (bits 0...3 or 4...7 of one byte), not \(describe(checksum))")
+        }
+    }
+
+    /// The vendor schemes' counter: optional, 1...8 bits, not in the checksum's bits.
+    private static func optionalCounter(_ counter: PayloadField?, apartFrom checksum: PayloadField, _ name: String) throws(FrameProtectionError) {
+        guard let counter else { return }
+        try counterWidth(counter, 1...8, name)
+        try apart(checksum, counter, name)
+    }
+
+    private static func validate(_ declared: DeclaredChecksum, checksum: PayloadField) throws(FrameProtectionError) {
+        let algorithm = declared.algorithm
+        let width = algorithm.width
+        guard checksum.length <= width else {
+            throw .invalidConfiguration(
+                "declared \(algorithm.rawValue) gives at most \(width) bits: `checksum` must have 1...\(width) bits, not \(describe(checksum))")
+        }
+        let largest = UInt16(truncatingIfNeeded: (1 << width) - 1)
+        for (key, value) in [("init", declared.initial), ("xorOut", declared.xorOut), ("polynomial", declared.polynomial)] where value > largest {
+            throw .invalidConfiguration("declared \(algorithm.rawValue) has \(width)-bit values: `\(key)` must be at most \(largest), not \(value)")
+        }
+        if algorithm.isCRC {
+            guard declared.polynomial != 0 else {
+                throw .invalidConfiguration("declared \(algorithm.rawValue) needs `polynomial` (without its top bit, e.g. 0x1D for SAE J1850)")
             }
-            if let counter {
-                try counterWidth(counter, 1...8, name)
-                try apart(checksum, counter, name)
+        } else {
+            guard declared.polynomial == 0, !declared.reflectIn, !declared.reflectOut else {
+                throw .invalidConfiguration("declared \(algorithm.rawValue) is not a CRC: `polynomial`, `reflectIn` and `reflectOut` are for crc8 and crc16")
             }
+        }
+        guard (0...4).contains(declared.frameIDBytes) else {
+            throw .invalidConfiguration("declared: `frameID` has 0...4 bytes (a CAN ID has 29 bits at most), not \(declared.frameIDBytes)")
+        }
+        let first = declared.firstByte
+        let last = declared.lastByte
+        guard (0..<64).contains(first) || (-64..<0).contains(first), (0..<64).contains(last) || (-64..<0).contains(last),
+            (first < 0) != (last < 0) || first <= last
+        else {
+            throw .invalidConfiguration(
+                "declared: `bytes` are a first and a last byte of 0...63 (or -64...-1 from the end), the first not after the last, not \(first)...\(last)")
         }
     }
 
