@@ -117,15 +117,20 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 }
 
 /// A protection of any scheme, its checksum and counter fields placed by the ID's bytes
-/// (nil when `FrameProtection` refuses the layout).
+/// (nil when `FrameProtection` refuses the layout). The ID's top 3 bits pick one of the
+/// first eight schemes as they always did (the corpus keeps its meaning); bits 14...15
+/// add the later ones.
 func fuzzProtection(_ rawID: UInt32, _ selector: UInt8) -> FrameProtection? {
     let dataIDs = DataIDs((0..<16).map { UInt8(truncatingIfNeeded: rawID >> (($0 % 4) * 8)) &+ UInt8($0) })
     let dataID = UInt16(truncatingIfNeeded: rawID >> 16)
     let schemes: [FrameProtection.Scheme] = [
         .counter, .carplaydE2E(dataID: dataID), .autosarP1(dataID: dataID & 0x0FFF, mode: AutosarP1DataIDMode.allCases[Int(selector & 3)]),
         .autosarP2(dataIDs: dataIDs), .autosarP5(dataID: dataID), .vwMQB(dataIDs: dataIDs), .honda, .toyota,
+        .hkgCANFD, .vwMLB(.xor(start: UInt8(truncatingIfNeeded: dataID))), .vwMLB(.crc(dataIDs: dataIDs)), .xor, .subaru, .chrysler,
+        .fcaGiorgio, .body, .tesla, .psa, .declared(fuzzDeclared(rawID, selector)), .declared(fuzzDeclared(~rawID, ~selector)),
     ]
-    let scheme = schemes[Int(rawID >> 29)]
+    let index = (Int(rawID >> 29) + 8 * Int((rawID >> 14) & 3)) % schemes.count
+    let scheme = schemes[index]
     let order: DBCByteOrder = selector & 0x20 != 0 ? .bigEndian : .littleEndian
     let checksumLength = [8, 4, 16, 8][Int(selector >> 6)]
     let counterLength = [4, 2, 8, 4][Int((selector >> 4) & 3)]
@@ -133,6 +138,29 @@ func fuzzProtection(_ rawID: UInt32, _ selector: UInt8) -> FrameProtection? {
     let counterStart = Int((rawID >> 8) & 0x3F)
     let checksum: PayloadField? = if case .counter = scheme { nil } else { PayloadField(startBit: checksumStart, length: checksumLength, byteOrder: order) }
     let counter: PayloadField? =
-        if case .toyota = scheme, selector & 1 == 0 { nil } else { PayloadField(startBit: counterStart, length: counterLength, byteOrder: order) }
+        if index >= 7, selector & 1 == 0 { nil } else { PayloadField(startBit: counterStart, length: counterLength, byteOrder: order) }
     return try? FrameProtection(scheme: scheme, checksum: checksum, counter: counter)
+}
+
+/// A declared checksum of any algorithm and options, from the ID's and the selector's bits.
+func fuzzDeclared(_ rawID: UInt32, _ selector: UInt8) -> DeclaredChecksum {
+    var declared = DeclaredChecksum(algorithm: DeclaredChecksum.Algorithm.allCases[Int(rawID >> 16) & 3])
+    let bits = UInt16(truncatingIfNeeded: rawID >> 16)
+    let width8 = declared.algorithm.width == 8
+    if declared.algorithm.isCRC {
+        declared.polynomial = (width8 ? bits & 0xFF : bits) | 1
+        declared.reflectIn = selector & 2 != 0
+        declared.reflectOut = selector & 4 != 0
+    }
+    declared.initial = width8 ? UInt16(selector) : bits
+    declared.xorOut = UInt16(truncatingIfNeeded: rawID >> 6) & (width8 ? 0xFF : 0xFFFF)
+    declared.firstByte = Int((rawID >> 20) & 0x7F) - 64
+    declared.lastByte = Int((rawID >> 7) & 0x7F) - 64
+    declared.reversed = selector & 8 != 0
+    declared.checksumBits = selector & 16 != 0 ? .zero : .skip
+    declared.frameIDBytes = Int((rawID >> 27) & 7) % 5
+    declared.frameIDBigEndian = rawID & 0x40 != 0
+    declared.frameIDPosition = rawID & 0x80 != 0 ? .after : .before
+    declared.length = [nil, .before, .after, nil][Int((rawID >> 4) & 3)]
+    return declared
 }
