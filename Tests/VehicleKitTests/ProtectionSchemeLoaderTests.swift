@@ -1,5 +1,6 @@
 import CANKit
 import Foundation
+import TestSupport
 import Testing
 
 @testable import VehicleKit
@@ -55,6 +56,29 @@ extension ProfileFixture {
 
         let sum = try sedan(protection: #"{"scheme": "declared", "checksum": "Crc", "algorithm": {"type": "sum"}}"#).load()
         #expect(sum.protection["ClimateCommand"]?.protection.scheme == .declared(DeclaredChecksum(algorithm: .sum)))
+    }
+
+    /// From the profile's JSON to the frames: Toyota's and Tesla's checksums declared, on
+    /// 8-byte frames opendbc 0.3.1's packer made (ACC_CONTROL 0x343, DAS_control 0x2B9; the
+    /// checksum in the last byte). The sedan's Crc moves to byte 7 for them.
+    @Test func declaredToyotaAndTeslaFromJSON() throws {
+        let cases: [(json: String, frameID: UInt32, frames: [String])] = [
+            (
+                #""algorithm": {"type": "sum"}, "frameID": {"bytes": 4}, "length": "before""#, 0x343,
+                ["fdfcd901bea90088", "5a17e3416745008f", "776be602be1200e8"]
+            ),
+            (#""algorithm": {"type": "sum"}, "frameID": {"bytes": 2}"#, 0x2B9, ["267dc1e5a92b0ae2", "de2016ef502b2962", "83698e5a81cf5f3e"]),
+        ]
+        for (json, frameID, frames) in cases {
+            var fixture = try sedan(protection: #"{"scheme": "declared", "checksum": "Crc", \#(json)}"#)
+            try fixture.dbc(" SG_ Crc : 0|8@1+ (1,0) [0|255] \"\" ClimateECU", " SG_ Crc : 63|8@0+ (1,0) [0|255] \"\" ClimateECU")
+            let protection = try #require(try fixture.load().protection["ClimateCommand"]?.protection)
+            for text in frames {
+                let frame = hexBytes(text)
+                #expect(protection.checksum(of: frame, frameID: frameID) == UInt64(frame[7]), "\(json) \(text)")
+                #expect(!protection.checksumMatches(frame, frameID: frameID + 1), "\(json) \(text): the frame ID counts")
+            }
+        }
     }
 
     @Test(arguments: [
