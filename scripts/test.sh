@@ -7,11 +7,13 @@
 #   2. swift format lint --strict (the house style, .swift-format); swift build
 #      --build-tests, warnings are errors
 #   3. golden vectors from cantools into .build/golden, AUTOSAR E2E vectors from
-#      autosar-e2e into .build/protection-vectors.json
-#   4. swift test, with CARPLAYD_GOLDEN_DIR, CARPLAYD_DBC_CORPUS and
-#      CARPLAYD_PROTECTION_VECTORS exported
+#      autosar-e2e into .build/protection-vectors.json, frames of every checksummed
+#      message opendbc knows, packed by opendbc, into .build/opendbc-vectors.json
+#   4. swift test, with CARPLAYD_GOLDEN_DIR, CARPLAYD_DBC_CORPUS,
+#      CARPLAYD_PROTECTION_VECTORS and CARPLAYD_OPENDBC_VECTORS exported
 #   5. carplayctl dbc decode against cantools on generated candump logs
-#   6. the real-car DBCs unchanged; every intent on every profile, frames checked with cantools
+#   6. the real-car DBCs unchanged; every opendbc DBC loads and decodes as opendbc's
+#      parser does; every intent on every profile, frames checked with cantools
 # Then, in a full run:
 #   7. the release build, once: make build STATIC=1 (--static-swift-stdlib, .build/static)
 #      with carplay-bench, for the daemon tests, the systemd test and the package
@@ -266,6 +268,13 @@ stage_protection_vectors() {
     "$PY" "$REPO_ROOT/IntegrationTests/support/protection/vectors.py" --out "$out"
     export CARPLAYD_PROTECTION_VECTORS="$out"
     echo "CARPLAYD_PROTECTION_VECTORS=$CARPLAYD_PROTECTION_VECTORS"
+    # Every checksummed message opendbc knows, frames from opendbc's own packer
+    # (FrameProtectionTests.OpendbcPackerVectors recomputes each checksum).
+    local opendbc="$REPO_ROOT/.build/opendbc-vectors.json"
+    rm -f "$opendbc"
+    "$PY" "$REPO_ROOT/IntegrationTests/support/protection/opendbc_vectors.py" --out "$opendbc"
+    export CARPLAYD_OPENDBC_VECTORS="$opendbc"
+    echo "CARPLAYD_OPENDBC_VECTORS=$CARPLAYD_OPENDBC_VECTORS"
 }
 
 stage_swift_test() {

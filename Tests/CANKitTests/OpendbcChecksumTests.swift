@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 import Testing
 
@@ -337,6 +338,58 @@ extension FrameProtectionTests {
             sum.frameIDBytes = 5
             #expect(configurationError(.declared(sum), checksum: byte, counter: nil)?.contains("`frameID` has 0...4 bytes") == true)
             #expect(configurationError(.declared(DeclaredChecksum(algorithm: .xor)), checksum: nil, counter: nil)?.contains("needs `checksum`") == true)
+        }
+    }
+}
+
+/// Every checksummed message opendbc knows (1028 messages of 94 DBCs, shipped and
+/// generated), frames packed by opendbc's own CANPacker from random values:
+/// IntegrationTests/support/protection/opendbc_vectors.py writes them, scripts/test.sh puts
+/// the file in CARPLAYD_OPENDBC_VECTORS. Each frame's checksum is recomputed with
+/// carplayd's scheme of that name. Without the file this test fails: it never passes
+/// without comparing.
+extension FrameProtectionTests {
+    @Suite struct OpendbcPackerVectors {
+        static func field(_ value: Any?) throws -> PayloadField? {
+            guard let object = value as? [String: Any] else { return nil }
+            let order: DBCByteOrder = try #require(object["byteOrder"] as? String) == "littleEndian" ? .littleEndian : .bigEndian
+            return PayloadField(startBit: try #require(object["startBit"] as? Int), length: try #require(object["length"] as? Int), byteOrder: order)
+        }
+
+        @Test func everyChecksumOfOpendbcsPacker() throws {
+            let path = try #require(
+                ProcessInfo.processInfo.environment["CARPLAYD_OPENDBC_VECTORS"],
+                "CARPLAYD_OPENDBC_VECTORS is not set: run scripts/test.sh, which packs the frames with opendbc")
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+            let messages = try #require(document["messages"] as? [[String: Any]])
+            var checked: [String: Int] = [:]
+            var noScheme: [String] = []
+            for entry in messages {
+                let message = OpendbcMessage(
+                    scheme: try #require(entry["scheme"] as? String), source: .packer, dbc: try #require(entry["dbc"] as? String),
+                    name: try #require(entry["name"] as? String), frameID: UInt32(try #require(entry["frameID"] as? Int)),
+                    checksum: try #require(try Self.field(entry["checksum"])), counter: try Self.field(entry["counter"]),
+                    frames: try #require(entry["frames"] as? [String]))
+                guard let scheme = OpendbcSchemes.builtIn(message) else {
+                    noScheme.append("\(message.dbc) \(message.name)")
+                    continue
+                }
+                let protection = try FrameProtection(scheme: scheme, checksum: message.checksum, counter: message.counter)
+                for text in message.frames {
+                    let frame = hexBytes(text)
+                    #expect(
+                        protection.checksum(of: frame, frameID: message.frameID) == message.checksum.read(frame),
+                        "\(message.scheme) \(message.dbc) \(message.name) \(text)")
+                    checked[message.scheme, default: 0] += 1
+                }
+            }
+            // Three messages have no data ID in opendbc 0.3.1's table (opendbc sends no data-ID
+            // byte for them); a profile declares their CRC (OpendbcSchemes' declared test).
+            #expect(noScheme.sorted() == ["vw_meb KLR_01", "vw_mqb LH_EPS_01", "vw_mqb PLA_01"], "\(noScheme)")
+            #expect(Set(checked.keys).count == 12, "every scheme: \(checked)")
+            print(
+                "opendbc packer vectors: \(checked.values.reduce(0, +)) frames checked, \(checked.keys.sorted().map { "\($0) \(checked[$0]!)" }.joined(separator: ", "))"
+            )
         }
     }
 }

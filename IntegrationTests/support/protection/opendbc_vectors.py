@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Frames protected by opendbc's own packer, for every checksummed message opendbc knows.
+
+For every DBC opendbc loads (its shipped files and the ones its generator builds), every
+message with a checksum-typed signal (opendbc's own typing: CHECKSUM, or Tesla's
+`...Checksum`) gets FRAMES frames packed by CANPacker from random signal values: the
+checksum is opendbc's, the counter the packer's. FrameProtectionTests.OpendbcPackerVectors
+recomputes each checksum with carplayd's scheme of that name and fails without this file.
+
+Usage: opendbc_vectors.py --out FILE [--frames N] [--seed S]
+"""
+
+import argparse
+import glob
+import json
+import os
+import random
+
+import opendbc
+from opendbc import get_generated_dbcs
+from opendbc.can.dbc import DBC, SignalType
+from opendbc.can.packer import CANPacker
+
+# opendbc's checksum types, by carplayd's scheme names.
+SCHEMES = {
+    SignalType.HONDA_CHECKSUM: "honda",
+    SignalType.TOYOTA_CHECKSUM: "toyota",
+    SignalType.HKG_CAN_FD_CHECKSUM: "hkg-can-fd",
+    SignalType.VOLKSWAGEN_MQB_MEB_CHECKSUM: "vw-mqb",
+    SignalType.VOLKSWAGEN_MLB_CHECKSUM: "vw-mlb",
+    SignalType.XOR_CHECKSUM: "xor",
+    SignalType.SUBARU_CHECKSUM: "subaru",
+    SignalType.CHRYSLER_CHECKSUM: "chrysler",
+    SignalType.FCA_GIORGIO_CHECKSUM: "fca-giorgio",
+    SignalType.BODY_CHECKSUM: "body",
+    SignalType.TESLA_CHECKSUM: "tesla",
+    SignalType.PSA_CHECKSUM: "psa",
+}
+
+
+def field(sig):
+    """A payload field as carplayd writes it: the DBC start bit, length, byte order."""
+    return {"startBit": sig.start_bit, "length": sig.size, "byteOrder": "littleEndian" if sig.is_little_endian else "bigEndian"}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--frames", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=12)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+
+    shipped = [os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(os.path.dirname(opendbc.__file__), "dbc", "*.dbc"))]
+    names = sorted(set(shipped) | set(get_generated_dbcs()))
+    messages = []
+    for name in names:
+        dbc = DBC(name)
+        packer = CANPacker(name)
+        for message in dbc.msgs.values():
+            checksum = next((s for s in message.sigs.values() if s.type in SCHEMES), None)
+            if checksum is None:
+                continue
+            counter = next((s for s in message.sigs.values() if s.type == SignalType.COUNTER or s.name == "COUNTER"), None)
+            # vw_mqb's Getriebe_11 names it COUNTER_DISABLED (the packer leaves it alone; its CRC
+            # still covers it, and carplayd's vw-mqb reads its data ID by it).
+            counter = counter or next((s for s in message.sigs.values() if s.name.startswith("COUNTER")), None)
+            frames = []
+            for _ in range(args.frames):
+                values = {}
+                for sig in message.sigs.values():
+                    if sig is checksum or sig is counter or sig.size > 52:
+                        continue
+                    values[sig.name] = rng.randrange(0, 1 << sig.size) * sig.factor + sig.offset
+                _, data, _ = packer.make_can_msg(message.name, 0, values)
+                frames.append(bytes(data).hex())
+            messages.append({
+                "scheme": SCHEMES[checksum.type], "dbc": name, "name": message.name,
+                "frameID": message.address & 0x1FFFFFFF, "checksum": field(checksum),
+                "counter": field(counter) if counter else None, "frames": frames,
+            })
+    with open(args.out, "w") as out:
+        json.dump({"opendbc": "0.3.1", "messages": messages}, out)
+    by_scheme = {}
+    for message in messages:
+        by_scheme[message["scheme"]] = by_scheme.get(message["scheme"], 0) + 1
+    print("opendbc packer vectors: %d messages of %d DBCs, %d frames each (%s) -> %s" % (
+        len(messages), len(names), args.frames, ", ".join("%s %d" % kv for kv in sorted(by_scheme.items())), args.out))
+
+
+if __name__ == "__main__":
+    main()
