@@ -165,7 +165,7 @@ struct ProfileFixture {
             "10 messages (29-bit IDs, 5 CAN FD)", "Motorola byte order", "ClimateStatus: 0x18A02010 (extended), 16 bytes, CAN FD, every 100 ms",
             "climate zones: 4", "rear (rearLeft, rearRight)", "seats: 6", "frontLeft (heating 3, cooling 3, massage 5)",
             "radio bands: 3: FM 87.9...107.9 MHz step 0.2; DAB 1...60 channel step 1; satellite 1...999 channel step 1",
-            "satellite not subscribed", "audio sources: 6", "profile slots: 6", "car commands: lock, signal visible, battery",
+            "satellite not subscribed", "audio sources: 6", "profile slots: 6", "car commands: lock, signal visible", "reported only: battery",
             "confirmation timeout 750 ms",
         ] {
             #expect(summary.contains(fragment), "summary lacks \(fragment):\n\(summary)")

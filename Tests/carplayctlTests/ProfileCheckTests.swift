@@ -13,6 +13,20 @@ import Testing
         #expect(result.stdout.contains(vehicle == "suv" ? "29-bit IDs, 5 CAN FD" : "11-bit IDs, 0 CAN FD"))
     }
 
+    /// A read-only lock is reported, not a car command (VW MQB sees the lock through the
+    /// gateway); the sedan's lock is a command.
+    @Test func readOnlyPropertiesAreNotCarCommands() async throws {
+        let vw = CarplayctlTests.repositoryRoot.appendingPathComponent("VehicleProfiles/vw-mqb").path
+        let read = try await CarplayctlTests.runOffThePool(["profile", "check", vw])
+        #expect(read.status == 0, "\(read.stderr)")
+        let commands = read.stdout.split(separator: "\n").first { $0.hasPrefix("car commands:") } ?? ""
+        #expect(!commands.contains("lock"), "\(commands)")
+        #expect(read.stdout.contains("reported only: lock"), "\(read.stdout)")
+        let sedan = CarplayctlTests.repositoryRoot.appendingPathComponent("VehicleProfiles/sedan").path
+        let commanded = try await CarplayctlTests.runOffThePool(["profile", "check", sedan])
+        #expect(commanded.stdout.contains("car commands: lock"), "\(commanded.stdout)")
+    }
+
     /// GMLAN's DBC has overlapping group signals in 177 messages: three warnings and one
     /// line for the rest, not 177 lines before the summary.
     @Test func manyOverlapWarningsAreSummarized() async throws {

@@ -130,12 +130,19 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
         }
         lines.append("audio sources: \(profile.audioSources.count): \(profile.audioSources.map(\.rawValue).joined(separator: ", "))")
         lines.append("profile slots: \(profile.profileSlots)")
-        var body: [String] = []
-        if profile.hasLock { body.append("lock") }
-        body += profile.carSignals.map { "signal \($0.rawValue)" }
-        if profile.power.fuel { body.append("fuel") }
-        if profile.power.battery { body.append("battery") }
-        lines.append("car commands: \(body.isEmpty ? "none" : body.joined(separator: ", "))")
+        // Car Commands the head unit can send, apart from what the car only reports.
+        var commands: [String] = []
+        var reported: [String] = []
+        if profile.hasLock {
+            if profile.isReadOnly(.locked) { reported.append("lock") } else { commands.append("lock") }
+        }
+        for signal in profile.carSignals {
+            if profile.isReadOnly(.signal(signal)) { reported.append("signal \(signal.rawValue)") } else { commands.append("signal \(signal.rawValue)") }
+        }
+        if profile.power.fuel { reported.append("fuel") }
+        if profile.power.battery { reported.append("battery") }
+        lines.append("car commands: \(commands.isEmpty ? "none" : commands.joined(separator: ", "))")
+        lines.append("reported only: \(reported.isEmpty ? "none" : reported.joined(separator: ", "))")
         let policies = profile.policies
         let timeout = policies.confirmationTimeout.components
         let milliseconds = timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000
