@@ -177,7 +177,8 @@ extension IntentResolver {
     ///
     /// - `enable` absent -> `needsValue`.
     /// - `defroster` absent: a car with one defroster -> `success(it)`; with several ->
-    ///   `disambiguation` of the ones it has plus "all"; none -> `unsupported`.
+    ///   `disambiguation` of the ones the head unit can switch plus "all" (one it can
+    ///   switch: that one; none: `unsupported`); none fitted -> `unsupported`.
     ///   `all` -> every defroster; one the car lacks -> `unsupported`.
     static func resolveDefroster(_ p: SetDefrosterSettingsInCarParameters, _ context: inout ResolutionContext) {
         context.carName(p.carName)
@@ -200,7 +201,15 @@ extension IntentResolver {
             chosen = fitted
             context.results["defroster"] = .success(.string(fitted[0].rawValue))
         } else {
-            context.results["defroster"] = .disambiguation((fitted + [.all]).map { .string($0.rawValue) })
+            // Only the defrosters the head unit can switch are worth asking about.
+            let switchable = fitted.filter { !context.profile.isReadOnly(.defroster($0)) }
+            switch switchable.count {
+            case 0: context.results["defroster"] = .unsupported(reason: "\(context.car) reports its defrosters but takes no command for them on its bus")
+            case 1:
+                chosen = switchable
+                context.results["defroster"] = .success(.string(switchable[0].rawValue))
+            default: context.results["defroster"] = .disambiguation((switchable + [.all]).map { .string($0.rawValue) })
+            }
         }
         if let enable = p.enable {
             for defroster in chosen { context.targets[.defroster(defroster)] = .bool(enable) }

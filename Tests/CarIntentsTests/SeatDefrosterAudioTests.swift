@@ -168,3 +168,37 @@ import VehicleKit
         #expect(try resolve(request(audio))["audioSource"] == .needsValue(reason: "which audio source?"))
     }
 }
+
+/// Issue 35: SiriKit's disambiguation offers what can be done. A car that reports both of
+/// its defrosters but switches only one, or neither, is not asked "front, rear or all?".
+@Suite struct ReadOnlyDefrosterTests {
+    static func sedan(readOnly: [CarDefroster]) throws -> VehicleProfile {
+        var profile = try ShippedProfiles.load("sedan")
+        for defroster in readOnly { profile.bindings[.defroster(defroster)]?.command = nil }
+        return profile
+    }
+
+    static let unnamed = #"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true}}"#
+
+    @Test func bothSwitchableIsAQuestion() throws {
+        guard case let .disambiguation(options)? = try resolve(Self.unnamed, Self.sedan(readOnly: []))["defroster"] else {
+            Issue.record("a question expected")
+            return
+        }
+        #expect(options == [.string("front"), .string("rear"), .string("all")])
+    }
+
+    @Test func oneSwitchableIsTheAnswer() throws {
+        let resolution = try resolve(Self.unnamed, Self.sedan(readOnly: [.front]))
+        #expect(resolution["defroster"] == .success(.string("rear")))
+        #expect(resolution.isResolved)
+    }
+
+    @Test func noneSwitchableIsUnsupported() throws {
+        guard case let .unsupported(reason)? = try resolve(Self.unnamed, Self.sedan(readOnly: [.front, .rear]))["defroster"] else {
+            Issue.record("unsupported expected")
+            return
+        }
+        #expect(reason.contains("takes no command"))
+    }
+}
