@@ -398,25 +398,29 @@ extension IntentResolver {
         }
     }
 
-    /// `ActivateCarSignal`: `signals` absent or empty -> `needsValue`; a signal the car
-    /// lacks -> `unsupported` (naming it); action `activateSignals` (duplicates removed).
+    /// `ActivateCarSignal`: `signals` absent or empty -> `needsValue`. The signals the car
+    /// can give are done, as SiriKit's resolution allows (success with those: the response's
+    /// `signals` names what was activated); when it can give none of them, `unsupported`
+    /// naming why. Action `activateSignals` (duplicates removed).
     static func resolveSignals(_ p: ActivateCarSignalParameters, _ context: inout ResolutionContext) {
         context.carName(p.carName)
         guard let signals = p.signals, !signals.isEmpty else {
             context.results["signals"] = .needsValue(reason: "flash the lights, sound the horn, or both?")
             return
         }
-        if let missing = signals.first(where: { !context.profile.carSignals.contains($0) }) {
-            let what = missing == .audible ? "sound its horn" : "flash its lights"
-            context.results["signals"] = .unsupported(reason: "\(context.car) cannot \(what) (no \(missing.rawValue) signal)")
-            return
-        }
-        if let readOnly = signals.first(where: { context.profile.isReadOnly(.signal($0)) }) {
-            context.results["signals"] = .unsupported(reason: "\(context.car) reports signal.\(readOnly.rawValue) but takes no command for it on its bus")
+        let doable = signals.filter { context.profile.carSignals.contains($0) && !context.profile.isReadOnly(.signal($0)) }
+        guard !doable.isEmpty else {
+            let first = signals[0]
+            let what = first == .audible ? "sound its horn" : "flash its lights"
+            let reason =
+                context.profile.carSignals.contains(first)
+                ? "\(context.car) reports signal.\(first.rawValue) but takes no command for it on its bus"
+                : "\(context.car) cannot \(what) (no \(first.rawValue) signal)"
+            context.results["signals"] = .unsupported(reason: reason)
             return
         }
         var unique: [CarSignal] = []
-        for signal in signals where !unique.contains(signal) { unique.append(signal) }
+        for signal in doable where !unique.contains(signal) { unique.append(signal) }
         context.results["signals"] = .success(.array(unique.map { .string($0.rawValue) }))
         context.action = .activateSignals(unique)
     }

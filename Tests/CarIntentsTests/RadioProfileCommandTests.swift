@@ -174,6 +174,11 @@ import Testing
         let suv = try resolve(request("ActivateCarSignal", #""signals":["audible"]"#), TestProfiles.suv)
         #expect(suv["signals"] == .unsupported(reason: "the Example SUV cannot sound its horn (no audible signal)"))
         #expect(suv.action == nil)
+        // Issue 35: what the car can give is done, and only that (SiriKit's resolution
+        // allows it; the response's signals name what was activated). Refused whole before.
+        let both = try resolve(request("ActivateCarSignal", #""signals":["audible","visible"]"#), TestProfiles.suv)
+        #expect(both["signals"] == .success(["visible"]))
+        #expect(both.action == .activateSignals([.visible]))
         #expect(try resolve(request("ActivateCarSignal", #""signals":[]"#))["signals"] == .needsValue(reason: "flash the lights, sound the horn, or both?"))
         #expect(
             try resolve(request("ActivateCarSignal", #""signals":["visible"],"carName":"Boat""#))["carName"]
