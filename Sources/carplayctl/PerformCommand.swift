@@ -98,12 +98,20 @@ enum PerformCommand {
                 throw UsageError("\(error)")
             }
         }
-        let session = await VehicleSession(
-            profile: profile, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: profile, state: state, faults: faults))), savedProfiles: saved)
+        let embedded = EmbeddedVehicle(VehicleSimulation(profile: profile, state: state, faults: faults))
+        let session = await VehicleSession(profile: profile, vehicle: .inProcess(embedded), savedProfiles: saved)
         // The whole state first, so relative settings and the printed state are complete.
         guard await session.controller.waitUntilComplete(timeout: .seconds(3)) else {
             await session.stop()
-            throw OperationFailure("the simulated vehicle did not send all its status messages")
+            // Why: a status frame the simulated car could not build names its message, the
+            // property and the value (an extension whose signal cannot carry the default).
+            var reasons: [String] = []
+            for entry in embedded.vehicle.drainLog() where entry.detail.hasPrefix("cannot build frame") {
+                let reason = "\(entry.message): \(entry.detail)"
+                if !reasons.contains(reason) { reasons.append(reason) }
+            }
+            let why = reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ") + " (give a value it can carry with --state)"
+            throw OperationFailure("the simulated vehicle did not send all its status messages\(why)")
         }
         let result = await session.engine.perform(intent)
         print(result.json.serialized(sortedKeys: true))

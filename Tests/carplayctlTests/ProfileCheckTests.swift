@@ -27,6 +27,20 @@ import Testing
         #expect(commanded.stdout.contains("car commands: lock"), "\(commanded.stdout)")
     }
 
+    /// A simulated car that cannot build a status frame: perform says which message, which
+    /// signal and which value, not only that the car stayed silent (issue 35).
+    @Test func performNamesTheStatusFrameTheCarCouldNotBuild() async throws {
+        let hyundai = CarplayctlTests.repositoryRoot.appendingPathComponent("VehicleProfiles/hyundai-ccan").path
+        let result = try await CarplayctlTests.runOffThePool([
+            "perform", "--simulate", hyundai, "--state", #"{"extension.outsideTemperature": 500}"#,
+            #"{"intent":"GetCarPowerLevelStatus","parameters":{}}"#,
+        ])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("DATC11: cannot build frame"), "\(result.stderr)")
+        #expect(result.stderr.contains("CR_Datc_OutTempC") && result.stderr.contains("500"), "\(result.stderr)")
+        #expect(!result.stderr.contains("usage:"))
+    }
+
     /// GMLAN's DBC has overlapping group signals in 177 messages: three warnings and one
     /// line for the rest, not 177 lines before the summary.
     @Test func manyOverlapWarningsAreSummarized() async throws {
