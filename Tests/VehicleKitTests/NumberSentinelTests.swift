@@ -68,6 +68,21 @@ import Testing
         #expect(codec.value(.float(21.5)) == .number(21.5))
     }
 
+    /// A number read from a signal keeps the signal's precision: float noise of the decode
+    /// (3 x 0.1 = 0.30000000000000004) never reaches the state (issue 35: a fuel level of
+    /// 100.00000000000001 %, outside its 0...100).
+    @Test func aDecodedNumberKeepsTheSignalsPrecision() throws {
+        #expect(ValueCodec.decimals(of: 0.4) == 1 && ValueCodec.decimals(of: 1e-05) == 5 && ValueCodec.decimals(of: 100) == 0)
+        #expect(ValueCodec.decimals(of: 0.392157) == 6 && ValueCodec.decimals(of: -40) == 0)
+        let database = try DBCDatabase(parsing: "BO_ 1 Power: 8 X\n SG_ Fuel : 0|16@1+ (0.1,0) [0|100] \"%\" X\n")
+        let message = try #require(database.message(named: "Power"))
+        let signal = try #require(message.signal(named: "Fuel"))
+        let codec = ValueCodec(kind: .number, mapping: ValueMapping(), signal: signal, codec: message.codec)
+        #expect(3 * 0.1 != 0.3, "the float noise this is about")
+        #expect(codec.value(.float(3 * 0.1)) == .number(0.3))
+        #expect(codec.value(.float(1000 * 0.1 + 1e-12)) == .number(100))
+    }
+
     @Test func aNumbersTableNamesNumbersOrTheRangesEnds() throws {
         var sedan = try Self.sedanWithSentinels()
         try sedan.json(#""values": {"min": ["LO"], "max": ["HI"]}}"#, #""values": {"lowest": ["LO"]}}"#)

@@ -27,6 +27,11 @@ final class ValueCodec: Sendable {
     let offset: Double
     /// True when the mapping has a table (or `otherwise`): values are read by raw value.
     let isTabled: Bool
+    /// 10^d for the d decimals the signal's scale and offset are written with: a number
+    /// read straight from the signal is rounded to that precision, so that float noise
+    /// (raw x 0.1 = 0.30000000000000004) never leaves a value outside its range. nil:
+    /// more than 12 decimals, kept as decoded.
+    let precision: Double?
 
     init(kind: PropertyKind, mapping: ValueMapping, signal: DBCSignal, codec: MessageCodec) {
         self.kind = kind
@@ -53,6 +58,24 @@ final class ValueCodec: Sendable {
         self.scale = signal.scale.doubleValue
         self.offset = signal.offset.doubleValue
         self.isTabled = !valueByRaw.isEmpty || otherwise != nil
+        let decimals = max(Self.decimals(of: signal.scale.doubleValue), Self.decimals(of: signal.offset.doubleValue))
+        self.precision = decimals <= 12 ? Self.powersOfTen[decimals] : nil
+    }
+
+    private static let powersOfTen: [Double] = (0...12).map { exponent in (0..<exponent).reduce(1.0) { value, _ in value * 10 } }
+
+    /// The decimals `value` is written with, shortest form: 0.4 -> 1, 1e-05 -> 5, 100.0 -> 0.
+    static func decimals(of value: Double) -> Int {
+        guard value.isFinite else { return 0 }
+        let text = "\(value)"
+        var mantissa = Substring(text)
+        var exponent = 0
+        if let marker = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            mantissa = text[..<marker]
+            exponent = Int(text[text.index(after: marker)...]) ?? 0
+        }
+        let fraction = mantissa.split(separator: ".", omittingEmptySubsequences: false).dropFirst().first ?? ""
+        return max(0, (fraction == "0" ? 0 : fraction.count) - exponent)
     }
 
     /// A property value written as text in a profile ("true", "recirculateAir", "2").
@@ -120,7 +143,10 @@ final class ValueCodec: Sendable {
             let number = linear?.property(fromSignal: decoded.doubleValue) ?? decoded.doubleValue
             guard number.isFinite, abs(number) < 1e15 else { return nil }
             return .integer(Int(number.rounded()))
-        case .number: return .number(linear?.property(fromSignal: decoded.doubleValue) ?? decoded.doubleValue)
+        case .number:
+            if let linear { return .number(linear.property(fromSignal: decoded.doubleValue)) }
+            guard let precision else { return .number(decoded.doubleValue) }
+            return .number((decoded.doubleValue * precision).rounded() / precision)
         }
     }
 
