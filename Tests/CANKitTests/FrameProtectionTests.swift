@@ -9,14 +9,6 @@ import Testing
 // round trip, the checker's rules, configuration errors, commaai/opendbc's published
 // sample frames (Honda, Toyota, VW MQB) and autosar-e2e's vectors (AUTOSAR P1, P2, P5).
 
-private func intel(_ startBit: Int, _ length: Int) -> PayloadField {
-    PayloadField(startBit: startBit, length: length, byteOrder: .littleEndian)
-}
-
-private func motorola(_ startBit: Int, _ length: Int) -> PayloadField {
-    PayloadField(startBit: startBit, length: length, byteOrder: .bigEndian)
-}
-
 /// Bitwise CRC, MSB first, written apart from the table-driven structs.
 private func referenceCRC(_ bytes: [UInt8], width: Int, polynomial: UInt64, initial: UInt64, finalXOR: UInt64) -> UInt64 {
     let top: UInt64 = 1 << UInt64(width - 1)
@@ -35,17 +27,6 @@ private func randomBytes(_ count: Int, _ generator: inout SplitMix64) -> [UInt8]
     (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
 }
 
-/// The text of `.invalidConfiguration`, nil when the configuration is accepted.
-private func configurationError(_ scheme: FrameProtection.Scheme, checksum: PayloadField?, counter: PayloadField?) -> String? {
-    do {
-        _ = try FrameProtection(scheme: scheme, checksum: checksum, counter: counter)
-        return nil
-    } catch {
-        guard case let .invalidConfiguration(text) = error else { return "unexpected error \(error)" }
-        return text
-    }
-}
-
 /// A reflected CRC-16 over the payload and the whole 29-bit ID, big-endian, after it.
 private let declaredCRC16: DeclaredChecksum = {
     var crc = DeclaredChecksum(algorithm: .crc16)
@@ -54,7 +35,7 @@ private let declaredCRC16: DeclaredChecksum = {
     crc.reflectIn = true
     crc.reflectOut = true
     crc.frameIDBytes = 4
-    crc.frameIDBigEndian = true
+    crc.frameIDOrder = .big
     crc.frameIDPosition = .after
     crc.length = .before
     return crc

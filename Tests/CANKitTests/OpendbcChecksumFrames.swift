@@ -43,14 +43,6 @@ struct OpendbcMessage {
     let frames: [String]
 }
 
-private func intel(_ startBit: Int, _ length: Int) -> PayloadField {
-    PayloadField(startBit: startBit, length: length, byteOrder: .littleEndian)
-}
-
-private func motorola(_ startBit: Int, _ length: Int) -> PayloadField {
-    PayloadField(startBit: startBit, length: length, byteOrder: .bigEndian)
-}
-
 /// The VW MQB sample frames of test_checksums.py are FrameProtectionTests.OpendbcSamples'.
 let opendbcMessages: [OpendbcMessage] = [
     OpendbcMessage(

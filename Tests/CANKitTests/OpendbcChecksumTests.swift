@@ -8,24 +8,6 @@ import Testing
 // built-in scheme, and the `declared` scheme reproducing the ones a declaration can say.
 // The CRC of `declared` against the check values of the CRC catalogue.
 
-private func intel(_ startBit: Int, _ length: Int) -> PayloadField {
-    PayloadField(startBit: startBit, length: length, byteOrder: .littleEndian)
-}
-
-private func motorola(_ startBit: Int, _ length: Int) -> PayloadField {
-    PayloadField(startBit: startBit, length: length, byteOrder: .bigEndian)
-}
-
-private func configurationError(_ scheme: FrameProtection.Scheme, checksum: PayloadField?, counter: PayloadField?) -> String? {
-    do {
-        _ = try FrameProtection(scheme: scheme, checksum: checksum, counter: counter)
-        return nil
-    } catch {
-        guard case let .invalidConfiguration(text) = error else { return "unexpected error \(error)" }
-        return text
-    }
-}
-
 /// fca_giorgio EPS_3's third sample frame of test_checksums.py carries 0x6E where opendbc's
 /// own function computes 0xE1: opendbc's parser drops it and its test passes on the
 /// previous frame's values.
@@ -164,7 +146,7 @@ extension FrameProtectionTests {
                 return crc8(polynomial: 0x1D, initial: 0, xorOut: xors[message.frameID] ?? 0x0A)
             case "body":
                 var body = crc8(polynomial: 0xD5, initial: 0xFF, xorOut: 0)
-                body.reversed = true
+                body.byteOrder = .reverse
                 return body
             case "hkg-can-fd":
                 var hkg = DeclaredChecksum(algorithm: .crc16)
@@ -227,7 +209,7 @@ extension FrameProtectionTests {
             sum.firstByte = -3
             sum.lastByte = -2
             sum.frameIDBytes = 2
-            sum.frameIDBigEndian = true
+            sum.frameIDOrder = .big
             sum.frameIDPosition = .after
             sum.length = .after
             sum.initial = 0x100
@@ -241,7 +223,7 @@ extension FrameProtectionTests {
             crc.polynomial = 0x1D
             crc.frameIDBytes = 2
             let little = try FrameProtection(scheme: .declared(crc), checksum: intel(0, 8), counter: nil)
-            crc.frameIDBigEndian = true
+            crc.frameIDOrder = .big
             let big = try FrameProtection(scheme: .declared(crc), checksum: intel(0, 8), counter: nil)
             #expect(little.checksum(of: frame, frameID: 0x1234) != big.checksum(of: frame, frameID: 0x1234))
         }

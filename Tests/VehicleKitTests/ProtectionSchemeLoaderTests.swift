@@ -46,10 +46,10 @@ extension ProfileFixture {
         expected.reflectOut = true
         expected.firstByte = 1
         expected.lastByte = -2
-        expected.reversed = true
+        expected.byteOrder = .reverse
         expected.checksumBits = .zero
         expected.frameIDBytes = 2
-        expected.frameIDBigEndian = true
+        expected.frameIDOrder = .big
         expected.frameIDPosition = .after
         expected.length = .before
         #expect(profile.protection["ClimateCommand"]?.protection.scheme == .declared(expected))

@@ -34,6 +34,17 @@ public struct DeclaredChecksum: Hashable, Sendable {
         case before, after
     }
 
+    /// The order the covered payload bytes go in: forward (first byte first) or reverse
+    /// (last byte first, the comma body's order).
+    public enum ByteOrder: String, Hashable, Sendable, CaseIterable {
+        case forward, reverse
+    }
+
+    /// The order of the frame ID's bytes: little (low byte first) or big.
+    public enum FrameIDOrder: String, Hashable, Sendable, CaseIterable {
+        case little, big
+    }
+
     /// What becomes of the checksum signal's own bits inside the covered bytes.
     public enum ChecksumBits: String, Hashable, Sendable, CaseIterable {
         /// The bytes the checksum touches are left out (what most cars do).
@@ -53,12 +64,11 @@ public struct DeclaredChecksum: Hashable, Sendable {
     /// the last byte), so one declaration fits every length of a message.
     public var firstByte = 0
     public var lastByte = -1
-    /// Covered bytes from the last to the first (the comma body's order).
-    public var reversed = false
+    public var byteOrder = ByteOrder.forward
     public var checksumBits = ChecksumBits.skip
-    /// How many bytes of the frame ID go in (0...4), low byte first unless `frameIDBigEndian`.
+    /// How many bytes of the frame ID go in (0...4), in `frameIDOrder`.
     public var frameIDBytes = 0
-    public var frameIDBigEndian = false
+    public var frameIDOrder = FrameIDOrder.little
     public var frameIDPosition = Position.before
     /// The payload length as one byte, or nil for none.
     public var length: Position?
@@ -80,9 +90,9 @@ public struct DeclaredChecksum: Hashable, Sendable {
                 covered.append(data[index])
             }
         }
-        if reversed { covered.reverse() }
+        if byteOrder == .reverse { covered.reverse() }
         var id = (0..<frameIDBytes).map { UInt8(truncatingIfNeeded: frameID >> UInt32(8 * $0)) }
-        if frameIDBigEndian { id.reverse() }
+        if frameIDOrder == .big { id.reverse() }
         var input: [UInt8] = []
         if length == .before { input.append(UInt8(truncatingIfNeeded: count)) }
         if frameIDPosition == .before { input += id }

@@ -152,11 +152,11 @@ extension ProfileReader {
             declared.firstByte = try index("first", 0)
             declared.lastByte = try index("last", -1)
             if let orderNode = bytes.optional("order") {
-                switch try orderNode.string() {
-                case "forward": declared.reversed = false
-                case "reverse": declared.reversed = true
-                case let other: throw orderNode.error("order is \"forward\" (first byte first) or \"reverse\" (last byte first), not \"\(other)\"")
+                let text = try orderNode.string()
+                guard let order = DeclaredChecksum.ByteOrder(rawValue: text) else {
+                    throw orderNode.error("order is \"forward\" (first byte first) or \"reverse\" (last byte first), not \"\(text)\"")
                 }
+                declared.byteOrder = order
             }
             if let bitsNode = bytes.optional("checksumBits") {
                 declared.checksumBits = try bitsNode.enumeration(DeclaredChecksum.ChecksumBits.self, what: "checksumBits")
@@ -169,11 +169,11 @@ extension ProfileReader {
             guard (1...4).contains(count) else { throw countNode.error("a frame ID has 1...4 bytes (29 bits at most), not \(count)") }
             declared.frameIDBytes = count
             if let orderNode = id.optional("order") {
-                switch try orderNode.string() {
-                case "little": declared.frameIDBigEndian = false
-                case "big": declared.frameIDBigEndian = true
-                case let other: throw orderNode.error("order is \"little\" (low byte first) or \"big\" (high byte first), not \"\(other)\"")
+                let text = try orderNode.string()
+                guard let order = DeclaredChecksum.FrameIDOrder(rawValue: text) else {
+                    throw orderNode.error("order is \"little\" (low byte first) or \"big\" (high byte first), not \"\(text)\"")
                 }
+                declared.frameIDOrder = order
             }
             if let positionNode = id.optional("position") {
                 declared.frameIDPosition = try positionNode.enumeration(DeclaredChecksum.Position.self, what: "frame ID position")
