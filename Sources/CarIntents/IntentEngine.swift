@@ -146,11 +146,8 @@ public final class IntentEngine: Sendable {
             if case let .enumeration(name)? = settings[.radioBand], let band = RadioType(rawValue: name).flatMap({ profile.radio?.band($0) }) {
                 settings[band.tunesByChannel ? .radioFrequency : .radioChannel] = nil
             }
-            var outcome = CommandOutcome(targets: [:], confirmed: [:], failure: nil, frames: [])
-            if profile.bindings[.activeProfile]?.command != nil {
-                outcome = await controller.apply([.activeProfile: .integer(slot)], timeout: timeout, for: resolution.intent.name)
-                guard outcome.succeeded else { return (response(for: outcome), outcome.frames) }
-            }
+            // Nothing is sent: `profile.active` selects a slot, and on a real car selecting a
+            // memory slot recalls it (moves the seats), the opposite of saving.
             let saved = SavedCarProfile(slot: slot, name: name, settings: settings)
             // Saves claim everything: no other save runs between these steps.
             let (previous, all) = shared.withLock { shared in
@@ -162,11 +159,11 @@ public final class IntentEngine: Sendable {
                 try persist(all)
             } catch {
                 shared.withLock { $0.savedProfiles[slot] = previous }
-                return (IntentResponse(code: .failure, reason: "storageError", fields: ["detail": .string("\(error)")]), outcome.frames)
+                return (IntentResponse(code: .failure, reason: "storageError", fields: ["detail": .string("\(error)")]), [])
             }
             var fields: [String: JSONValue] = ["profileNumber": .integer(slot), "settings": .integer(settings.count)]
             if let name { fields["profileName"] = .string(name) }
-            return (IntentResponse(code: .success, reason: nil, fields: fields), outcome.frames)
+            return (IntentResponse(code: .success, reason: nil, fields: fields), [])
 
         case let .restoreProfile(slot):
             guard let saved = shared.withLock({ $0.savedProfiles[slot] }) else {

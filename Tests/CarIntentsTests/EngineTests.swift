@@ -174,6 +174,18 @@ struct Rig: Stoppable {
         }
     }
 
+    /// `profile.active` selects a memory slot, which a real car recalls (a Ford moves the
+    /// seats to memory 3): saving must not send it.
+    @Test func savingACarProfileSendsNoRecall() async throws {
+        let rig = try await Rig.start("sedan", confirmationTimeout: .seconds(5))
+        try await stopping(rig) { rig in
+            let save = try await rig.perform(#"{"intent":"SaveProfileInCar","parameters":{"profileNumber":3}}"#)
+            #expect(save.response.code == .success, "\(save.response)")
+            #expect(save.frames.isEmpty, "\(save.frames.map(\.logLine))")
+            #expect(save.state[.activeProfile] != .integer(3))
+        }
+    }
+
     @Test func restoreReportsPartialFailure() async throws {
         let rig = try await Rig.start("sedan", confirmationTimeout: .seconds(5))
         try await stopping(rig) { rig in
