@@ -194,6 +194,13 @@ final class FramePlan: Sendable {
             self.qualifierSignals = qualifierSignals
             self.pages = pages ?? [Page(idle: idle, onPath: [Bool](repeating: true, count: message.signals.count))]
         }
+
+        /// Whether status signal `signal` also carries a property other than `key` that
+        /// `state` knows (a blower level beside the fan switch).
+        func carriesAnother(than key: Int, _ signal: Int, in state: VehicleState, keys: [Key]) -> Bool {
+            let carried = [keyBySignal[signal]] + (sharedKeys[signal] ?? [])
+            return carried.contains { $0 >= 0 && $0 != key && state[keys[$0].key] != nil }
+        }
     }
 
     /// The acknowledgement message and the signals it answers with.

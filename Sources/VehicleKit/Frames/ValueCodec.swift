@@ -11,6 +11,9 @@ final class ValueCodec: Sendable {
     let shortTable: [(raw: Int128, value: PropertyValue)]
     /// What a raw value outside the table reads as; nil: no state.
     let otherwise: PropertyValue?
+    /// The encoder input that carries `otherwise`: the first DBC choice the table leaves
+    /// out, else the smallest raw value it leaves out (the simulated car must send one).
+    let otherwiseInput: SignalInput?
     /// Raw values that are no state.
     let invalid: Set<Int128>
     /// Property value -> encoder input (the first raw value of its entry).
@@ -53,6 +56,11 @@ final class ValueCodec: Sendable {
         self.falseInput = inputByValue[.bool(false)]
         self.otherwise = mapping.otherwise.flatMap { Self.value($0, kind: kind) }
         self.invalid = Set(mapping.invalid.compactMap { Self.raw($0, signal: signal) })
+        let taken = Set(valueByRaw.keys).union(invalid)
+        let unmapped =
+            signal.choices.map(\.value).filter { !taken.contains($0) }.min()
+            ?? (0..<(Int128(1) << min(signal.length, 16))).first { !taken.contains($0) }
+        self.otherwiseInput = otherwise == nil ? nil : unmapped.flatMap { codec.input(forRaw: $0, signal: signal.name) }
         self.linear = mapping.linear
         self.followsDisplayUnit = mapping.followsDisplayUnit
         self.scale = signal.scale.doubleValue
@@ -150,15 +158,26 @@ final class ValueCodec: Sendable {
         }
     }
 
+    /// True when only `otherwise` carries `value` (no raw value of the table does): a
+    /// status signal another property also carries is then left to that property.
+    func carriesOnlyThroughOtherwise(_ value: PropertyValue) -> Bool {
+        guard otherwiseInput != nil, value == otherwise else { return false }
+        switch value {
+        case let .bool(flag): return (flag ? trueInput : falseInput) == nil
+        default: return inputByValue[value] == nil
+        }
+    }
+
     /// The encoder input that carries `value`; nil when the mapping has no raw value for it.
     func input(_ value: PropertyValue, converting override: LinearTransform? = nil) -> SignalInput? {
         let linear = override ?? self.linear
         switch value {
         case let .bool(flag):
             if let input = flag ? trueInput : falseInput { return input }
-            return isTabled ? nil : .integer(flag ? 1 : 0)
+            guard isTabled else { return .integer(flag ? 1 : 0) }
+            return value == otherwise ? otherwiseInput : nil
         case .enumeration:
-            return inputByValue.isEmpty ? nil : inputByValue[value]
+            return inputByValue[value] ?? (value == otherwise ? otherwiseInput : nil)
         case let .integer(number):
             if !inputByValue.isEmpty, let input = inputByValue[value] { return input }
             if let linear { return .float(linear.signal(fromProperty: Double(number))) }

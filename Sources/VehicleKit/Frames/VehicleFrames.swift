@@ -521,8 +521,13 @@ public struct VehicleFrames: Sendable {
         for slot in status.slots {
             let key = plan.keys[slot.key]
             if let value = state[key.key], let input = input(for: value, key: key, codec: key.status, depending: key.dependency.flatMap { state[$0] }) {
+                let onlyOtherwise = key.status?.carriesOnlyThroughOtherwise(value) ?? false
                 // A status signal that overlaps one written before it is not written (`FrameWrites`).
-                for signal in slot.signals where status.written[signal] && page.onPath[signal] { inputs[signal] = input }
+                for signal in slot.signals where status.written[signal] && page.onPath[signal] {
+                    // Fan on read through `otherwise` from the blower level: the level says it.
+                    if onlyOtherwise && status.carriesAnother(than: slot.key, signal, in: state, keys: plan.keys) { continue }
+                    inputs[signal] = input
+                }
             }
         }
         // A qualifier says valid while the vehicle knows the value (idle: invalid).
