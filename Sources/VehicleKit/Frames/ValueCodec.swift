@@ -36,8 +36,13 @@ final class ValueCodec: Sendable {
     /// more than 12 decimals, kept as decoded.
     let precision: Double?
 
-    init(kind: PropertyKind, mapping: ValueMapping, signal: DBCSignal, codec: MessageCodec) {
+    /// The property's fixed range (a percentage's): a number read within one raw step
+    /// outside it is clamped (a scale of 0.108696 reads full as 100.00032 %).
+    let range: ClosedRange<Double>?
+
+    init(kind: PropertyKind, mapping: ValueMapping, signal: DBCSignal, codec: MessageCodec, range: ClosedRange<Double>? = nil) {
         self.kind = kind
+        self.range = range
         var valueByRaw: [Int128: PropertyValue] = [:]
         var inputByValue: [PropertyValue: SignalInput] = [:]
         // Sorted: of two values naming one raw value, the same one reads it every time.
@@ -152,10 +157,18 @@ final class ValueCodec: Sendable {
             guard number.isFinite, abs(number) < 1e15 else { return nil }
             return .integer(Int(number.rounded()))
         case .number:
-            if let linear { return .number(linear.property(fromSignal: decoded.doubleValue)) }
-            guard let precision else { return .number(decoded.doubleValue) }
-            return .number((decoded.doubleValue * precision).rounded() / precision)
+            if let linear { return .number(clamped(linear.property(fromSignal: decoded.doubleValue))) }
+            guard let precision else { return .number(clamped(decoded.doubleValue)) }
+            return .number(clamped((decoded.doubleValue * precision).rounded() / precision))
         }
+    }
+
+    private func clamped(_ number: Double) -> Double {
+        guard let range, !range.contains(number) else { return number }
+        let step = abs(scale)
+        if number < range.lowerBound, range.lowerBound - number <= step { return range.lowerBound }
+        if number > range.upperBound, number - range.upperBound <= step { return range.upperBound }
+        return number
     }
 
     /// True when only `otherwise` carries `value` (no raw value of the table does): a

@@ -63,8 +63,7 @@ extension ProfileReader {
     /// property's unit), a percentage's; nil for numbers without one.
     func numberRange(of key: PropertyKey, in profile: VehicleProfile) -> ClosedRange<Double>? {
         if key.rawValue.hasPrefix("climate.temperature."), let celsius = profile.climate?.celsius { return celsius.min...celsius.max }
-        if key == .fuelPercent || key == .chargePercent { return 0...100 }
-        return nil
+        return key.fixedRange
     }
 
     /// Every key the profile's capabilities need, in a stable order.
@@ -174,16 +173,22 @@ extension ProfileReader {
     /// Each value (through `signalValue`) must encode into the setpoint command and the
     /// status signals and read back as itself: within the DBC minimum/maximum, the bits,
     /// and the scale. A value that a table maps is carried by its raw value; one that a
-    /// linear mapping converts need only fit (the signal's grid may be coarser). A
+    /// linear mapping converts, or a read-only status, need only fit (the signal's grid
+    /// may be coarser). A
     /// setpoint value must not encode as the command's idle value: the vehicle could not
     /// tell it from no request.
     func expect(
         _ binding: ResolvedBinding?, _ values: [Double], path: String, describe: (Double) -> String, signalValue: (Double) -> Double = { $0 }
     ) throws(ProfileError) {
         guard let binding else { return }
-        var sides: [(reference: ResolvedSignal, mapping: ValueMapping, idle: Int128?)] = [(binding.status, binding.binding.statusValues, nil)]
+        // A status that is only read need only fit: the signal's grid may miss the value
+        // (a fuel scale of 0.108696 reads full as 100.00032 %, clamped to 100 on reading).
+        let readOnly = binding.binding.command == nil
+        var sides: [(reference: ResolvedSignal, mapping: ValueMapping, idle: Int128?, exact: Bool)] = [
+            (binding.status, binding.binding.statusValues, nil, !readOnly)
+        ]
         if case let .setpoint(setpoint)? = binding.binding.command {
-            sides.insert(contentsOf: binding.commandSignals.map { ($0, setpoint.values, setpoint.idle) }, at: 0)
+            sides.insert(contentsOf: binding.commandSignals.map { ($0, setpoint.values, setpoint.idle, true) }, at: 0)
         }
         // A mapping's table is keyed by the property value as a profile writes it: a
         // boolean by "false"/"true", not by the 0/1 it is checked as here.
@@ -194,7 +199,7 @@ extension ProfileReader {
                 var carried = signalValue(value)
                 if let linear = side.mapping.linear { carried = linear.signal(fromProperty: carried) }
                 let written = isBool ? String(value != 0) : value.plainText()
-                if let problem = Self.roundTrip(carried, side.reference, exact: side.mapping.linear == nil, writtenAs: written) {
+                if let problem = Self.roundTrip(carried, side.reference, exact: side.exact && side.mapping.linear == nil, writtenAs: written) {
                     throw fail(
                         path,
                         "\(describe(value)) cannot be carried by signal \"\(side.reference.signal.name)\" of message \"\(side.reference.message.name)\" (\(side.reference.path)): \(problem)"

@@ -108,6 +108,12 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
     /// `power.activeConnector`'s value when nothing is plugged in (SiriKit's `activeConnector` is then nil).
     public static let noConnector = "none"
 
+    /// The range a number property is documented to stay in whatever the car's profile
+    /// says (a percentage's 0...100); nil for numbers whose range the profile gives.
+    public var fixedRange: ClosedRange<Double>? {
+        self == .fuelPercent || self == .chargePercent ? 0...100 : nil
+    }
+
     /// What values the key holds; nil for a key outside the vocabulary.
     public var kind: PropertyKind? {
         // On the hot path (every decoded and encoded signal): no splitting, no allocation
