@@ -319,7 +319,9 @@ final class FramePlan: Sendable {
             let kind = key.kind
             let statusMessage = database.message(named: binding.status.message)
             let statusSignal = statusMessage?.signal(named: binding.status.signal)
-            let status = zip2(kind, statusSignal).map { ValueCodec(kind: $0, mapping: binding.statusValues, signal: $1, codec: statusMessage!.codec, range: key.fixedRange) }
+            let status = zip2(kind, statusSignal).map {
+                ValueCodec(kind: $0, mapping: binding.statusValues, signal: $1, codec: statusMessage!.codec, range: key.fixedRange)
+            }
             var command: Command?
             if let reference = binding.command, let message = database.message(named: reference.message), let kind {
                 func request(_ request: SignalRequest) -> Request? {
