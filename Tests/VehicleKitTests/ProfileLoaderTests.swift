@@ -236,6 +236,18 @@ struct ProfileFixture {
             path: "climate.temperature.celsius", "45 °C", #"signal "TargetTempLeft" of message "ClimateCommand""#, "smaller than or equal to 42")
     }
 
+    /// A temperature the car only reports is checked too: a signal that cannot carry
+    /// 12 °C (the simulated car's outside temperature) is the wrong signal, said at load
+    /// rather than by every `perform`.
+    @Test func reportedTemperaturesMustFitTheirSignal() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.dbc(
+            #"SG_ CabinTemperature : 48|8@1+ (0.5,-40) [-40|87.5] "degC" HeadUnit"#,
+            #"SG_ CabinTemperature : 48|8@1+ (0.25,0) [0|0.75] "degC" HeadUnit"#)
+        fixture.expectError(
+            path: #"bindings["climate.cabinTemperature"]"#, "12 °C", #"signal "CabinTemperature" of message "ClimateStatus""#, "0.75")
+    }
+
     @Test func temperatureStepFinerThanSignalScale() throws {
         var fixture = try ProfileFixture("suv")
         try fixture.json(#""celsius": {"min": 15, "max": 30, "step": 0.5}"#, #""celsius": {"min": 15, "max": 30, "step": 0.25}"#)
@@ -352,8 +364,9 @@ struct ProfileFixture {
         try fixture.dbc(
             #"SG_ CabinTemperature : 48|8@1+ (0.5,-40) [-40|87.5] "degC" HeadUnit"#, #"SG_ CabinTemperature : 48|8@1+ (0.5,-40) [87.5|-40] "degC" HeadUnit"#)
         // The range check looks at the bound signal alone (issue 25: a status is read
-        // without the encoder), so the neighbour's range no longer matters; no trap either.
-        #expect(throws: Never.self) { try fixture.load() }
+        // without the encoder); the cabin temperature is range-checked, so the upside-down
+        // range is refused with its reason, not trapped on.
+        fixture.expectError(path: #"bindings["climate.cabinTemperature"]"#, "greater than or equal to 87.5")
     }
 
     @Test func crcNotByteAligned() throws {

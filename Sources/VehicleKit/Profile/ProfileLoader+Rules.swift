@@ -162,6 +162,11 @@ extension ProfileReader {
         if profile.profileSlots > 0 {
             try expect(bindings[.activeProfile], [0, Double(profile.profileSlots)], path: "profileSlots", describe: { "profile slot \($0.plainText())" })
         }
+        // Temperatures a car reports: a signal that cannot carry an ordinary one (the
+        // simulated car's 12 °C outside, 24 °C inside) is the wrong signal.
+        for (key, samples) in [(PropertyKey.outsideTemperature, [-20.0, 12, 40]), (.cabinTemperature, [12.0, 24, 32])] {
+            try expect(bindings[key], samples, path: "bindings[\"\(key.rawValue)\"]", describe: { "\($0.plainText()) °C" })
+        }
         for key in [PropertyKey.fuelPercent, .chargePercent] {
             try expect(bindings[key], [0, 100], path: "bindings[\"\(key.rawValue)\"]", describe: { "\($0.plainText()) %" })
         }
