@@ -248,6 +248,24 @@ struct ProfileFixture {
             path: #"bindings["climate.cabinTemperature"]"#, "12 °C", #"signal "CabinTemperature" of message "ClimateStatus""#, "0.75")
     }
 
+    /// SiriKit only ever asks to activate a car signal (`ActivateCarSignal`): its setpoint
+    /// may map "true" alone, false being the idle value no request may use. Any other
+    /// boolean still maps both, and the error says what to write instead.
+    @Test func aCarSignalSetpointMayMapTrueAlone() throws {
+        var fixture = try ProfileFixture("sedan")
+        try fixture.json(
+            #""signal": "Lights", "idle": "NoRequest",\#n        "values": {"false": "Off", "true": "On"}"#,
+            #""signal": "Lights", "idle": "Off",\#n        "values": {"true": "On"}"#)
+        let profile = try fixture.load()
+        #expect(profile.bindings[.signal(.visible)]?.command != nil)
+
+        var fan = try ProfileFixture("sedan")
+        try fan.json(
+            #""signal": "Fan", "idle": "NoRequest",\#n        "values": {"false": "Off", "true": "On"}"#,
+            #""signal": "Fan", "idle": "NoRequest",\#n        "values": {"true": "On"}"#)
+        fan.expectError(path: #"bindings["climate.fan"].command.values"#, #"maps both "false" and "true""#, #""kind": "momentary""#)
+    }
+
     @Test func temperatureStepFinerThanSignalScale() throws {
         var fixture = try ProfileFixture("suv")
         try fixture.json(#""celsius": {"min": 15, "max": 30, "step": 0.5}"#, #""celsius": {"min": 15, "max": 30, "step": 0.25}"#)

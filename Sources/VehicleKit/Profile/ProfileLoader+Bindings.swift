@@ -307,8 +307,12 @@ extension ProfileReader {
                 }
                 mapping.values[text] = names
             }
-            if kind == .bool, !isStatus, mapping.values.count != 2 {
-                throw valuesNode.error("a boolean command maps both \"false\" and \"true\"")
+            // SiriKit only asks to activate a car signal: "true" alone is enough there.
+            let trueOnly = CarSignal.allCases.contains { key == .signal($0) } && mapping.values.keys.elementsEqual(["true"])
+            if kind == .bool, !isStatus, mapping.values.count != 2, !trueOnly {
+                throw valuesNode.error(
+                    "a boolean command maps both \"false\" and \"true\" (a request that only ever means one of them is a button: \"kind\": \"momentary\", \"requests\": {\"true\": {\"signal\": …, \"value\": …}})"
+                )
             }
         }
         if let otherwiseNode = object.optional("otherwise") {
