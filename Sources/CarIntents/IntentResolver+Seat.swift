@@ -167,7 +167,9 @@ extension IntentResolver {
         for s in chosen {
             for (on, off) in [(SeatFeature.cooling, SeatFeature.heating), (.heating, .cooling)] {
                 if case let .integer(level)? = context.targets[.seat(s.seat, on)], level > 0, s.maximum(off) > 0 {
-                    context.targets[.seat(s.seat, off)] = .integer(0)
+                    let key = PropertyKey.seat(s.seat, off)
+                    if context.targets[key] == nil { context.implied.insert(key) }
+                    context.targets[key] = .integer(0)
                 }
             }
         }

@@ -68,6 +68,10 @@ public enum IntentResolver {
                 context.targets[key] = nil
                 continue
             }
+            if context.implied.contains(key) {
+                context.targets[key] = nil
+                continue
+            }
             let reason =
                 context.profile.isReadOnly(key)
                 ? "\(context.car) reports \(key.rawValue) but takes no command for it on its bus"
@@ -126,6 +130,9 @@ struct ResolutionContext {
     /// its speed): a parameter asking for one is fulfilled even where the car takes no
     /// command for it.
     var fulfilledBy: [PropertyKey: PropertyKey] = [:]
+    /// Targets no parameter asked for, that the intent implies (a seat's cooling off when
+    /// its heating goes on): where the car takes no command for one, it is left to the car.
+    var implied: Set<PropertyKey> = []
     /// Any other action.
     var action: IntentAction?
 

@@ -56,6 +56,26 @@ import VehicleKit
         }
     }
 
+    /// Bug: heating on with a level was refused on a car whose seat cooling is only
+    /// reported: "cooling off", which heating implies, was blamed on `level` (the heating's
+    /// level). Without the level the same request succeeded. The implied target is left
+    /// to the car, with or without a level.
+    @Test(arguments: [#""seat":"driver","enableHeating":true,"level":3"#, #""seat":"driver","enableHeating":true"#])
+    func heatingOnBesideAReportedOnlyCooling(_ parameters: String) throws {
+        var profile = try ShippedProfiles.load("suv")
+        for key in profile.bindings.keys where key.rawValue.hasSuffix(".cooling") { profile.bindings[key]?.command = nil }
+        let resolution = try resolve(request("SetSeatSettingsInCar", parameters), profile)
+        for parameter in resolution.parameters {
+            #expect(parameter.result.isResolved, "\(parameter.name): \(parameter.result)")
+        }
+        guard case let .set(targets)? = resolution.action else {
+            Issue.record("no targets: \(String(describing: resolution.action))")
+            return
+        }
+        #expect(targets.keys.allSatisfy { $0.rawValue.hasSuffix(".heating") }, "\(targets)")
+        if parameters.contains("level") { #expect(targets.values.allSatisfy { $0 == .integer(3) }) }
+    }
+
     /// Bug: a read-only climate on/off of a zone (the Hyundai C-CAN's rear "off" display)
     /// resolved `success` and Handle then answered `notResolved` with nothing sent.
     @Test func aReadOnlyZoneClimateSwitch() async throws {
