@@ -266,6 +266,19 @@ struct ProfileFixture {
         fan.expectError(path: #"bindings["climate.fan"].command.values"#, #"maps both "false" and "true""#, #""kind": "momentary""#)
     }
 
+    /// Profile slot 0 ("none") is never commanded (SetProfileInCar selects 1...slots), so
+    /// a slot request that idles at 0 binds; a seat level 0 is commanded ("heating off"),
+    /// so its idle value must differ, and the error says what to write instead.
+    @Test func onlyCommandedValuesMustDifferFromTheIdleValue() throws {
+        var slots = try ProfileFixture("sedan")
+        try slots.json(#""signal": "ProfileSlot", "idle": "NoRequest""#, #""signal": "ProfileSlot", "idle": 0"#)
+        #expect(try slots.load().bindings[.activeProfile]?.command != nil)
+
+        var seat = try ProfileFixture("sedan")
+        try seat.json(#""signal": "HeatFrontLeft", "idle": "NoRequest""#, #""signal": "HeatFrontLeft", "idle": 0"#)
+        seat.expectError(path: #"bindings["seat.frontLeft.heating"].command.idle"#, "heating level 0", "give no idle")
+    }
+
     @Test func temperatureStepFinerThanSignalScale() throws {
         var fixture = try ProfileFixture("suv")
         try fixture.json(#""celsius": {"min": 15, "max": 30, "step": 0.5}"#, #""celsius": {"min": 15, "max": 30, "step": 0.25}"#)

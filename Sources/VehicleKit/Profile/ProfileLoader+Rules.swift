@@ -160,7 +160,10 @@ extension ProfileReader {
             }
         }
         if profile.profileSlots > 0 {
-            try expect(bindings[.activeProfile], [0, Double(profile.profileSlots)], path: "profileSlots", describe: { "profile slot \($0.plainText())" })
+            // Slot 0 ("none") is reported, never commanded: SetProfileInCar selects 1...slots.
+            try expect(
+                bindings[.activeProfile], [0, Double(profile.profileSlots)], path: "profileSlots", describe: { "profile slot \($0.plainText())" },
+                commanded: { $0 != 0 })
         }
         // Temperatures a car reports: a signal that cannot carry an ordinary one (the
         // simulated car's 12 °C outside, 24 °C inside) is the wrong signal.
@@ -183,7 +186,8 @@ extension ProfileReader {
     /// setpoint value must not encode as the command's idle value: the vehicle could not
     /// tell it from no request.
     func expect(
-        _ binding: ResolvedBinding?, _ values: [Double], path: String, describe: (Double) -> String, signalValue: (Double) -> Double = { $0 }
+        _ binding: ResolvedBinding?, _ values: [Double], path: String, describe: (Double) -> String, signalValue: (Double) -> Double = { $0 },
+        commanded: (Double) -> Bool = { _ in true }
     ) throws(ProfileError) {
         guard let binding else { return }
         // A status that is only read need only fit: the signal's grid may miss the value
@@ -211,10 +215,10 @@ extension ProfileReader {
                     )
                 }
                 let signal = side.reference.signal
-                if let idle = side.idle, ((carried - signal.offset.doubleValue) / signal.scale.doubleValue).rounded() == Double(idle) {
+                if let idle = side.idle, commanded(value), ((carried - signal.offset.doubleValue) / signal.scale.doubleValue).rounded() == Double(idle) {
                     throw fail(
                         side.reference.path + ".idle",
-                        "\(describe(value)) is sent as raw value \(idle), the idle value of signal \"\(signal.name)\": the vehicle could not tell it from no request (map it to another raw value, or use a momentary or toggle command)"
+                        "\(describe(value)) is sent as raw value \(idle), the idle value of signal \"\(signal.name)\": the vehicle could not tell it from no request (give no idle where the signal always carries the value: the frame then repeats the current one; else map it to another raw value, or use a momentary or toggle command)"
                     )
                 }
             }
