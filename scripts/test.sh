@@ -306,19 +306,26 @@ stage_decode_cli() {
 stage_real_dbcs() {
     # The production cars' DBCs are used as published (commaai/opendbc), never edited:
     # each copy, in a vehicle profile (the tests' fixtures use those), must keep the
-    # SHA-256 recorded from shared/real-dbc/README.md.
+    # SHA-256 recorded from shared/real-dbc/README.md or, for a file the shared folder
+    # does not hold, from the pinned opendbc package (scripts/bootstrap.sh).
     step "real-car DBCs unchanged (VehicleProfiles/SHA256SUMS)"
-    local count=0 folder file
+    local count=0 folder file shared package
+    package="$("$PY" -c 'import os, opendbc; print(os.path.join(os.path.dirname(opendbc.__file__), "dbc"))')" \
+        || die "the pinned opendbc package is not installed: scripts/bootstrap.sh"
     for folder in "$REPO_ROOT/VehicleProfiles"; do
         (cd "$folder" && sha256sum --check --strict SHA256SUMS) || die "a real-car DBC in $folder differs from its published file"
         count=$((count + $(grep -c . "$folder/SHA256SUMS")))
-        if [ -d "$REPO_ROOT/../shared/real-dbc" ]; then
-            # Beside the shared folder: the copies are the shared files themselves.
-            while read -r _ file; do
-                cmp -s "$folder/$file" "$REPO_ROOT/../shared/real-dbc/$(basename "$file")" \
-                    || die "$folder/$file is not ../shared/real-dbc/$(basename "$file")"
-            done < "$folder/SHA256SUMS"
-        fi
+        while read -r _ file; do
+            # Beside the shared folder: the copies are the shared files themselves; the
+            # files it does not hold are the opendbc package's.
+            shared="$REPO_ROOT/../shared/real-dbc/$(basename "$file")"
+            if [ -f "$shared" ]; then
+                cmp -s "$folder/$file" "$shared" || die "$folder/$file is not ../shared/real-dbc/$(basename "$file")"
+            else
+                cmp -s "$folder/$file" "$package/$(basename "$file")" \
+                    || die "$folder/$file is not opendbc's $(basename "$file") (the pinned package: $package)"
+            fi
+        done < "$folder/SHA256SUMS"
     done
     echo "real-car DBCs: $count passed, 0 failed" | tee -a "$RESULTS"
 }

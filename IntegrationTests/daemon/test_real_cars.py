@@ -15,7 +15,8 @@ from conftest import PROFILES, binary
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support" / "intents"))
 import check_intents  # noqa: E402
 
-REAL_CARS = ["ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-mcan", "toyota-2017", "vw-mqb"]
+REAL_CARS = ["ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-kia-generic", "hyundai-mcan", "tesla-model-s",
+             "toyota-2017", "vw-mqb"]
 
 
 @pytest.mark.parametrize("name", REAL_CARS)

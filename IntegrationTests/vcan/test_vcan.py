@@ -25,7 +25,8 @@ import check_intents  # noqa: E402  (scenarios and checks shared with the in-pro
 BIN = Path(os.environ.get("CARPLAY_BIN_DIR", REPO / ".build" / "debug"))
 # Every shipped profile with carplay-ecu; the independent Python ECU plays the example
 # cars (it implements setpoints and carplayd E2E, not the other command kinds or schemes).
-PROFILES = ["sedan", "suv", "ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-mcan", "toyota-2017", "vw-mqb"]
+PROFILES = ["sedan", "suv", "ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-kia-generic", "hyundai-mcan",
+            "tesla-model-s", "toyota-2017", "vw-mqb"]
 PYTHON_ECU_PROFILES = ["sedan", "suv"]  # also the verbs test: cars that can do every verb
 # Cars whose every-intent run is on their full bus (carplay-ecu --bus-load: every other
 # message of the DBC at its cycle time), as on the car: the kernel filters must keep it

@@ -20,7 +20,9 @@ CHANGES = {
     "ford-cgea": ("lock.locked", "true"),
     "gm-global-a-lowspeed": ("defroster.rear", "true"),
     "hyundai-ccan": ("climate.autoMode", "true"),
+    "hyundai-kia-generic": ("climate.airConditioner", "false"),
     "hyundai-mcan": ("climate.airConditioner", "false"),
+    "tesla-model-s": ("defroster.front", "true"),
     "toyota-2017": ("defroster.front", "true"),
     "vw-mqb": ("lock.locked", "true"),
 }

@@ -11,7 +11,9 @@ import VehicleSimulator
 /// property go through `SignalDiff`, which must rank the profile's status signal first.
 /// (The same on vcan, from candump logs of carplay-ecu, is IntegrationTests/vcan.)
 @Suite struct DiffFindsTheStatusTests {
-    static let profiles = ["sedan", "suv", "ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-mcan", "toyota-2017", "vw-mqb"]
+    static let profiles = [
+        "sedan", "suv", "ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-kia-generic", "hyundai-mcan", "tesla-model-s", "toyota-2017", "vw-mqb",
+    ]
 
     /// Another value the car could report for `key` (nil: none to pick).
     static func changed(_ key: PropertyKey, from current: PropertyValue?, in profile: VehicleProfile, binding: PropertyBinding) -> PropertyValue? {

@@ -8,7 +8,9 @@ import Testing
 /// not the car. A shipped profile does not refuse climate, seats or signals while the
 /// car reads locked -- a parked, locked car is pre-conditioned and honked to be found.
 @Suite struct LockedCarTests {
-    static let profiles = ["ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-mcan", "toyota-2017", "vw-mqb", "sedan", "suv"]
+    static let profiles = [
+        "ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-kia-generic", "hyundai-mcan", "tesla-model-s", "toyota-2017", "vw-mqb", "sedan", "suv",
+    ]
 
     /// The intents of each kind the profile can command (a real car's bus may only
     /// report some), as a person would say them.

@@ -11,7 +11,9 @@ import VehicleSimulator
 /// their protection on published frames, and the simulated vehicle's faults on a car
 /// without acknowledgement or protection.
 @Suite struct RealCarTests {
-    @Test(arguments: ["ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-mcan", "toyota-2017", "vw-mqb"])
+    @Test(arguments: [
+        "ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-kia-generic", "hyundai-mcan", "tesla-model-s", "toyota-2017", "vw-mqb",
+    ])
     func loadsWithoutAcknowledgementOrE2E(_ name: String) throws {
         let profile = try ShippedProfiles.load(name)
         #expect(profile.acknowledgement == nil, "production cars send no acknowledgement")

@@ -93,7 +93,9 @@ import VehicleSimulator
 
     /// Every reply of every typed method, on both example cars, in every phase, for
     /// intents that succeed, disambiguate, ask for values and fail, has its declared type.
-    @Test(arguments: ["sedan", "suv", "ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-mcan", "toyota-2017", "vw-mqb"])
+    @Test(arguments: [
+        "sedan", "suv", "ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-kia-generic", "hyundai-mcan", "tesla-model-s", "toyota-2017", "vw-mqb",
+    ])
     func everyReplyHasItsDeclaredType(_ profileName: String) async throws {
         let directory = TestPaths.repositoryRoot.appendingPathComponent("VehicleProfiles/\(profileName)").path
         var profile = try ProfileLoader.load(directory: directory) { FileManager.default.contents(atPath: $0).map { Array($0) } }

@@ -39,7 +39,8 @@ climate zone, fan off, auto mode, climate control (the whole car's, and each cli
 control zone's own through a seat it serves) and each value a momentary command
 cannot set. A profile that `carplayctl profile check` refuses is one FAIL line. DBCs
 that cantools refuses in strict mode (overlapping signals in production files) are
-read non-strict.
+read non-strict; the two bends of opendbc's files that cantools refuses in any mode are
+read as carplayd reads them (`cantools_readable`).
 
 Prints one line per scenario and `N passed, N failed`; exits 1 on any failure.
 """
@@ -47,6 +48,7 @@ Prints one line per scenario and `N passed, N failed`; exits 1 on any failure.
 import argparse
 import json
 import math
+import re
 import subprocess
 import sys
 import time
@@ -87,16 +89,38 @@ def same(a, b):
     return math.isclose(float(a), float(b), rel_tol=1e-6, abs_tol=1e-6)
 
 
+def cantools_readable(text):
+    """The DBC text with the two bends of opendbc's files that cantools refuses outright
+    (in strict mode or not) read as carplayd reads them, each with a warning (docs/CLI.md,
+    "Reading a DBC"), in memory: the files stay as published.
+
+    - `CM_ 145 "..."` (hyundai_kia_generic.dbc), a message comment without `BO_`: a
+      syntax error to cantools, `CM_ BO_ 145 "..."` to carplayd;
+    - `VAL_ 568 UI_mapSpeedLimit ...;` (tesla_can.dbc), a value table for a signal its
+      message does not have: "unused VAL_ entries" to cantools, ignored by carplayd.
+    """
+    text = re.sub(r'^CM_ (\d+) "', r'CM_ BO_ \1 "', text, flags=re.MULTILINE)
+    signals, message = set(), None
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) > 2 and words[0] == "BO_":
+            message = words[1]
+        elif len(words) > 1 and words[0] == "SG_":
+            signals.add((message, words[1]))
+    return re.sub(r'^VAL_ (\d+) (\w+) .*;[ \t]*\r?\n?',
+                  lambda m: m.group(0) if (m.group(1), m.group(2)) in signals else "", text, flags=re.MULTILINE)
+
+
 class Vehicle:
     def __init__(self, directory):
         self.directory = Path(directory)
         self.profile = json.loads((self.directory / "profile.json").read_text())
-        path = str(self.directory / self.profile["dbc"])
+        text = cantools_readable((self.directory / self.profile["dbc"]).read_text(encoding="cp1252"))
         try:
-            self.db = cantools.database.load_file(path, strict=True)
+            self.db = cantools.database.load_string(text, database_format="dbc", strict=True)
         except cantools.database.UnsupportedDatabaseFormatError:
             # production DBCs (vw_mqb.dbc) have overlapping signals in messages no profile uses
-            self.db = cantools.database.load_file(path, strict=False)
+            self.db = cantools.database.load_string(text, database_format="dbc", strict=False)
         self.bindings = self.profile["bindings"]
         self.settings = self.profile.get("messages", {})
         for message_name, table in self.settings.items():
