@@ -95,7 +95,10 @@ import Testing
         var gm = try OverlappingSignalTests.gm()
         try gm.json(
             #""power.fuelPercent": {"#,
-            #""extension.outsideTemperature": {"status": {"message": "Fuel_Information", "signal": "FlLvlPct", "unit": "fahrenheit"}}, "power.fuelPercent": {"#)
+            #""extension.outsideTemperature": {"status": {"message": "Analog_Values_Slow_LS", "signal": "EngIntAirTmp", "unit": "fahrenheit"}}, "power.fuelPercent": {"#
+        )
+        // A temperature signal that carries -20...40 °C in °F (the range check's values).
+        try gm.json(#""messages": {"#, #""messages": {"Analog_Values_Slow_LS": {"cycleTimeMs": 1000}, "#)
         let profile = try gm.load()
         #expect(profile.bindings[.outsideTemperature]?.statusValues.linear == LinearTransform.converting(from: "fahrenheit"))
         #expect(profile.isReadOnly(.outsideTemperature))
