@@ -122,4 +122,15 @@ import Testing
             #""status": {"message": "ClimateStatus", "signal": "AirConditioner", "values": {"false": "Off", "true": "On"}}"#)
         #expect(try sedan.load().bindings[.airConditioner] != nil)
     }
+
+    /// A sentinel named by its raw number outside the DBC's range (the Hyundai C-CAN's HI,
+    /// raw 254 = 141 °C in a [15|32] signal) loaded, then the simulated car could not send
+    /// the range's end. The loader now says so, and what to write: name it as a choice.
+    @Test func aRawSentinelOutsideTheDBCRangeIsNamedAsAChoice() throws {
+        var sedan = try ProfileFixture("sedan")
+        try sedan.json(
+            #""status": {"message": "ClimateStatus", "signal": "TargetTempLeft"}"#,
+            #""status": {"message": "ClimateStatus", "signal": "TargetTempLeft", "values": {"max": [254]}}"#)
+        sedan.expectError(path: "climate.temperature.celsius", "28 °C is raw value 254", #""choices": {"TargetTempLeft": {"254": "…"}}"#)
+    }
 }

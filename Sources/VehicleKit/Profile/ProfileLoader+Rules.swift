@@ -204,7 +204,14 @@ extension ProfileReader {
         let isBool = binding.key.kind == .bool
         for side in sides {
             for value in values {
-                if side.mapping.values[isBool ? String(value != 0) : value.plainText()] != nil { continue }
+                if let names = side.mapping.values[isBool ? String(value != 0) : value.plainText()] {
+                    // Carried by its raw value: the first one named is the one sent.
+                    if case let .raw(raw)? = names.first, let problem = Self.rawProblem(raw, side.reference) {
+                        throw fail(
+                            path, "\(describe(value)) is raw value \(raw) of signal \"\(side.reference.signal.name)\" (\(side.reference.path)): \(problem)")
+                    }
+                    continue
+                }
                 var carried = signalValue(value)
                 if let linear = side.mapping.linear { carried = linear.signal(fromProperty: carried) }
                 let written = isBool ? String(value != 0) : value.plainText()
@@ -222,6 +229,21 @@ extension ProfileReader {
                     )
                 }
             }
+        }
+    }
+
+    /// Why raw value `raw` cannot be sent in the signal (its DBC minimum and maximum,
+    /// which a sentinel such as LO/HI often lies outside), with the fix; nil when it can.
+    static func rawProblem(_ raw: Int128, _ reference: ResolvedSignal) -> String? {
+        let codec = reference.message.codec
+        let index = codec.index(ofSignal: reference.signal.name)!
+        do {
+            _ = try codec.carried(codec.input(forRaw: raw, signalAt: index), signalAt: index)
+            return nil
+        } catch {
+            let signal = reference.signal
+            return
+                "\(error.description) A raw value the car sends outside the DBC's range is named as a choice, which the range does not bind: \"messages\": {\"\(reference.message.name)\": {\"choices\": {\"\(signal.name)\": {\"\(raw)\": \"…\"}}}}, and the mapping names that choice"
         }
     }
 
