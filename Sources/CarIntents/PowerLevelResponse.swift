@@ -22,6 +22,9 @@ import VehicleKit
 ///   carried a power property, as ISO 8601 UTC text (`2026-12-01T14:24:13.250Z`;
 ///   SiriKit's `DateComponents`).
 ///
+/// A car with both energies that reports no total range answers with the sum of its
+/// fuel and electric ranges (a plug-in hybrid's display adds them).
+///
 /// Electric fields need `power.battery`, fuel fields `power.fuel`, as the profile says;
 /// fields whose state is unknown are left out. A car with only one of the two reports
 /// all its range in that one: its electric (or fuel) ranges are the overall ones when no
@@ -43,8 +46,14 @@ public enum PowerLevelResponse {
         }
         let kilometers = "kilometers"
         let kilowattHours = "kilowattHours"
-        measure(.distanceRemaining, "distanceRemaining", unit: kilometers)
-        measure(.maximumDistance, "maximumDistance", unit: kilometers)
+        // Both energies: a total the car does not report is its two ranges added, as a
+        // plug-in hybrid's display adds them.
+        func total(_ fuel: PropertyKey, _ electric: PropertyKey) -> Double? {
+            guard power.fuel, power.battery, let fuel = state[fuel]?.doubleValue, let electric = state[electric]?.doubleValue else { return nil }
+            return fuel + electric
+        }
+        measure(.distanceRemaining, "distanceRemaining", unit: kilometers, fallback: total(.distanceRemainingFuel, .distanceRemainingElectric))
+        measure(.maximumDistance, "maximumDistance", unit: kilometers, fallback: total(.maximumDistanceFuel, .maximumDistanceElectric))
         // One energy only: its ranges are the car's.
         let only = power.fuel != power.battery
         let overall = only ? state[.distanceRemaining]?.doubleValue : nil

@@ -69,6 +69,28 @@ import Testing
         #expect(fields["maximumDistanceElectric"] == nil, "no signal, and the overall range is not all electric")
     }
 
+    /// A plug-in hybrid that reports its fuel and electric ranges and no total: the total
+    /// (`distanceRemaining`) is their sum, as the car's own display adds them; a total the
+    /// car reports is kept as it is.
+    @Test func aHybridsTotalRangeIsItsTwoRanges() throws {
+        let hybrid = PowerCapabilities(fuel: true, battery: true)
+        var state = VehicleState([.fuelPercent: .number(50), .chargePercent: .number(80)])
+        state[.distanceRemainingElectric] = .number(40)
+        state[.distanceRemainingFuel] = .number(272.5)
+        state[.maximumDistanceElectric] = .number(50)
+        state[.maximumDistanceFuel] = .number(550)
+        let fields = try #require(PowerLevelResponse.fields(state: state, power: hybrid, carIdentifier: "h", lastUpdate: nil))
+        #expect(fields["distanceRemaining"] == ["value": 312.5, "unit": "kilometers"])
+        #expect(fields["maximumDistance"] == ["value": 600.0, "unit": "kilometers"])
+        state[.distanceRemaining] = .number(300)
+        let reported = try #require(PowerLevelResponse.fields(state: state, power: hybrid, carIdentifier: "h", lastUpdate: nil))
+        #expect(reported["distanceRemaining"] == ["value": 300.0, "unit": "kilometers"])
+        state[.distanceRemaining] = nil
+        state[.distanceRemainingFuel] = nil
+        let half = try #require(PowerLevelResponse.fields(state: state, power: hybrid, carIdentifier: "h", lastUpdate: nil))
+        #expect(half["distanceRemaining"] == nil, "one range of two is no total")
+    }
+
     /// A car that reports its range and neither level answers with the range alone.
     @Test func aRangeWithoutALevel() throws {
         let state = VehicleState([.distanceRemaining: .number(380)])
