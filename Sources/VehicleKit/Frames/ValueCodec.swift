@@ -157,10 +157,19 @@ final class ValueCodec: Sendable {
             guard number.isFinite, abs(number) < 1e15 else { return nil }
             return .integer(Int(number.rounded()))
         case .number:
-            if let linear { return .number(clamped(linear.property(fromSignal: decoded.doubleValue))) }
+            if let linear { return .number(clamped(Self.withoutNoise(linear.property(fromSignal: decoded.doubleValue)))) }
             guard let precision else { return .number(clamped(decoded.doubleValue)) }
             return .number(clamped((decoded.doubleValue * precision).rounded() / precision))
         }
+    }
+
+    /// A number through a linear mapping rounded to 9 decimals: the grid in property units
+    /// is rarely a short decimal (°F to °C: 5/9), and 9 decimals are below any signal's
+    /// resolution, so only the float noise of the conversion goes (71 °F: 21.666666667 °C,
+    /// not 21.666666666666664).
+    static func withoutNoise(_ number: Double) -> Double {
+        guard number.isFinite, abs(number) < 1e6 else { return number }
+        return (number * 1e9).rounded() / 1e9
     }
 
     private func clamped(_ number: Double) -> Double {
