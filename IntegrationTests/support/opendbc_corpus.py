@@ -16,7 +16,6 @@ Exit 1 on any file carplayd refuses or any disagreement; the last line is the su
 """
 
 import argparse
-import glob
 import json
 import math
 import os
@@ -30,7 +29,8 @@ from opendbc.can.dbc import DBC
 from opendbc.can.packer import CANPacker
 from opendbc.can.parser import CANParser
 
-DBC_DIR = os.path.join(os.path.dirname(opendbc.__file__), "dbc")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from opendbc_frames import DBC_DIR, dbc_name, generator_sources, random_values, shipped_paths  # noqa: E402
 
 
 def carplayctl_loads(carplayctl, path):
@@ -63,18 +63,6 @@ def candump_line(address, data):
     return "(0.000000) can0 %s%s%s" % (can_id, separator, data.hex().upper())
 
 
-def random_values(message, rng):
-    values = {}
-    for sig in message.sigs.values():
-        if sig.name in ("CHECKSUM", "COUNTER") or sig.size > 52:
-            continue
-        raw = rng.randrange(0, 1 << sig.size)
-        if sig.is_signed and raw >= 1 << (sig.size - 1):
-            raw -= 1 << sig.size
-        values[sig.name] = raw * sig.factor + sig.offset
-    return values
-
-
 def agree(ours, theirs):
     return math.isclose(float(ours), float(theirs), rel_tol=1e-9, abs_tol=1e-9)
 
@@ -90,7 +78,7 @@ def compare_decoding(carplayctl, name, path, frames_per_message, rng):
     nanos = 0
     for message in messages:
         for _ in range(frames_per_message):
-            address, data, _ = packer.make_can_msg(message.name, 0, random_values(message, rng))
+            address, data, _ = packer.make_can_msg(message.name, 0, random_values(message, rng, skip=("CHECKSUM", "COUNTER")))
             nanos += 10_000_000
             updated = parser.update([(nanos, [(address, bytes(data), 0)])])
             if address not in updated:
@@ -141,8 +129,8 @@ def main():
     args = parser.parse_args()
     rng = random.Random(args.seed)
 
-    shipped = sorted(glob.glob(os.path.join(DBC_DIR, "*.dbc")))
-    sources = sorted(glob.glob(os.path.join(DBC_DIR, "generator", "**", "*.dbc"), recursive=True))
+    shipped = shipped_paths()
+    sources = generator_sources()
     failures = []
     counts = {"shipped": [0, 0, 0], "sources": [0, 0, 0]}  # carplayd, cantools, set aside
     for kind, files in (("shipped", shipped), ("sources", sources)):
@@ -159,7 +147,7 @@ def main():
     frames = values = 0
     undecoded = {}
     for path in shipped:
-        name = os.path.splitext(os.path.basename(path))[0]
+        name = dbc_name(path)
         compared, checked, problems, skipped = compare_decoding(args.carplayctl, name, path, args.frames, rng)
         frames += compared
         values += checked
