@@ -326,10 +326,12 @@ stage_real_dbcs() {
 stage_opendbc() {
     # Every DBC file of the pinned opendbc package (and its generator's sources, IMPORT
     # forms among them) loads with carplayctl; frames packed by opendbc's own packer
-    # decode to the values opendbc's own parser gives (IntegrationTests/support/opendbc_corpus.py).
+    # decode to the values opendbc's own parser gives and, on every shipped file cantools
+    # loads, bit for bit to cantools' values; what is not compared is counted by reason
+    # (IntegrationTests/support/opendbc_corpus.py).
     local bin
     bin="$("$SWIFT" build --show-bin-path)/carplayctl"
-    step "every opendbc DBC loads; decoding agrees with opendbc's parser"
+    step "every opendbc DBC loads; decoding agrees with opendbc's parser and cantools"
     "$PY" "$REPO_ROOT/IntegrationTests/support/opendbc_corpus.py" --carplayctl "$bin" | tee -a "$RESULTS"
 }
 
