@@ -339,9 +339,10 @@ stage_intents() {
     # Every intent on every shipped profile, through carplayctl perform --simulate,
     # checked from outside: cantools decodes the command frames with the profile's DBC
     # (per command kind: setpoint, momentary, toggle, step; read-only properties refused),
-    # each message's protection is recomputed in Python (IntegrationTests/support/intents/protection.py, its
-    # vendor schemes first checked on commaai/opendbc's published frames), the state must
-    # show the values.
+    # each message's protection is recomputed in Python (IntegrationTests/support/intents/protection.py:
+    # the vendor checksums by opendbc's own functions, `declared` from its description; first
+    # checked on commaai/opendbc's published and packer-made frames), the state must show
+    # the values.
     local bin
     bin="$("$SWIFT" build --show-bin-path)/carplayctl"
     step "every intent on every profile, frames checked with cantools"

@@ -1,8 +1,10 @@
-"""The pinned opendbc package's DBC files, and random signal values for its CANPacker.
+"""The pinned opendbc package's DBC files, random signal values for its CANPacker, and
+its checksum types by carplayd's scheme names.
 
-Shared by opendbc_corpus.py (decoding against opendbc's parser and cantools) and
-protection/opendbc_vectors.py (checksums against opendbc's packer), so both read the
-same list of files and draw their values the same way.
+Shared by opendbc_corpus.py (decoding against opendbc's parser and cantools),
+protection/opendbc_vectors.py (checksums against opendbc's packer) and
+intents/protection.py's self-test, so they read the same files, draw their values the
+same way and name opendbc's checksums alike.
 """
 
 import glob
@@ -10,8 +12,36 @@ import os
 
 import opendbc
 from opendbc import get_generated_dbcs
+from opendbc.can.dbc import SignalType
 
 DBC_DIR = os.path.join(os.path.dirname(opendbc.__file__), "dbc")
+
+# opendbc's checksum types, by carplayd's scheme names (VehicleProfiles/README.md).
+SCHEMES = {
+    SignalType.HONDA_CHECKSUM: "honda",
+    SignalType.TOYOTA_CHECKSUM: "toyota",
+    SignalType.HKG_CAN_FD_CHECKSUM: "hkg-can-fd",
+    SignalType.VOLKSWAGEN_MQB_MEB_CHECKSUM: "vw-mqb",
+    SignalType.VOLKSWAGEN_MLB_CHECKSUM: "vw-mlb",
+    SignalType.XOR_CHECKSUM: "xor",
+    SignalType.SUBARU_CHECKSUM: "subaru",
+    SignalType.CHRYSLER_CHECKSUM: "chrysler",
+    SignalType.FCA_GIORGIO_CHECKSUM: "fca-giorgio",
+    SignalType.BODY_CHECKSUM: "body",
+    SignalType.TESLA_CHECKSUM: "tesla",
+    SignalType.PSA_CHECKSUM: "psa",
+}
+
+
+def checksum_and_counter(message):
+    """An opendbc.can.dbc.Msg's checksum signal (opendbc's own typing: CHECKSUM, or Tesla's
+    `...Checksum`) and counter signal, each None when it has none."""
+    checksum = next((s for s in message.sigs.values() if s.type in SCHEMES), None)
+    counter = next((s for s in message.sigs.values() if s.type == SignalType.COUNTER or s.name == "COUNTER"), None)
+    # vw_mqb's Getriebe_11 names it COUNTER_DISABLED (the packer leaves it alone; its CRC
+    # still covers it, and carplayd's vw-mqb reads its data ID by it).
+    counter = counter or next((s for s in message.sigs.values() if s.name.startswith("COUNTER")), None)
+    return checksum, counter
 
 
 def shipped_paths():

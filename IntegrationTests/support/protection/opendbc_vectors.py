@@ -16,27 +16,11 @@ import os
 import random
 import sys
 
-from opendbc.can.dbc import DBC, SignalType
+from opendbc.can.dbc import DBC
 from opendbc.can.packer import CANPacker
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from opendbc_frames import packer_names, random_values  # noqa: E402
-
-# opendbc's checksum types, by carplayd's scheme names.
-SCHEMES = {
-    SignalType.HONDA_CHECKSUM: "honda",
-    SignalType.TOYOTA_CHECKSUM: "toyota",
-    SignalType.HKG_CAN_FD_CHECKSUM: "hkg-can-fd",
-    SignalType.VOLKSWAGEN_MQB_MEB_CHECKSUM: "vw-mqb",
-    SignalType.VOLKSWAGEN_MLB_CHECKSUM: "vw-mlb",
-    SignalType.XOR_CHECKSUM: "xor",
-    SignalType.SUBARU_CHECKSUM: "subaru",
-    SignalType.CHRYSLER_CHECKSUM: "chrysler",
-    SignalType.FCA_GIORGIO_CHECKSUM: "fca-giorgio",
-    SignalType.BODY_CHECKSUM: "body",
-    SignalType.TESLA_CHECKSUM: "tesla",
-    SignalType.PSA_CHECKSUM: "psa",
-}
+from opendbc_frames import SCHEMES, checksum_and_counter, packer_names, random_values  # noqa: E402
 
 
 def field(sig):
@@ -58,13 +42,9 @@ def main():
         dbc = DBC(name)
         packer = CANPacker(name)
         for message in dbc.msgs.values():
-            checksum = next((s for s in message.sigs.values() if s.type in SCHEMES), None)
+            checksum, counter = checksum_and_counter(message)
             if checksum is None:
                 continue
-            counter = next((s for s in message.sigs.values() if s.type == SignalType.COUNTER or s.name == "COUNTER"), None)
-            # vw_mqb's Getriebe_11 names it COUNTER_DISABLED (the packer leaves it alone; its CRC
-            # still covers it, and carplayd's vw-mqb reads its data ID by it).
-            counter = counter or next((s for s in message.sigs.values() if s.name.startswith("COUNTER")), None)
             frames = []
             # Raw values unsigned, as this script always drew them: a seed packs the same frames.
             skip = {checksum.name} | ({counter.name} if counter else set())
