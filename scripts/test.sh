@@ -333,10 +333,12 @@ stage_real_dbcs() {
 stage_opendbc() {
     # Every DBC file of the pinned opendbc package (and its generator's sources, IMPORT
     # forms among them) loads with carplayctl; frames packed by opendbc's own packer
-    # decode to the values opendbc's own parser gives (IntegrationTests/support/opendbc_corpus.py).
+    # decode to the values opendbc's own parser gives and, on every shipped file cantools
+    # loads, bit for bit to cantools' values; what is not compared is counted by reason
+    # (IntegrationTests/support/opendbc_corpus.py).
     local bin
     bin="$("$SWIFT" build --show-bin-path)/carplayctl"
-    step "every opendbc DBC loads; decoding agrees with opendbc's parser"
+    step "every opendbc DBC loads; decoding agrees with opendbc's parser and cantools"
     "$PY" "$REPO_ROOT/IntegrationTests/support/opendbc_corpus.py" --carplayctl "$bin" | tee -a "$RESULTS"
 }
 
@@ -344,9 +346,10 @@ stage_intents() {
     # Every intent on every shipped profile, through carplayctl perform --simulate,
     # checked from outside: cantools decodes the command frames with the profile's DBC
     # (per command kind: setpoint, momentary, toggle, step; read-only properties refused),
-    # each message's protection is recomputed in Python (IntegrationTests/support/intents/protection.py, its
-    # vendor schemes first checked on commaai/opendbc's published frames), the state must
-    # show the values.
+    # each message's protection is recomputed in Python (IntegrationTests/support/intents/protection.py:
+    # the vendor checksums by opendbc's own functions, `declared` from its description; first
+    # checked on commaai/opendbc's published and packer-made frames), the state must show
+    # the values.
     local bin
     bin="$("$SWIFT" build --show-bin-path)/carplayctl"
     step "every intent on every profile, frames checked with cantools"

@@ -28,7 +28,8 @@ car) and checks, independently of the Swift code (VehicleProfiles/README.md):
     sets the fan on, seat heating sets cooling 0 and the other way round, a station
     sets the radio source) is checked like the property itself where it has a command;
 - the protection of every frame (IntegrationTests/support/intents/protection.py: carplayd-e2e, counter,
-  vw-mqb, honda, toyota);
+  vw-mqb, autosar-p2, every opendbc vendor checksum through opendbc's own functions, and
+  `declared`);
 - the last status frame of each commanded property, read through the status mapping,
   and the vehicle state printed afterwards show the commanded value (numbers within
   the status signal's resolution when a unit or linear mapping converts them).

@@ -11,31 +11,16 @@ Usage: opendbc_vectors.py --out FILE [--frames N] [--seed S]
 """
 
 import argparse
-import glob
 import json
 import os
 import random
+import sys
 
-import opendbc
-from opendbc import get_generated_dbcs
-from opendbc.can.dbc import DBC, SignalType
+from opendbc.can.dbc import DBC
 from opendbc.can.packer import CANPacker
 
-# opendbc's checksum types, by carplayd's scheme names.
-SCHEMES = {
-    SignalType.HONDA_CHECKSUM: "honda",
-    SignalType.TOYOTA_CHECKSUM: "toyota",
-    SignalType.HKG_CAN_FD_CHECKSUM: "hkg-can-fd",
-    SignalType.VOLKSWAGEN_MQB_MEB_CHECKSUM: "vw-mqb",
-    SignalType.VOLKSWAGEN_MLB_CHECKSUM: "vw-mlb",
-    SignalType.XOR_CHECKSUM: "xor",
-    SignalType.SUBARU_CHECKSUM: "subaru",
-    SignalType.CHRYSLER_CHECKSUM: "chrysler",
-    SignalType.FCA_GIORGIO_CHECKSUM: "fca-giorgio",
-    SignalType.BODY_CHECKSUM: "body",
-    SignalType.TESLA_CHECKSUM: "tesla",
-    SignalType.PSA_CHECKSUM: "psa",
-}
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from opendbc_frames import SCHEMES, checksum_and_counter, packer_names, random_values  # noqa: E402
 
 
 def field(sig):
@@ -51,27 +36,20 @@ def main():
     args = parser.parse_args()
     rng = random.Random(args.seed)
 
-    shipped = [os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(os.path.dirname(opendbc.__file__), "dbc", "*.dbc"))]
-    names = sorted(set(shipped) | set(get_generated_dbcs()))
+    names = packer_names()
     messages = []
     for name in names:
         dbc = DBC(name)
         packer = CANPacker(name)
         for message in dbc.msgs.values():
-            checksum = next((s for s in message.sigs.values() if s.type in SCHEMES), None)
+            checksum, counter = checksum_and_counter(message)
             if checksum is None:
                 continue
-            counter = next((s for s in message.sigs.values() if s.type == SignalType.COUNTER or s.name == "COUNTER"), None)
-            # vw_mqb's Getriebe_11 names it COUNTER_DISABLED (the packer leaves it alone; its CRC
-            # still covers it, and carplayd's vw-mqb reads its data ID by it).
-            counter = counter or next((s for s in message.sigs.values() if s.name.startswith("COUNTER")), None)
             frames = []
+            # Raw values unsigned, as this script always drew them: a seed packs the same frames.
+            skip = {checksum.name} | ({counter.name} if counter else set())
             for _ in range(args.frames):
-                values = {}
-                for sig in message.sigs.values():
-                    if sig is checksum or sig is counter or sig.size > 52:
-                        continue
-                    values[sig.name] = rng.randrange(0, 1 << sig.size) * sig.factor + sig.offset
+                values = random_values(message, rng, skip=skip, signed=False)
                 _, data, _ = packer.make_can_msg(message.name, 0, values)
                 frames.append(bytes(data).hex())
             messages.append({
