@@ -6,7 +6,7 @@
 /// | --- | --- | --- |
 /// | `climate.temperature.<zone>` | number (°C) | target temperature of a climate zone |
 /// | `climate.fan` | bool | fan on |
-/// | `climate.fanSpeed` | integer 1...fanSpeedLevels | fan level |
+/// | `climate.fanSpeed` | integer 1...fanSpeedLevels (0 read where the car shows the fan off) | fan level |
 /// | `climate.airConditioner` | bool | A/C on |
 /// | `climate.autoMode` | bool | automatic climate |
 /// | `climate.climateControl` | bool | climate system on |
