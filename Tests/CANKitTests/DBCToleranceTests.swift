@@ -49,6 +49,26 @@ import Testing
         #expect(Self.warning(database, containing: "missing ';' after the comment")?.column != nil)
     }
 
+    /// tesla_can: `VAL_ 568 UI_mapSpeedLimit ...` where the signal is in frame 968, not
+    /// 568. The warning said "names no signal of any message", which was untrue.
+    @Test func aValueTableOnTheWrongFrameSaysWhichMessageLacksTheSignal() throws {
+        let database = try DBCDatabase(
+            parsing: """
+                BO_ 568 A: 8 XXX
+                 SG_ S : 0|8@1+ (1,0) [0|255] "" XXX
+                BO_ 968 B: 8 XXX
+                 SG_ Limit : 0|8@1+ (1,0) [0|255] "" XXX
+                VAL_ 568 Limit 1 "one" ;
+                VAL_ 700 Limit 1 "one" ;
+                """, source: "tables.dbc")
+        #expect(database.errors.isEmpty, "\(database.errors)")
+        let wrongFrame = try #require(Self.warning(database, containing: "VAL_ for 'Limit' in frame 568"))
+        #expect(wrongFrame.message.contains("message A has no signal 'Limit'"), "\(wrongFrame.message)")
+        #expect(wrongFrame.line == 5)
+        let noFrame = try #require(Self.warning(database, containing: "names frame 700"))
+        #expect(noFrame.message.contains("which no message has"), "\(noFrame.message)")
+    }
+
     @Test func aFactorWithoutALeadingDigit() throws {
         // _stellantis_common: `(.25,0)`.
         let database = try DBCDatabase(

@@ -79,15 +79,18 @@ struct DBCAssembler {
                 unreadable.append(DBCUnreadableMessage(frameIDDBC: raw.frameIDDBC, name: raw.name, line: raw.line, errors: [error]))
             }
         }
+        // What is left names a signal its message does not have, or a frame no message has.
+        var messageNames: [UInt64: String] = [:]
+        for raw in declarations.messages { messageNames[raw.frameIDDBC] = raw.name }
+        func unmatched(_ statement: String, _ signal: String, _ frameID: UInt64) -> String {
+            guard let message = messageNames[frameID] else { return "\(statement) for '\(signal)' names frame \(frameID), which no message has; ignored" }
+            return "\(statement) for '\(signal)' in frame \(frameID): message \(message) has no signal '\(signal)'; ignored"
+        }
         for (_, entries) in choices {
-            for (_, entry) in entries {
-                warn(entry.line, entry.column, "VAL_ for '\(entry.signal)' in frame \(entry.frameIDDBC) names no signal of any message; ignored")
-            }
+            for (_, entry) in entries { warn(entry.line, entry.column, unmatched("VAL_", entry.signal, entry.frameIDDBC)) }
         }
         for (_, entries) in signalTypes {
-            for (_, entry) in entries {
-                warn(entry.line, entry.column, "SIG_VALTYPE_ for '\(entry.signal)' in frame \(entry.frameIDDBC) names no signal of any message; ignored")
-            }
+            for (_, entry) in entries { warn(entry.line, entry.column, unmatched("SIG_VALTYPE_", entry.signal, entry.frameIDDBC)) }
         }
 
         var nodes: [DBCNode] = []
