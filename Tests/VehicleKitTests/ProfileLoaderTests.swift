@@ -279,6 +279,21 @@ struct ProfileFixture {
         seat.expectError(path: #"bindings["seat.frontLeft.heating"].command.idle"#, "heating level 0", "give no idle")
     }
 
+    /// A seat's heating and cooling on one level signal (a mode signal beside it) loaded,
+    /// then every seat command failed `unencodable` ("share one signal"). Two different
+    /// settings on one command signal are refused at load, with what works today.
+    @Test func twoSettingsOnOneCommandSignalAreRefused() throws {
+        var suv = try ProfileFixture("suv")
+        try suv.json(
+            #""command": {"kind": "setpoint", "message": "SeatCommand", "signal": "VentFrontLeft", "idle": "NoRequest"}"#,
+            #""command": {"kind": "setpoint", "message": "SeatCommand", "signal": "HeatFrontLeft", "idle": "NoRequest"}"#)
+        suv.expectError(
+            path: #"bindings["seat.frontLeft.heating"].command"#, #"signal "HeatFrontLeft" of message "SeatCommand""#,
+            #"also the command signal of seat.frontLeft.cooling"#, "read-only")
+        // One setting for several places (zones sharing one set point) stays allowed.
+        #expect(throws: Never.self) { try ProfileFixture("sedan").load() }
+    }
+
     @Test func temperatureStepFinerThanSignalScale() throws {
         var fixture = try ProfileFixture("suv")
         try fixture.json(#""celsius": {"min": 15, "max": 30, "step": 0.5}"#, #""celsius": {"min": 15, "max": 30, "step": 0.25}"#)

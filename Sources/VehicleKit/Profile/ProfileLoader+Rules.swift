@@ -99,6 +99,37 @@ extension ProfileReader {
         }
     }
 
+    /// One command signal carries one setting: zones may share a set point (one value for
+    /// several places), but a seat's heating and cooling on one level signal could never
+    /// be sent together (heating on sets cooling off), so every command would fail.
+    func checkSharedCommandSignals(bindings: [PropertyKey: ResolvedBinding]) throws(ProfileError) {
+        var owner: [String: ResolvedBinding] = [:]
+        for binding in bindings.values.sorted(by: { $0.key < $1.key }) {
+            guard case .setpoint? = binding.binding.command else { continue }
+            for signal in binding.commandSignals {
+                let id = signal.message.name + "." + signal.signal.name
+                guard let other = owner[id] else {
+                    owner[id] = binding
+                    continue
+                }
+                guard Self.setting(of: other.key) != Self.setting(of: binding.key) else { continue }
+                throw fail(
+                    binding.path + ".command",
+                    "signal \"\(signal.signal.name)\" of message \"\(signal.message.name)\" is also the command signal of \(other.key.rawValue) (\(other.path)): two settings cannot share one command signal (a seat's heating and cooling on one level signal with a mode signal beside it is not supported yet: give one of them the command and bind the other read-only, status only)"
+                )
+            }
+        }
+    }
+
+    /// The setting a key stands for, whatever the zone or seat: `climate.temperature`,
+    /// `seat.heating`; a key without places is its own.
+    static func setting(of key: PropertyKey) -> String {
+        let parts = key.rawValue.split(separator: ".")
+        if key.rawValue.hasPrefix("climate.temperature.") || key.rawValue.hasPrefix("climate.climateControl.") { return parts.prefix(2).joined(separator: ".") }
+        if parts.count == 3, parts[0] == "seat" { return "seat." + parts[2] }
+        return key.rawValue
+    }
+
     /// A command frame writes the signals the profile names (`FrameWrites`); two of them
     /// that share a bit cannot both be carried. Checked before the ranges, so an overlap
     /// is reported as itself.

@@ -157,6 +157,7 @@ struct ProfileReader {
         profile.acknowledgement = try resolveAcknowledgement(root.optional("acknowledgement"), database: database, bindings: resolved)
         try checkCoverage(profile: profile, bindings: resolved)
         try checkWrites(profile: profile)
+        try checkSharedCommandSignals(bindings: resolved)
         try checkRanges(profile: profile, bindings: resolved, root: root)
         return profile
     }
