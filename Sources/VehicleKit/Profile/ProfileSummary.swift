@@ -26,6 +26,33 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
         return warnings
     }
 
+    /// Per command message, the signals its frames write that the profile does not name
+    /// (no binding, companion, protection field or `defaults` entry), with the value the
+    /// head unit sends there: the DBC's start value, a "NoRequest" choice or 0. A seat's
+    /// mode bit left so goes out as 0 beside a fan command, and the seat module may act on it.
+    public static func unboundCommandSignals(_ profile: VehicleProfile) -> [(message: String, signals: [(name: String, value: String)])] {
+        let frames = VehicleFrames(profile: profile)
+        let commandMessages = Set(profile.bindings.values.compactMap { $0.command?.message }).sorted()
+        var found: [(message: String, signals: [(name: String, value: String)])] = []
+        for name in commandMessages {
+            guard let message = profile.database.message(named: name) else { continue }
+            let named = profile.commandSignalsNamed(in: name)
+            let namedSet = Set(named.map(\.signal))
+            let written = FrameWrites.resolve(named, in: message).written
+            var counters: [String: UInt8] = [:]
+            guard let frame = try? frames.idleFrames(of: name, state: VehicleState(), counters: &counters).first,
+                let pairs = try? message.codec.decode(frame.data, choices: true)
+            else { continue }
+            let decoded = Dictionary(pairs.map { ($0.name, $0.value) }) { first, _ in first }
+            var signals: [(name: String, value: String)] = []
+            for (index, signal) in message.signals.enumerated() where written[index] && !namedSet.contains(signal.name) && !signal.isMultiplexer {
+                if let value = decoded[signal.name] { signals.append((signal.name, "\(value)")) }
+            }
+            if !signals.isEmpty { found.append((name, signals)) }
+        }
+        return found
+    }
+
     /// The words of a signal name, upper-cased: split at `_`, digits and case changes
     /// (`DAS_bodyControlsChecksum`: DAS BODY CONTROLS CHECKSUM; `RmClmCtrlRcrcSetReq` has
     /// no CRC in it).
@@ -151,6 +178,14 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
         )
         lines.append("  confirmation timeout \(milliseconds) ms, unreachable after \(policies.unreachableAfterCycles) cycles")
         lines.append("protected: \(profile.protection.count) messages; acknowledgement: \(profile.acknowledgement?.message ?? "none")")
+        let unbound = Self.unboundCommandSignals(profile)
+        if !unbound.isEmpty {
+            lines.append("command frames also carry, in every frame, signals no binding writes (a module reading them acts on these values;")
+            lines.append("  say what they must carry in messages.<M>.defaults):")
+            for (message, signals) in unbound {
+                lines.append("  \(message): \(signals.map { "\($0.name) = \($0.value)" }.joined(separator: ", "))")
+            }
+        }
         self.lines = lines
     }
 
