@@ -35,33 +35,41 @@ public enum Intent: Sendable, Hashable {
         }
     }
 
-    /// Every parameter of the intent, in SiriKit's order (the order of the SiriKit
-    /// initializer's arguments).
-    public static func parameterNames(of name: IntentName) -> [String] {
+    /// Every parameter of the intent as declared (`DeclaredParameters`), in SiriKit's order.
+    public static func signature(of name: IntentName) -> [ParameterSignature] {
         switch name {
-        case .setClimateSettingsInCar:
-            [
-                "enableFan", "enableAirConditioner", "enableClimateControl", "enableAutoMode", "airCirculationMode",
-                "fanSpeedIndex", "fanSpeedPercentage", "relativeFanSpeedSetting", "temperature", "relativeTemperatureSetting",
-                "climateZone", "carName",
-            ]
-        case .setDefrosterSettingsInCar: ["enable", "defroster", "carName"]
-        case .setSeatSettingsInCar: ["enableHeating", "enableCooling", "enableMassage", "seat", "level", "relativeLevelSetting", "carName"]
-        case .setAudioSourceInCar: ["audioSource", "relativeAudioSourceReference"]
-        case .setRadioStation: ["radioType", "frequency", "stationName", "channel", "presetNumber"]
-        case .saveProfileInCar: ["profileNumber", "profileName"]
-        case .setProfileInCar: ["profileNumber", "profileName", "isDefaultProfile", "carName"]
-        case .setCarLockStatus: ["locked", "carName"]
-        case .getCarLockStatus, .getCarPowerLevelStatus: ["carName"]
-        case .activateCarSignal: ["carName", "signals"]
+        case .setClimateSettingsInCar: SetClimateSettingsInCarParameters.signature
+        case .setDefrosterSettingsInCar: SetDefrosterSettingsInCarParameters.signature
+        case .setSeatSettingsInCar: SetSeatSettingsInCarParameters.signature
+        case .setAudioSourceInCar: SetAudioSourceInCarParameters.signature
+        case .setRadioStation: SetRadioStationParameters.signature
+        case .saveProfileInCar: SaveProfileInCarParameters.signature
+        case .setProfileInCar: SetProfileInCarParameters.signature
+        case .setCarLockStatus: SetCarLockStatusParameters.signature
+        case .getCarLockStatus, .getCarPowerLevelStatus: CarNameParameters.signature
+        case .activateCarSignal: ActivateCarSignalParameters.signature
         case .listCars: []
         }
     }
 
+    /// Every parameter of the intent, in SiriKit's order (the order of the SiriKit
+    /// initializer's arguments).
+    public static func parameterNames(of name: IntentName) -> [String] { signatures[name.index].map(\.name) }
+
     /// Parameter names accepted when parsing besides `parameterNames(of:)`, to the canonical name.
     static func aliases(of name: IntentName) -> [String: String] {
-        name == .setSeatSettingsInCar ? ["relativeLevel": "relativeLevelSetting"] : [:]
+        var aliases: [String: String] = [:]
+        for parameter in signatures[name.index] { for alias in parameter.aliases { aliases[alias] = parameter.name } }
+        return aliases
     }
+
+    /// `signature(of:)` of every intent, by `IntentName.index`: asked per request.
+    private static let signatures = IntentName.allCases.map(signature(of:))
+}
+
+extension IntentName {
+    /// The position in `allCases`.
+    var index: Int { Self.allCases.firstIndex(of: self)! }
 }
 
 /// Why a JSON request is not an intent. Each case names what is wrong.
@@ -152,66 +160,24 @@ extension Intent {
         }
         let r = ParameterReader(given: canonical)
         switch name {
-        case .setClimateSettingsInCar:
-            self = .setClimateSettingsInCar(
-                SetClimateSettingsInCarParameters(
-                    enableFan: try r.bool("enableFan"), enableAirConditioner: try r.bool("enableAirConditioner"),
-                    enableClimateControl: try r.bool("enableClimateControl"), enableAutoMode: try r.bool("enableAutoMode"),
-                    airCirculationMode: try r.enumeration("airCirculationMode", AirCirculationMode.self),
-                    fanSpeedIndex: try r.integer("fanSpeedIndex"),
-                    fanSpeedPercentage: try r.number("fanSpeedPercentage", in: 0...100),
-                    relativeFanSpeedSetting: try r.enumeration("relativeFanSpeedSetting", RelativeSetting.self),
-                    temperature: try r.temperature("temperature"),
-                    relativeTemperatureSetting: try r.enumeration("relativeTemperatureSetting", RelativeSetting.self),
-                    climateZone: try r.enumeration("climateZone", CarSeat.self), carName: try r.string("carName")))
-        case .setDefrosterSettingsInCar:
-            self = .setDefrosterSettingsInCar(
-                SetDefrosterSettingsInCarParameters(
-                    enable: try r.bool("enable"), defroster: try r.enumeration("defroster", CarDefroster.self),
-                    carName: try r.string("carName")))
-        case .setSeatSettingsInCar:
-            self = .setSeatSettingsInCar(
-                SetSeatSettingsInCarParameters(
-                    enableHeating: try r.bool("enableHeating"), enableCooling: try r.bool("enableCooling"),
-                    enableMassage: try r.bool("enableMassage"), seat: try r.enumeration("seat", CarSeat.self),
-                    level: try r.integer("level"), relativeLevelSetting: try r.enumeration("relativeLevelSetting", RelativeSetting.self),
-                    carName: try r.string("carName")))
-        case .setAudioSourceInCar:
-            self = .setAudioSourceInCar(
-                SetAudioSourceInCarParameters(
-                    audioSource: try r.enumeration("audioSource", CarAudioSource.self),
-                    relativeAudioSourceReference: try r.enumeration("relativeAudioSourceReference", RelativeReference.self)))
-        case .setRadioStation:
-            self = .setRadioStation(
-                SetRadioStationParameters(
-                    radioType: try r.enumeration("radioType", RadioType.self), frequency: try r.number("frequency"),
-                    stationName: try r.string("stationName"), channel: try r.channel("channel"),
-                    presetNumber: try r.integer("presetNumber")))
-        case .saveProfileInCar:
-            self = .saveProfileInCar(
-                SaveProfileInCarParameters(
-                    profileNumber: try r.integer("profileNumber"), profileName: try r.string("profileName")))
-        case .setProfileInCar:
-            self = .setProfileInCar(
-                SetProfileInCarParameters(
-                    profileNumber: try r.integer("profileNumber"), profileName: try r.string("profileName"),
-                    isDefaultProfile: try r.bool("isDefaultProfile"), carName: try r.string("carName")))
-        case .setCarLockStatus:
-            self = .setCarLockStatus(SetCarLockStatusParameters(locked: try r.bool("locked"), carName: try r.string("carName")))
-        case .getCarLockStatus:
-            self = .getCarLockStatus(CarNameParameters(carName: try r.string("carName")))
-        case .activateCarSignal:
-            self = .activateCarSignal(ActivateCarSignalParameters(carName: try r.string("carName"), signals: try r.signals("signals")))
-        case .getCarPowerLevelStatus:
-            self = .getCarPowerLevelStatus(CarNameParameters(carName: try r.string("carName")))
-        case .listCars:
-            self = .listCars
+        case .setClimateSettingsInCar: self = .setClimateSettingsInCar(try SetClimateSettingsInCarParameters(reading: r))
+        case .setDefrosterSettingsInCar: self = .setDefrosterSettingsInCar(try SetDefrosterSettingsInCarParameters(reading: r))
+        case .setSeatSettingsInCar: self = .setSeatSettingsInCar(try SetSeatSettingsInCarParameters(reading: r))
+        case .setAudioSourceInCar: self = .setAudioSourceInCar(try SetAudioSourceInCarParameters(reading: r))
+        case .setRadioStation: self = .setRadioStation(try SetRadioStationParameters(reading: r))
+        case .saveProfileInCar: self = .saveProfileInCar(try SaveProfileInCarParameters(reading: r))
+        case .setProfileInCar: self = .setProfileInCar(try SetProfileInCarParameters(reading: r))
+        case .setCarLockStatus: self = .setCarLockStatus(try SetCarLockStatusParameters(reading: r))
+        case .getCarLockStatus: self = .getCarLockStatus(try CarNameParameters(reading: r))
+        case .activateCarSignal: self = .activateCarSignal(try ActivateCarSignalParameters(reading: r))
+        case .getCarPowerLevelStatus: self = .getCarPowerLevelStatus(try CarNameParameters(reading: r))
+        case .listCars: self = .listCars
         }
     }
 }
 
 /// Typed access to a request's parameters; every failure names the parameter.
-private struct ParameterReader {
+struct ParameterReader {
     /// The parameters given, a few of the intent's dozen: each read is a short scan (no
     /// hashing of the name, where most reads are of parameters not given).
     let given: [(name: String, value: JSONValue)]
@@ -298,63 +264,19 @@ private struct ParameterReader {
 extension Intent {
     /// The given parameters, in SiriKit order, as JSON values (absent ones left out).
     public var parameterValues: [(name: String, value: JSONValue)] {
-        var list: [(name: String, value: JSONValue)] = []
-        func add(_ name: String, _ value: JSONValue?) { if let value { list.append((name, value)) } }
         switch self {
-        case let .setClimateSettingsInCar(p):
-            add("enableFan", p.enableFan.map(JSONValue.bool))
-            add("enableAirConditioner", p.enableAirConditioner.map(JSONValue.bool))
-            add("enableClimateControl", p.enableClimateControl.map(JSONValue.bool))
-            add("enableAutoMode", p.enableAutoMode.map(JSONValue.bool))
-            add("airCirculationMode", p.airCirculationMode.map { .string($0.rawValue) })
-            add("fanSpeedIndex", p.fanSpeedIndex.map(JSONValue.integer))
-            add("fanSpeedPercentage", p.fanSpeedPercentage.map(JSONValue.number))
-            add("relativeFanSpeedSetting", p.relativeFanSpeedSetting.map { .string($0.rawValue) })
-            add("temperature", p.temperature?.jsonValue)
-            add("relativeTemperatureSetting", p.relativeTemperatureSetting.map { .string($0.rawValue) })
-            add("climateZone", p.climateZone.map { .string($0.rawValue) })
-            add("carName", p.carName.map(JSONValue.string))
-        case let .setDefrosterSettingsInCar(p):
-            add("enable", p.enable.map(JSONValue.bool))
-            add("defroster", p.defroster.map { .string($0.rawValue) })
-            add("carName", p.carName.map(JSONValue.string))
-        case let .setSeatSettingsInCar(p):
-            add("enableHeating", p.enableHeating.map(JSONValue.bool))
-            add("enableCooling", p.enableCooling.map(JSONValue.bool))
-            add("enableMassage", p.enableMassage.map(JSONValue.bool))
-            add("seat", p.seat.map { .string($0.rawValue) })
-            add("level", p.level.map(JSONValue.integer))
-            add("relativeLevelSetting", p.relativeLevelSetting.map { .string($0.rawValue) })
-            add("carName", p.carName.map(JSONValue.string))
-        case let .setAudioSourceInCar(p):
-            add("audioSource", p.audioSource.map { .string($0.rawValue) })
-            add("relativeAudioSourceReference", p.relativeAudioSourceReference.map { .string($0.rawValue) })
-        case let .setRadioStation(p):
-            add("radioType", p.radioType.map { .string($0.rawValue) })
-            add("frequency", p.frequency.map(JSONValue.number))
-            add("stationName", p.stationName.map(JSONValue.string))
-            add("channel", p.channel.map(JSONValue.string))
-            add("presetNumber", p.presetNumber.map(JSONValue.integer))
-        case let .saveProfileInCar(p):
-            add("profileNumber", p.profileNumber.map(JSONValue.integer))
-            add("profileName", p.profileName.map(JSONValue.string))
-        case let .setProfileInCar(p):
-            add("profileNumber", p.profileNumber.map(JSONValue.integer))
-            add("profileName", p.profileName.map(JSONValue.string))
-            add("isDefaultProfile", p.isDefaultProfile.map(JSONValue.bool))
-            add("carName", p.carName.map(JSONValue.string))
-        case let .setCarLockStatus(p):
-            add("locked", p.locked.map(JSONValue.bool))
-            add("carName", p.carName.map(JSONValue.string))
-        case let .getCarLockStatus(p), let .getCarPowerLevelStatus(p):
-            add("carName", p.carName.map(JSONValue.string))
-        case let .activateCarSignal(p):
-            add("carName", p.carName.map(JSONValue.string))
-            add("signals", p.signals.map { .array($0.map { .string($0.rawValue) }) })
-        case .listCars:
-            break
+        case let .setClimateSettingsInCar(p): p.values
+        case let .setDefrosterSettingsInCar(p): p.values
+        case let .setSeatSettingsInCar(p): p.values
+        case let .setAudioSourceInCar(p): p.values
+        case let .setRadioStation(p): p.values
+        case let .saveProfileInCar(p): p.values
+        case let .setProfileInCar(p): p.values
+        case let .setCarLockStatus(p): p.values
+        case let .getCarLockStatus(p), let .getCarPowerLevelStatus(p): p.values
+        case let .activateCarSignal(p): p.values
+        case .listCars: []
         }
-        return list
     }
 
     /// The JSON form; `Intent(json:)` reads it back to an equal intent.

@@ -23,9 +23,25 @@ import VehicleSimulator
                 continue
             }
             #expect(method.input.map(\.name) == ["phase"] + Intent.parameterNames(of: name), "\(name.rawValue)")
+            // Each parameter's type is its declared kind's (`DeclaredParameters`).
+            for (field, parameter) in zip(method.input.dropFirst(), Intent.signature(of: name)) {
+                #expect(field.type == .optional(Self.varlinkType(parameter.kind.varlinkType)), "\(name.rawValue).\(parameter.name)")
+            }
             #expect(method.input.allSatisfy { if case .optional = $0.type { true } else { false } }, "every parameter of \(name.rawValue) is optional")
             #expect(method.output.map(\.name) == ["resolutions", "ready", "response", "frames", "state"])
             #expect(VehicleService.methods.methodNames.contains("io.carplayd.Vehicle.\(name.rawValue)"))
+        }
+    }
+
+    /// The Varlink type a declared kind names ("int", "Temperature", "[]CarSignal").
+    static func varlinkType(_ text: String) -> VarlinkType {
+        switch text {
+        case "bool": .bool
+        case "int": .int
+        case "float": .float
+        case "string": .string
+        case _ where text.hasPrefix("[]"): .array(varlinkType(String(text.dropFirst(2))))
+        default: .named(text)
         }
     }
 

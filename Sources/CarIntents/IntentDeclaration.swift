@@ -1,0 +1,161 @@
+import CarplayJSON
+import VehicleKit
+
+// Each intent's parameters are declared once, as data: name, kind and where the value
+// lives in the typed parameters. The parser, the JSON form, the parameter lists, the
+// Varlink interface's check and docs/INTENTS.md's table are derived from it.
+
+/// What an intent parameter takes. `typeName` is the name the Varlink interface
+/// (docs/io.carplayd.Vehicle.varlink) and docs/INTENTS.md give the type.
+public enum ParameterKind: Sendable, Hashable {
+    case bool
+    case integer
+    /// A number, within `range` when there is one.
+    case number(range: ClosedRange<Double>?)
+    case string
+    /// `{"value": number, "unit": "celsius" | "fahrenheit"}`.
+    case temperature
+    /// A string, or an integer read as one (a channel number).
+    case channel
+    /// One of SiriKit's case names (`names`), or an alias.
+    case enumeration(typeName: String, names: [String])
+    /// An array of `CarSignal` names.
+    case signals
+
+    /// The Varlink type of the parameter's value.
+    public var varlinkType: String {
+        switch self {
+        case .bool: "bool"
+        case .integer: "int"
+        case .number: "float"
+        case .string, .channel: "string"
+        case .temperature: "Temperature"
+        case let .enumeration(typeName, _): typeName
+        case .signals: "[]CarSignal"
+        }
+    }
+
+    /// The type as docs/INTENTS.md writes it.
+    public var documentedType: String {
+        switch self {
+        case .bool: "bool"
+        case .integer: "integer"
+        case let .number(range):
+            range.map { "number \(formatNumber($0.lowerBound))…\(formatNumber($0.upperBound))" } ?? "number"
+        case .string, .channel: "string"
+        case .temperature: "Temperature"
+        case let .enumeration(typeName, _): typeName
+        case .signals: "array of CarSignal"
+        }
+    }
+}
+
+/// One parameter of the typed parameters `P`: its name (SiriKit's), its kind, the other
+/// names a reader accepts, and how its value is read into `P` and written from it.
+public struct ParameterDeclaration<P>: Sendable {
+    public let name: String
+    public let kind: ParameterKind
+    public let aliases: [String]
+    let read: @Sendable (ParameterReader, inout P) throws(IntentParseError) -> Void
+    let write: @Sendable (P) -> JSONValue?
+}
+
+extension ParameterDeclaration {
+    public static func bool(_ name: String, _ path: WritableKeyPath<P, Bool?> & Sendable) -> Self {
+        Self(name: name, kind: .bool, aliases: []) { r, p throws(IntentParseError) in
+            if let value = try r.bool(name) { p[keyPath: path] = value }
+        } write: {
+            $0[keyPath: path].map(JSONValue.bool)
+        }
+    }
+
+    public static func integer(_ name: String, _ path: WritableKeyPath<P, Int?> & Sendable) -> Self {
+        Self(name: name, kind: .integer, aliases: []) { r, p throws(IntentParseError) in
+            if let value = try r.integer(name) { p[keyPath: path] = value }
+        } write: {
+            $0[keyPath: path].map(JSONValue.integer)
+        }
+    }
+
+    public static func number(_ name: String, _ path: WritableKeyPath<P, Double?> & Sendable, in range: ClosedRange<Double>? = nil) -> Self {
+        Self(name: name, kind: .number(range: range), aliases: []) { r, p throws(IntentParseError) in
+            if let value = try r.number(name, in: range) { p[keyPath: path] = value }
+        } write: {
+            $0[keyPath: path].map(JSONValue.number)
+        }
+    }
+
+    public static func string(_ name: String, _ path: WritableKeyPath<P, String?> & Sendable) -> Self {
+        Self(name: name, kind: .string, aliases: []) { r, p throws(IntentParseError) in
+            if let value = try r.string(name) { p[keyPath: path] = value }
+        } write: {
+            $0[keyPath: path].map(JSONValue.string)
+        }
+    }
+
+    public static func temperature(_ name: String, _ path: WritableKeyPath<P, Temperature?> & Sendable) -> Self {
+        Self(name: name, kind: .temperature, aliases: []) { r, p throws(IntentParseError) in
+            if let value = try r.temperature(name) { p[keyPath: path] = value }
+        } write: {
+            $0[keyPath: path]?.jsonValue
+        }
+    }
+
+    public static func channel(_ name: String, _ path: WritableKeyPath<P, String?> & Sendable) -> Self {
+        Self(name: name, kind: .channel, aliases: []) { r, p throws(IntentParseError) in
+            if let value = try r.channel(name) { p[keyPath: path] = value }
+        } write: {
+            $0[keyPath: path].map(JSONValue.string)
+        }
+    }
+
+    public static func enumeration<E: SiriKitEnumeration>(
+        _ name: String, _ path: WritableKeyPath<P, E?> & Sendable, type typeName: String, aliases: [String] = []
+    ) -> Self {
+        Self(name: name, kind: .enumeration(typeName: typeName, names: E.names), aliases: aliases) { r, p throws(IntentParseError) in
+            if let value = try r.enumeration(name, E.self) { p[keyPath: path] = value }
+        } write: {
+            $0[keyPath: path].map { .string($0.rawValue) }
+        }
+    }
+
+    public static func signals(_ name: String, _ path: WritableKeyPath<P, [CarSignal]?> & Sendable) -> Self {
+        Self(name: name, kind: .signals, aliases: []) { r, p throws(IntentParseError) in
+            if let value = try r.signals(name) { p[keyPath: path] = value }
+        } write: {
+            $0[keyPath: path].map { .array($0.map { .string($0.rawValue) }) }
+        }
+    }
+}
+
+/// Typed parameters declared as data: `parameters` in SiriKit's order (the order of the
+/// SiriKit initializer's arguments).
+public protocol DeclaredParameters: Sendable, Hashable {
+    init()
+    static var parameters: [ParameterDeclaration<Self>] { get }
+}
+
+extension DeclaredParameters {
+    /// The parameters read from `reader` (every one absent from it stays nil).
+    init(reading reader: ParameterReader) throws(IntentParseError) {
+        self.init()
+        for parameter in Self.parameters { try parameter.read(reader, &self) }
+    }
+
+    /// The given parameters, in SiriKit order, as JSON values.
+    var values: [(name: String, value: JSONValue)] {
+        Self.parameters.compactMap { parameter in parameter.write(self).map { (parameter.name, $0) } }
+    }
+
+    /// Each parameter's name, kind and aliases, without the typed access.
+    static var signature: [ParameterSignature] {
+        parameters.map { ParameterSignature(name: $0.name, kind: $0.kind, aliases: $0.aliases) }
+    }
+}
+
+/// A parameter as the interface and the documents see it.
+public struct ParameterSignature: Sendable, Hashable {
+    public let name: String
+    public let kind: ParameterKind
+    public let aliases: [String]
+}
