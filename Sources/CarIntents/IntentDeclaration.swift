@@ -17,8 +17,8 @@ public enum ParameterKind: Sendable, Hashable {
     case temperature
     /// A string, or an integer read as one (a channel number).
     case channel
-    /// One of SiriKit's case names (`names`), or an alias.
-    case enumeration(typeName: String, names: [String])
+    /// One of SiriKit's case names (`names`), or an alias (`aliases`: alias -> name).
+    case enumeration(typeName: String, names: [String], aliases: [String: String])
     /// An array of `CarSignal` names.
     case signals
 
@@ -30,7 +30,7 @@ public enum ParameterKind: Sendable, Hashable {
         case .number: "float"
         case .string, .channel: "string"
         case .temperature: "Temperature"
-        case let .enumeration(typeName, _): typeName
+        case let .enumeration(typeName, _, _): typeName
         case .signals: "[]CarSignal"
         }
     }
@@ -44,7 +44,7 @@ public enum ParameterKind: Sendable, Hashable {
             range.map { "number \(formatNumber($0.lowerBound))…\(formatNumber($0.upperBound))" } ?? "number"
         case .string, .channel: "string"
         case .temperature: "Temperature"
-        case let .enumeration(typeName, _): typeName
+        case let .enumeration(typeName, _, _): typeName
         case .signals: "array of CarSignal"
         }
     }
@@ -112,7 +112,10 @@ extension ParameterDeclaration {
     public static func enumeration<E: SiriKitEnumeration>(
         _ name: String, _ path: WritableKeyPath<P, E?> & Sendable, type typeName: String, aliases: [String] = []
     ) -> Self {
-        Self(name: name, kind: .enumeration(typeName: typeName, names: E.names), aliases: aliases) { r, p throws(IntentParseError) in
+        var caseAliases: [String: String] = [:]
+        for value in E.allCases { for alias in value.aliases { caseAliases[alias] = value.rawValue } }
+        return Self(name: name, kind: .enumeration(typeName: typeName, names: E.names, aliases: caseAliases), aliases: aliases) {
+            r, p throws(IntentParseError) in
             if let value = try r.enumeration(name, E.self) { p[keyPath: path] = value }
         } write: {
             $0[keyPath: path].map { .string($0.rawValue) }
@@ -158,4 +161,15 @@ public struct ParameterSignature: Sendable, Hashable {
     public let name: String
     public let kind: ParameterKind
     public let aliases: [String]
+}
+
+extension Intent {
+    /// The kind of parameter `name` in any intent (a name has one kind everywhere); nil
+    /// for a name no intent declares.
+    public static func kind(ofParameter name: String) -> ParameterKind? {
+        for intent in IntentName.allCases {
+            if let parameter = signature(of: intent).first(where: { $0.name == name }) { return parameter.kind }
+        }
+        return nil
+    }
 }

@@ -53,10 +53,8 @@ enum ParameterInput {
 
     /// "FM", "am", "sat" -> a RadioType case name.
     static func radioType(_ text: String, what: String) throws -> String {
-        switch text.lowercased() {
-        case "sat", "sxm", "siriusxm": return RadioType.satellite.rawValue
-        default: return try enumeration(text, RadioType.self, what: what)
-        }
+        guard let kind = Intent.kind(ofParameter: "radioType"), case let .string(name) = try parse(kind, text: text, what: what) else { return text }
+        return name
     }
 
     /// "lights,horn" / "visible audible" -> ["audible","visible"] (SiriKit's option order).
@@ -73,39 +71,42 @@ enum ParameterInput {
         return .array(CarSignal.allCases.filter(chosen.contains).map { .string($0.rawValue) })
     }
 
-    /// The answer to "PARAMETER: REASON" for any intent parameter.
+    /// The answer to "PARAMETER: REASON" for any intent parameter, read as its declared
+    /// kind (`Intent.kind(ofParameter:)`); a name no intent declares as JSON, else text.
     static func parse(parameter: String, text: String) throws -> JSONValue {
-        let what = parameter
-        switch parameter {
-        case "enableFan", "enableAirConditioner", "enableClimateControl", "enableAutoMode", "enable",
-            "enableHeating", "enableCooling", "enableMassage", "isDefaultProfile", "locked":
-            return .bool(try onOff(text, what: what))
-        case "temperature": return try temperature(text, what: what)
-        case "fanSpeedIndex", "level", "presetNumber", "profileNumber": return .integer(try integer(text, what: what))
-        case "fanSpeedPercentage": return .number(try number(text, what: what, in: 0...100))
-        case "frequency": return .number(try number(text, what: what))
-        case "airCirculationMode":
-            switch text.lowercased() {
-            case "recirculate", "recirculated", "on": return "recirculateAir"
-            case "fresh", "off": return "freshAir"
-            default: return .string(try enumeration(text, AirCirculationMode.self, what: what))
-            }
-        case "relativeFanSpeedSetting", "relativeTemperatureSetting", "relativeLevelSetting":
-            return .string(try enumeration(text, RelativeSetting.self, what: what))
-        case "climateZone", "seat": return .string(try enumeration(text, CarSeat.self, what: what))
-        case "defroster": return .string(try enumeration(text, CarDefroster.self, what: what))
-        case "audioSource": return .string(try enumeration(text, CarAudioSource.self, what: what))
-        case "relativeAudioSourceReference": return .string(try enumeration(text, RelativeReference.self, what: what))
-        case "radioType": return .string(try radioType(text, what: what))
-        case "signals": return try signals(text, what: what)
-        case "carName", "stationName", "profileName", "channel":
+        guard let kind = Intent.kind(ofParameter: parameter) else { return (try? JSONValue(parsing: text)) ?? .string(text) }
+        return try parse(kind, text: text, what: parameter)
+    }
+
+    /// What a person types for a parameter of `kind`.
+    static func parse(_ kind: ParameterKind, text: String, what: String) throws -> JSONValue {
+        switch kind {
+        case .bool: return .bool(try onOff(text, what: what))
+        case .integer: return .integer(try integer(text, what: what))
+        case let .number(range): return .number(try number(text, what: what, in: range))
+        case .temperature: return try temperature(text, what: what)
+        case .signals: return try signals(text, what: what)
+        case .string, .channel:
             let trimmed = text.trimming(" ")
             guard !trimmed.isEmpty else { throw UsageError("\(what): empty") }
             return .string(trimmed)
-        default:
-            return (try? JSONValue(parsing: text)) ?? .string(text)
+        case let .enumeration(typeName, names, aliases):
+            let wanted = text.trimming(" ").lowercased()
+            if let name = spoken[typeName]?[wanted] { return .string(name) }
+            if let name = names.first(where: { $0.lowercased() == wanted }) ?? aliases.first(where: { $0.key.lowercased() == wanted })?.value {
+                return .string(name)
+            }
+            throw UsageError("\(what): '\(text)' is not one of \(names.joined(separator: ", "))")
         }
     }
+
+    /// Words a person says for a case, beyond SiriKit's names and aliases, by type.
+    static let spoken: [String: [String: String]] = [
+        "CarAirCirculationMode": [
+            "recirculate": "recirculateAir", "recirculated": "recirculateAir", "on": "recirculateAir", "fresh": "freshAir", "off": "freshAir",
+        ],
+        "RadioType": ["sat": RadioType.satellite.rawValue, "sxm": RadioType.satellite.rawValue, "siriusxm": RadioType.satellite.rawValue],
+    ]
 }
 
 extension String {
