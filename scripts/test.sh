@@ -442,7 +442,7 @@ stage_vcan() {
     # The system on a real kernel CAN stack: natively where the kernel has vcan,
     # otherwise in a throwaway qemu VM (IntegrationTests/support/vm/run-in-vm.sh); never skipped.
     step "vcan bench (carplayd + carplay-ecu + Python ECU + can-utils on vcan0)"
-    CARPLAY_BIN_DIR="$("$SWIFT" build --show-bin-path)" bash "$REPO_ROOT/IntegrationTests/vcan/run.sh" | tee -a "$RESULTS"
+    CARPLAYD_BIN_DIR="$("$SWIFT" build --show-bin-path)" bash "$REPO_ROOT/IntegrationTests/vcan/run.sh" | tee -a "$RESULTS"
 }
 
 stage_systemd() {
@@ -450,7 +450,7 @@ stage_systemd() {
     # socket activation, READY/STATUS, journal fields, restart, watchdog, clean stop.
     need_release_build
     step "carplayd under systemd (IntegrationTests/systemd, systemd as PID 1 in the VM)"
-    CARPLAY_RELEASE_BIN_DIR="$RELEASE_BIN" \
+    CARPLAYD_RELEASE_BIN_DIR="$RELEASE_BIN" \
         bash "$REPO_ROOT/IntegrationTests/systemd/run.sh" | tee -a "$RESULTS"
 }
 
@@ -525,7 +525,7 @@ vm_suites_command() {
     # The vcan bench on the release binaries too: what users run, and ~10 % less of the
     # emulated CPU than the debug build (`--only vcan` runs the debug build there; the
     # soak runs it too).
-    export CARPLAY_BIN_DIR="$RELEASE_BIN" CARPLAY_RELEASE_BIN_DIR="$RELEASE_BIN"
+    export CARPLAYD_BIN_DIR="$RELEASE_BIN" CARPLAYD_RELEASE_BIN_DIR="$RELEASE_BIN"
 }
 
 stage_vm_suites_start() {

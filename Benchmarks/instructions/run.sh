@@ -3,7 +3,7 @@
 # simulated vehicle in process), driven by carplay-bench with one client, under
 # valgrind's callgrind. Instruction counts do not move with the host's load or the
 # emulator's speed, so they compare two builds exactly (an A/B is two runs with two
-# CARPLAY_BIN_DIRs); the vcan bench's CPU times are the figures on a kernel bus.
+# CARPLAYD_BIN_DIR values); the vcan bench's CPU times are the figures on a kernel bus.
 #
 # Usage: Benchmarks/instructions/run.sh [--intents N] [--out DIR]
 #   --intents N   measured intents (default 300, after 60 unmeasured)
@@ -11,7 +11,7 @@
 #
 # Prints the instructions per intent: in all, in the in-process simulated vehicle
 # (what a real car does instead: not carplayd's), and the rest with its largest parts.
-# Environment: CARPLAY_BIN_DIR  release binaries (carplayd, carplay-bench) instead of building
+# Environment: CARPLAYD_BIN_DIR  release binaries (carplayd, carplay-bench) instead of building
 #              SWIFT            swift binary
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -28,8 +28,8 @@ done
 command -v valgrind >/dev/null 2>&1 || { echo "==> apt-get install valgrind"; apt-get install -y -qq valgrind >/dev/null; }
 SWIFT="${SWIFT:-swift}"
 command -v "$SWIFT" >/dev/null 2>&1 || SWIFT=/opt/swift/usr/bin/swift
-if [ -n "${CARPLAY_BIN_DIR:-}" ]; then
-    BIN="$CARPLAY_BIN_DIR"
+if [ -n "${CARPLAYD_BIN_DIR:-}" ]; then
+    BIN="$CARPLAYD_BIN_DIR"
 else
     "$SWIFT" build -c release --product carplayd
     "$SWIFT" build -c release --product carplay-bench

@@ -3,7 +3,7 @@
 IntegrationTests/support/vm/run-in-vm.sh; Benchmarks/vcan/run.sh starts it). For each run:
 
 1. carplay-ecu + carplayd --can vcan0 as separate processes; the load generator
-   ($CARPLAY_LOADGEN contract, default loadgen.py) with each client count;
+   ($CARPLAYD_LOADGEN contract, default loadgen.py) with each client count;
 2. a fresh carplay-ecu and the Python peer (python-can + cantools) with each client
    count, sending the same command frames.
 

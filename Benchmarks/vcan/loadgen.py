@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A load generator for carplayd over its Varlink socket: the Python implementation
-of the CARPLAY_LOADGEN contract (Benchmarks/vcan/README.md).
+of the CARPLAYD_LOADGEN contract (Benchmarks/vcan/README.md).
 
     loadgen.py --socket PATH --clients N --intents M --json
 

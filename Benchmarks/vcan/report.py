@@ -22,7 +22,7 @@ def loadgen_note(loadgen, doc):
         return f"`{path}` (Python, multi-process, raw Varlink)"
     if os.path.basename(loadgen.split()[0]) == 'carplay-bench':
         return "`carplay-bench --json` (Swift, `Benchmarks/intents/carplay-bench`, one thread per client)"
-    return f"`{loadgen}` (CARPLAY_LOADGEN)"
+    return f"`{loadgen}` (CARPLAYD_LOADGEN)"
 
 
 def host():

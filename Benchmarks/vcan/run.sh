@@ -17,17 +17,17 @@
 #   --counts-only     only the counts (no throughput runs), printed, docs untouched
 #   --instructions    instead: instructions per intent under callgrind (carplayd, carplay-ecu,
 #                     the peer; exact where CPU times drift), printed, docs untouched; on
-#                     the static release build (make build STATIC=1) unless CARPLAY_BIN_DIR
+#                     the static release build (make build STATIC=1) unless CARPLAYD_BIN_DIR
 #   --instruction-intents A,B  its short and long run (default 100,300)
 #   --profile DIR     vehicle profile (default VehicleProfiles/sedan; the workload is written for it)
 #   --vm | --native   passed to IntegrationTests/support/vm/run-in-vm.sh (default: native if the kernel has vcan)
 #   --timeout S       whole VM run (default 1800)
 #   --no-doc          do not update docs/BENCHMARKS.md
 #
-# Environment: CARPLAY_LOADGEN  the load generator (default: the built carplay-bench, which
+# Environment: CARPLAYD_LOADGEN  the load generator (default: the built carplay-bench, which
 #                 implements the contract with --json; with --python-loadgen,
 #                 Benchmarks/vcan/loadgen.py); the contract is in Benchmarks/vcan/README.md
-#              CARPLAY_BIN_DIR  release binaries to use instead of building
+#              CARPLAYD_BIN_DIR  release binaries to use instead of building
 #              SWIFT, SCRATCH   swift binary, --scratch-path for the build
 set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -71,8 +71,8 @@ SWIFT="${SWIFT:-swift}"
 command -v "$SWIFT" >/dev/null 2>&1 || SWIFT=/opt/swift/usr/bin/swift
 BUILD=("$SWIFT" build -c release)
 [ -n "${SCRATCH:-}" ] && BUILD+=(--scratch-path "$SCRATCH")
-if [ -n "${CARPLAY_BIN_DIR:-}" ]; then
-    BIN="$CARPLAY_BIN_DIR"
+if [ -n "${CARPLAYD_BIN_DIR:-}" ]; then
+    BIN="$CARPLAYD_BIN_DIR"
 elif [ "$INSTRUCTIONS" = 1 ]; then
     # The static build (what the package ships): under valgrind in the VM the dynamically
     # linked release build stopped with valgrind's own SIGSEGV in libdispatch's
@@ -84,7 +84,7 @@ else
     echo "==> ${BUILD[*]} --product carplayd / carplay-ecu"
     "${BUILD[@]}" --product carplayd
     "${BUILD[@]}" --product carplay-ecu
-    [ -n "${CARPLAY_LOADGEN:-}" ] || [ "$PYTHON_LOADGEN" = 1 ] || "${BUILD[@]}" --product carplay-bench
+    [ -n "${CARPLAYD_LOADGEN:-}" ] || [ "$PYTHON_LOADGEN" = 1 ] || "${BUILD[@]}" --product carplay-bench
     BIN="$("${BUILD[@]}" --show-bin-path)"
 fi
 for tool in carplayd carplay-ecu; do
@@ -93,8 +93,8 @@ done
 [ -x "$REPO/.venv/bin/python" ] || bash "$REPO/scripts/bootstrap.sh"
 PY="$REPO/.venv/bin/python"
 
-if [ -n "${CARPLAY_LOADGEN:-}" ]; then
-    LOADGEN="$CARPLAY_LOADGEN"
+if [ -n "${CARPLAYD_LOADGEN:-}" ]; then
+    LOADGEN="$CARPLAYD_LOADGEN"
 elif [ "$PYTHON_LOADGEN" = 1 ]; then
     LOADGEN="$PY $REPO/Benchmarks/vcan/loadgen.py"
 else
@@ -123,6 +123,6 @@ echo "==> vcan bench: $RUNS runs, clients $CLIENTS, $INTENTS intents each, load 
 [ -s "$OUT" ] || { echo "run.sh: no results in $OUT" >&2; exit 1; }
 
 CMDLINE="Benchmarks/vcan/run.sh ${ORIG_ARGS[*]}"
-[ -n "${CARPLAY_LOADGEN:-}" ] && CMDLINE="CARPLAY_LOADGEN=... $CMDLINE"
+[ -n "${CARPLAYD_LOADGEN:-}" ] && CMDLINE="CARPLAYD_LOADGEN=... $CMDLINE"
 exec "$PY" "$REPO/Benchmarks/vcan/report.py" "$OUT" --doc "$REPO/docs/BENCHMARKS.md" --command "$CMDLINE" \
     $([ "$UPDATE_DOC" = 1 ] || echo --no-doc)

@@ -13,9 +13,9 @@ from conftest import PROFILES, binary
 
 
 def bench_binary():
-    path = os.environ.get("CARPLAY_BENCH_BIN") or os.path.join(os.path.dirname(binary()), "carplay-bench")
+    path = os.environ.get("CARPLAYD_BENCH_BIN") or os.path.join(os.path.dirname(binary()), "carplay-bench")
     if not os.access(path, os.X_OK):
-        pytest.fail("carplay-bench not found at %s (swift build --product carplay-bench, or set CARPLAY_BENCH_BIN)" % path)
+        pytest.fail("carplay-bench not found at %s (swift build --product carplay-bench, or set CARPLAYD_BENCH_BIN)" % path)
     return path
 
 

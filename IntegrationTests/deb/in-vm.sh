@@ -105,7 +105,7 @@ check "remove: /etc/carplayd/carplayd.conf kept, with the admin's edits" grep -q
 check "remove: dpkg state config-files" bash -c '[ "$(dpkg-query -W -f="\${Status}" carplayd)" = "deinstall ok config-files" ]'
 
 # ---- dpkg --purge: nothing left
-echo "CARPLAY_ECU_PROFILE=/usr/share/carplayd/VehicleProfiles/suv" > /etc/carplayd/carplay-ecu.env
+echo "CARPLAYD_ECU_PROFILE=/usr/share/carplayd/VehicleProfiles/suv" > /etc/carplayd/carplay-ecu.env
 t=$SECONDS; dpkg --purge carplayd >/tmp/dpkg-p.log 2>&1 && ok "dpkg --purge carplayd ($((SECONDS - t)) s)" || { bad "dpkg --purge"; cat /tmp/dpkg-p.log; }
 check "purge: /etc/carplayd gone" test ! -e /etc/carplayd
 check "purge: state directory gone (saved car profiles)" bash -c '! test -e /var/lib/carplayd && ! test -e /var/lib/private/carplayd'

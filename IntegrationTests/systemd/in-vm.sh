@@ -2,8 +2,8 @@
 # Runs inside the systemd VM (IntegrationTests/systemd/run.sh). Everything written lands in the
 # VM's tmpfs overlay.
 set -u
-REPO="${CARPLAY_REPO:?}"
-BIN="${CARPLAY_RELEASE_BIN_DIR:?}"
+REPO="${CARPLAYD_REPO:?}"
+BIN="${CARPLAYD_RELEASE_BIN_DIR:?}"
 SOCK=/run/carplayd/io.carplayd.Vehicle
 # shellcheck source=../support/checks.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"

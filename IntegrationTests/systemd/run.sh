@@ -13,7 +13,7 @@ command -v "$SWIFT" >/dev/null 2>&1 || SWIFT=/opt/swift/usr/bin/swift
 # Debian package ships (`make build STATIC=1`, .build/static: the build scripts/test.sh
 # makes once for this test, the daemon tests and the package), built here, on the host
 # (the repo is read-only in the VM).
-BIN="${CARPLAY_RELEASE_BIN_DIR:-}"
+BIN="${CARPLAYD_RELEASE_BIN_DIR:-}"
 if [ -z "$BIN" ]; then
     make -s build STATIC=1 SWIFT="$SWIFT" >/dev/null
     BIN="$("$SWIFT" build -c release --scratch-path "$REPO/.build/static" --show-bin-path)"
@@ -27,5 +27,5 @@ case "$BIN" in
 esac
 echo "==> carplayd under systemd in a VM (binaries: $BIN)"
 exec "$REPO/IntegrationTests/support/vm/run-in-vm.sh" --systemd --timeout "${SYSTEMD_TEST_TIMEOUT:-900}" \
-    --env CARPLAY_RELEASE_BIN_DIR="$BIN" --env CARPLAY_REPO="$REPO" -- \
+    --env CARPLAYD_RELEASE_BIN_DIR="$BIN" --env CARPLAYD_REPO="$REPO" -- \
     bash "$REPO/IntegrationTests/systemd/in-vm.sh"

@@ -9,12 +9,12 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$REPO"
 SWIFT="${SWIFT:-swift}"
 command -v "$SWIFT" >/dev/null 2>&1 || SWIFT=/opt/swift/usr/bin/swift
-BIN="${CARPLAY_BIN_DIR:-$("$SWIFT" build --show-bin-path)}"
+BIN="${CARPLAYD_BIN_DIR:-$("$SWIFT" build --show-bin-path)}"
 if [ ! -x "$BIN/carplayd" ] || [ ! -x "$BIN/carplay-ecu" ]; then
     "$SWIFT" build --product carplayd
     "$SWIFT" build --product carplay-ecu
 fi
 [ -x "$REPO/.venv/bin/python" ] || bash "$REPO/scripts/bootstrap.sh"
 echo "==> vcan bench (binaries: $BIN)"
-exec "$REPO/IntegrationTests/support/vm/run-in-vm.sh" --timeout "${VCAN_TIMEOUT:-900}" --env CARPLAY_BIN_DIR="$BIN" -- \
+exec "$REPO/IntegrationTests/support/vm/run-in-vm.sh" --timeout "${VCAN_TIMEOUT:-900}" --env CARPLAYD_BIN_DIR="$BIN" -- \
     "$REPO/.venv/bin/python" -m pytest -p no:cacheprovider -q --durations=12 -n 2 --dist load "$REPO/IntegrationTests/vcan"

@@ -2,7 +2,7 @@
 carplay-ecu, or with an independent Python ECU, for every shipped profile.
 
 Run through IntegrationTests/support/vm/run-in-vm.sh (natively where the kernel has vcan, in a VM
-otherwise): IntegrationTests/vcan/run.sh. The binaries come from $CARPLAY_BIN_DIR.
+otherwise): IntegrationTests/vcan/run.sh. The binaries come from $CARPLAYD_BIN_DIR.
 """
 
 import json
@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "IntegrationTests" / "support" / "intents"))
 import check_intents  # noqa: E402  (scenarios and checks shared with the in-process run)
 
-BIN = Path(os.environ.get("CARPLAY_BIN_DIR", REPO / ".build" / "debug"))
+BIN = Path(os.environ.get("CARPLAYD_BIN_DIR", REPO / ".build" / "debug"))
 # Every shipped profile with carplay-ecu; the independent Python ECU plays the example
 # cars (it implements setpoints and carplayd E2E, not the other command kinds or schemes).
 PROFILES = ["sedan", "suv", "ford-cgea", "gm-global-a-lowspeed", "hyundai-ccan", "hyundai-kia-generic", "hyundai-mcan",
@@ -35,7 +35,7 @@ PYTHON_ECU_PROFILES = ["sedan", "suv"]  # also the verbs test: cars that can do 
 FULL_BUS_PROFILES = {"ford-cgea"}
 # The suite runs as two pytest-xdist workers (IntegrationTests/vcan/run.sh), each on a
 # bus of its own: vcan0 and vcan1 carry nothing of each other's.
-IFACE = os.environ.get("CARPLAY_VCAN") or {"gw1": "vcan1"}.get(os.environ.get("PYTEST_XDIST_WORKER", ""), "vcan0")
+IFACE = os.environ.get("CARPLAYD_VCAN") or {"gw1": "vcan1"}.get(os.environ.get("PYTEST_XDIST_WORKER", ""), "vcan0")
 PYTHON = sys.executable
 
 
@@ -83,7 +83,7 @@ class Rig:
         self.daemon = Process("carplayd", [str(BIN / "carplayd"), "--can", IFACE, "--profile", str(REPO / "VehicleProfiles" / profile),
                                            "--socket", self.socket, "--state-dir", str(self.dir / "state"), "--log-level", "debug",
                                            # Generous: in an emulated VM (TCG) a round trip takes far longer than on a car.
-                                           "--confirmation-timeout", os.environ.get("CARPLAY_CONFIRMATION_MS", "3000")])
+                                           "--confirmation-timeout", os.environ.get("CARPLAYD_CONFIRMATION_MS", "3000")])
         self.procs.append(self.daemon)
         # Until the first status frames arrive: the Python ECU first imports python-can and
         # cantools, which took over 15 s once in the emulated VM beside the other stages

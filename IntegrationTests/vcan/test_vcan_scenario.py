@@ -44,7 +44,7 @@ class Daemon(Process):
         self.socket = str(directory / "carplayd.sock")
         super().__init__("carplayd", [str(BIN / "carplayd"), "--can", IFACE, "--profile", SEDAN, "--socket", self.socket,
                                       "--state-dir", str(directory / "state"), "--log-level", "debug",
-                                      "--confirmation-timeout", os.environ.get("CARPLAY_CONFIRMATION_MS", "3000")])
+                                      "--confirmation-timeout", os.environ.get("CARPLAYD_CONFIRMATION_MS", "3000")])
 
     def call(self, method, **parameters):
         with varlink.Client(address="unix:" + self.socket) as client, client.open("io.carplayd.Vehicle") as vehicle:

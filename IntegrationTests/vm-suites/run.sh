@@ -14,7 +14,7 @@
 #
 # Usage: IntegrationTests/vm-suites/run.sh [--vm]
 #   --vm   the vcan bench in the VM too, even where the host kernel has vcan
-# Environment: what the suites' run.sh take (CARPLAY_BIN_DIR, CARPLAY_RELEASE_BIN_DIR,
+# Environment: what the suites' run.sh take (CARPLAYD_BIN_DIR, CARPLAYD_RELEASE_BIN_DIR,
 #   CARPLAYD_DYNAMIC_BIN, VCAN_TIMEOUT, SYSTEMD_TEST_TIMEOUT, DEB_TEST_TIMEOUT); the
 #   VM's timeout is theirs added up plus 300 s for the boot.
 set -euo pipefail
