@@ -150,16 +150,13 @@ public final class EventLoop: Sendable {
                 }
                 return timeout
             }
-            let count = carplay_epoll_wait(epoll, &events, &tokens, 64, timeout)
+            let waited = try? retryingOnInterrupt { carplay_epoll_wait(epoll, &events, &tokens, 64, timeout) }
             if timeout != 0 { jobs.withLock { $0.sleeping = false } }
             defer {
                 wakeSleepers()
                 runJobs(&batch)
             }
-            if count < 0 {
-                if errno == EINTR { continue }
-                break
-            }
+            guard let count = waited else { break }
             for index in 0..<Int(count) {
                 if tokens[index] == Self.wakeToken {
                     heartbeats.add(1, ordering: .releasing)

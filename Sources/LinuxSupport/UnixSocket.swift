@@ -81,14 +81,14 @@ public enum UnixSocket {
     /// Accepts one pending connection (non-blocking); nil when none is pending.
     public static func accept(_ listener: FileDescriptor) throws(Errno) -> FileDescriptor? {
         while true {
-            let fd = carplay_accept(listener.rawValue)
-            if fd >= 0 { return FileDescriptor(rawValue: fd) }
-            let error = Errno.current
-            if error.rawValue == EINTR { continue }
-            if error.rawValue == EAGAIN || error.rawValue == EWOULDBLOCK { return nil }
-            // The peer went away before we accepted: not our error.
-            if error.rawValue == ECONNABORTED { continue }
-            throw error
+            do {
+                return FileDescriptor(rawValue: try retryingOnInterrupt { carplay_accept(listener.rawValue) })
+            } catch {
+                if error.rawValue == EAGAIN || error.rawValue == EWOULDBLOCK { return nil }
+                // The peer went away before we accepted: not our error.
+                if error.rawValue == ECONNABORTED { continue }
+                throw error
+            }
         }
     }
 
@@ -117,11 +117,9 @@ public enum UnixSocket {
 extension FileDescriptor {
     /// Non-blocking read: nil when no data is available now; 0 bytes at end of file.
     public func readAvailable(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int? {
-        while true {
-            let count = Glibc.read(rawValue, buffer.baseAddress, buffer.count)
-            if count >= 0 { return count }
-            let error = Errno.current
-            if error.rawValue == EINTR { continue }
+        do {
+            return try retryingOnInterrupt { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+        } catch {
             if error.rawValue == EAGAIN || error.rawValue == EWOULDBLOCK { return nil }
             throw error
         }
@@ -129,11 +127,9 @@ extension FileDescriptor {
 
     /// Non-blocking write: how many bytes the kernel took (0 when it would block).
     public func writeAvailable(_ bytes: UnsafeRawBufferPointer) throws(Errno) -> Int {
-        while true {
-            let count = Glibc.send(rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-            if count >= 0 { return count }
-            let error = Errno.current
-            if error.rawValue == EINTR { continue }
+        do {
+            return try retryingOnInterrupt { Glibc.send(rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+        } catch {
             if error.rawValue == EAGAIN || error.rawValue == EWOULDBLOCK { return 0 }
             throw error
         }
