@@ -120,6 +120,12 @@ let package = Package(
             dependencies: [
                 "CarplayClient", "CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit", "VehicleSimulator", "TestSupport",
             ]),
+        .testTarget(name: "CarplayJSONTests", dependencies: ["CarplayJSON"]),
+        .testTarget(
+            name: "SimulatorControlTests",
+            dependencies: [
+                "SimulatorControl", "CarplayDaemon", "Varlink", "CarplayJSON", "LinuxSupport", "CANBus", "VehicleKit", "VehicleSimulator", "TestSupport",
+            ]),
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "LinuxSupport", "TestSupport"]),
         .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANKit", "CarplayJSON", "TestSupport"]),
         .testTarget(name: "VehicleSimulatorTests", dependencies: ["VehicleSimulator", "VehicleKit", "CANBus", "CANKit", "CarplayJSON", "TestSupport"]),

@@ -1,7 +1,6 @@
-import CarplayJSON
 import Testing
 
-@testable import CarIntents
+@testable import CarplayJSON
 
 @Suite struct JSONValueTests {
     @Test func booleansAreNotIntegers() throws {
