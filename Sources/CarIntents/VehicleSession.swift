@@ -48,7 +48,7 @@ public final class VehicleSession: Sendable {
         persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in },
         headUnitPort: @Sendable (any CANPort) -> any CANPort = { $0 },
         clock: any MonotonicClock = Timekeeper.loop
-    ) async {
+    ) {
         self.profile = profile
         switch vehicle {
         case let .bus(busPort):

@@ -131,7 +131,7 @@ public final class Daemon: Sendable {
             profile.policies.confirmationTimeout = .milliseconds(milliseconds)
         }
         let identifier = profile.identifier
-        return await VehicleSession(
+        return VehicleSession(
             profile: profile, vehicle: vehicle, savedProfiles: store.load(profile: identifier), restrictedWhileLocked: configuration.restrictedWhileLocked,
             carIdentifier: carIdentifier(profile: identifier),
             persist: { profiles in try store.save(profiles, profile: identifier) }, clock: clock)

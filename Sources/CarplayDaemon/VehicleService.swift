@@ -35,7 +35,7 @@ public final class VehicleService: VarlinkService {
     /// Describe, GetState, GetBusTraffic, Monitor.
     static let genericMethods: [String: Method] = [
         "io.carplayd.Vehicle.Describe": { service, request in service.describe(request) },
-        "io.carplayd.Vehicle.GetState": { service, request in await service.getState(request) },
+        "io.carplayd.Vehicle.GetState": { service, request in service.getState(request) },
         "io.carplayd.Vehicle.GetBusTraffic": { service, request in service.getBusTraffic(request) },
         "io.carplayd.Vehicle.Resolve": { service, request in await service.runIntent(.resolve, request) },
         "io.carplayd.Vehicle.Confirm": { service, request in await service.runIntent(.confirm, request) },
@@ -78,7 +78,7 @@ public final class VehicleService: VarlinkService {
         request.replies.send(VarlinkReply(parameters: ["vehicle": VehicleDescription.json(request.session.profile)]))
     }
 
-    func getState(_ request: Request) async {
+    func getState(_ request: Request) {
         let session = request.session
         let (current, reachable) = session.controller.snapshot()
         let health = session.busHealth()

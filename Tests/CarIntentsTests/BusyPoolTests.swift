@@ -50,7 +50,7 @@ import VehicleSimulator
         let profile = try ShippedProfiles.load("sedan")
         let embedded = EmbeddedVehicle(VehicleSimulation(profile: profile))
         let recorder = Recorder(bus: embedded.bus)
-        let session = await VehicleSession(profile: profile, vehicle: .inProcess(embedded))
+        let session = VehicleSession(profile: profile, vehicle: .inProcess(embedded))
         try await stopping(session) { session in
             #expect(await session.controller.waitUntilComplete(timeout: .seconds(60)))
             let (hold, reachable) = try await Self.holdingThePool { session.controller.snapshot().reachable }

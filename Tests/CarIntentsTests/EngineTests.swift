@@ -52,7 +52,7 @@ struct Rig: Stoppable {
         for (key, value) in state { initial[key] = value }
         let clock = ManualClock()
         let embedded = EmbeddedVehicle(VehicleSimulation(profile: profile, state: initial, faults: faults), clock: clock)
-        let session = await VehicleSession(profile: profile, vehicle: .inProcess(embedded), headUnitPort: headUnitPort, clock: clock)
+        let session = VehicleSession(profile: profile, vehicle: .inProcess(embedded), headUnitPort: headUnitPort, clock: clock)
         let time = VirtualTime(clock: clock, vehicle: embedded.vehicle)
         // The vehicle's first frames are due at once: no time needs to pass.
         let complete = try await time.run(step: .zero) { await session.controller.waitUntilComplete(timeout: .seconds(10)) }

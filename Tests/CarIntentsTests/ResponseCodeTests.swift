@@ -65,7 +65,7 @@ import VehicleSimulator
         // only has to pass for the vehicle to fall silent.
         let clock = ManualClock()
         let embedded = EmbeddedVehicle(VehicleSimulation(profile: profile, state: VehicleSimulation.defaultState(for: profile)), clock: clock)
-        let session = await VehicleSession(profile: profile, vehicle: .inProcess(embedded), restrictedWhileLocked: Set(IntentName.allCases), clock: clock)
+        let session = VehicleSession(profile: profile, vehicle: .inProcess(embedded), restrictedWhileLocked: Set(IntentName.allCases), clock: clock)
         try await stopping(session) { session in
             #expect(await session.controller.waitUntilComplete(timeout: .seconds(10)))
             let engine = session.engine
@@ -98,7 +98,7 @@ import VehicleSimulator
             // Virtual time, as above: on the wall clock a loaded machine stalls the car's
             // status frames past its reachability window and the outcome is "unreachable".
             let lockedClock = ManualClock()
-            let lockedSession = await VehicleSession(
+            let lockedSession = VehicleSession(
                 profile: locked, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: locked, state: lockedState), clock: lockedClock)),
                 clock: lockedClock)
             try await stopping(lockedSession) { lockedSession in
@@ -110,7 +110,7 @@ import VehicleSimulator
                 // The SUV's satellite radio is not subscribed.
                 let suv = try ShippedProfiles.load("suv")
                 let suvClock = ManualClock()
-                let suvSession = await VehicleSession(
+                let suvSession = VehicleSession(
                     profile: suv,
                     vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: suv, state: VehicleSimulation.defaultState(for: suv)), clock: suvClock)),
                     clock: suvClock)

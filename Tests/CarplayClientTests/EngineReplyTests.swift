@@ -32,7 +32,7 @@ import VehicleSimulator
         let profile = try ProfileLoader.load(directory: TestPaths.repository("VehicleProfiles/\(car)").path) { path in
             try? FileDescriptor.readFile(atPath: path)
         }
-        let session = await VehicleSession(profile: profile, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: profile))))
+        let session = VehicleSession(profile: profile, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: profile))))
         // A bound, not a wait (it returns once every status message came): real time, and
         // the parallel suites' synchronous tests can hold both pool threads for seconds.
         #expect(await session.controller.waitUntilComplete(timeout: .seconds(30)))

@@ -116,7 +116,7 @@ import VehicleSimulator
         let directory = TestPaths.repositoryRoot.appendingPathComponent("VehicleProfiles/\(profileName)").path
         var profile = try ProfileLoader.load(directory: directory) { FileManager.default.contents(atPath: $0).map { Array($0) } }
         profile.policies.confirmationTimeout = .seconds(2)
-        let session = await VehicleSession(profile: profile, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: profile))))
+        let session = VehicleSession(profile: profile, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: profile))))
         #expect(await session.controller.waitUntilComplete(timeout: .seconds(10)))
         // Monitor's replies to everything the requests cause (it ends with the session).
         let events = session.controller.events(commands: true)
