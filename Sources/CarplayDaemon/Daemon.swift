@@ -12,7 +12,7 @@ import VehicleSimulator
 public final class Daemon: Sendable {
     public let configuration: DaemonConfiguration
     private let arguments: [String]
-    private let log: Logger
+    let log: Logger
 
     public init(configuration: DaemonConfiguration, arguments: [String]) {
         self.configuration = configuration
@@ -26,41 +26,22 @@ public final class Daemon: Sendable {
     public func run() async -> Int32 {
         Signals.ignoreBrokenPipes()
         let signals = Signals.stream([Signals.terminate, Signals.interrupt, Signals.hangup])
-        // The throwing steps live in synchronous helpers: the release compiler (6.3.1)
-        // crashes splitting this coroutine when typed throws happen inside it.
-        let loaded = Self.loadProfileResult(configuration.profile)
-        guard case let .success((directory, profile)) = loaded else {
-            if case let .failure(error) = loaded { log.error(error.description) }
-            return 2
-        }
-        let (users, groups) = resolveAccounts(configuration)
-        let store = CarProfileStore(directory: configuration.stateDirectory)
-        let parsedFaults = Self.faultPlan(configuration.simulatorFaults)
-        guard case let .success(faults) = parsedFaults else {
-            if case let .failure(error) = parsedFaults { log.error("--simulator-faults: \(error)") }
-            return 2
-        }
-        if let text = configuration.simulatorFaults { log.warning("the simulated vehicle runs with faults: \(text)") }
-        let chosen = Self.vehicleSource(configuration, profile: profile)
-        guard case let .success(source) = chosen else {
-            if case let .failure(error) = chosen { log.error(error.description) }
-            return 2
-        }
         let started = Self.startLoops()
         guard case let .success(loops) = started else {
             if case let .failure(error) = started { log.error(error.description) }
             return 1
         }
-        let opened = Self.openVehicle(source, profile: profile, faults: faults, loop: loops[0], log: log)
-        guard case let .success(vehicle) = opened else {
-            if case let .failure(error) = opened { log.error(error.description) }
+        let outcome = prepare(configuration, canLoop: loops[0])
+        guard case let .success(prepared) = outcome else {
             for loop in loops { loop.shutdown() }
-            return 1
+            guard case let .failure(error) = outcome else { return 1 }
+            log.error(error.description)
+            return error.exitCode
         }
-        let session = await Self.startSession(configuration, profile: profile, vehicle: vehicle, store: store, clock: loops[0])
+        let (directory, profile, source, session) = (prepared.directory, prepared.profile, prepared.source, prepared.session)
         let state = DaemonState(
-            session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(configuration), simulatorAccess: simulatorAccess(configuration)
-        )
+            session: session, allowedUsers: prepared.allowedUsers, allowedGroups: prepared.allowedGroups, deviceLock: prepared.deviceLock,
+            simulatorAccess: prepared.simulatorAccess)
 
         let socketPath = configuration.socket
         let activated = Self.activatedListener()
@@ -99,7 +80,7 @@ public final class Daemon: Sendable {
         for await signal in signals {
             if signal == Signals.hangup {
                 _ = try? notifier.notify("RELOADING=1\nSTATUS=reloading")
-                await reload(state: state, store: store, canLoop: loops[0])
+                await reload(state: state, canLoop: loops[0])
                 let session = state.session
                 _ = try? notifier.notify("READY=1\nSTATUS=\(Self.statusText(reachable: session.controller.isReachable, interface: session.interface))")
                 continue
@@ -125,7 +106,7 @@ public final class Daemon: Sendable {
     /// profiles; its deadlines on `clock` (the loop that reads the bus).
     static func startSession(
         _ configuration: DaemonConfiguration, profile: VehicleProfile, vehicle: VehicleSession.Vehicle, store: CarProfileStore, clock: any MonotonicClock
-    ) async -> VehicleSession {
+    ) -> VehicleSession {
         var profile = profile
         if let milliseconds = configuration.confirmationTimeoutMilliseconds {
             profile.policies.confirmationTimeout = .milliseconds(milliseconds)
@@ -289,7 +270,7 @@ public final class Daemon: Sendable {
     }
 
     /// SIGHUP: re-read the config file and the profile; keep the old ones if invalid.
-    private func reload(state: DaemonState, store: CarProfileStore, canLoop: EventLoop) async {
+    private func reload(state: DaemonState, canLoop: EventLoop) async {
         var next = configuration
         if let file = configuration.configFile {
             switch Self.parseConfiguration(arguments) {
@@ -299,41 +280,24 @@ public final class Daemon: Sendable {
                 return
             }
         }
-        let loaded = Self.loadProfileResult(next.profile)
-        guard case let .success((directory, profile)) = loaded else {
-            if case let .failure(error) = loaded { log.error("reload: \(error); keeping the running profile") }
+        let outcome = prepare(next, canLoop: canLoop)
+        guard case let .success(prepared) = outcome else {
+            if case let .failure(error) = outcome { log.error("reload: \(error); keeping \(error.kept)") }
             return
         }
-        let (users, groups) = resolveAccounts(next)
-        let parsedFaults = Self.faultPlan(next.simulatorFaults)
-        guard case let .success(faults) = parsedFaults else {
-            if case let .failure(error) = parsedFaults { log.error("reload: --simulator-faults: \(error); keeping the running vehicle") }
-            return
-        }
-        let chosen = Self.vehicleSource(next, profile: profile)
-        guard case let .success(source) = chosen else {
-            if case let .failure(error) = chosen { log.error("reload: \(error); keeping the running vehicle") }
-            return
-        }
-        let opened = Self.openVehicle(source, profile: profile, faults: faults, loop: canLoop, log: log)
-        guard case let .success(vehicle) = opened else {
-            if case let .failure(error) = opened { log.error("reload: \(error); keeping the running vehicle") }
-            return
-        }
-        let session = await Self.startSession(
-            next, profile: profile, vehicle: vehicle, store: CarProfileStore(directory: next.stateDirectory), clock: canLoop)
         let old = state.replace(
-            session: session, allowedUsers: users, allowedGroups: groups, deviceLock: deviceLock(next), simulatorAccess: simulatorAccess(next))
+            session: prepared.session, allowedUsers: prepared.allowedUsers, allowedGroups: prepared.allowedGroups,
+            deviceLock: prepared.deviceLock, simulatorAccess: prepared.simulatorAccess)
         await old.stop()
-        log.info("reloaded: \(Self.served(profile, directory: directory, configured: next.profile != nil))")
+        log.info("reloaded: \(Self.served(prepared.profile, directory: prepared.directory, configured: next.profile != nil))")
     }
 
-    private func resolveAccounts(_ configuration: DaemonConfiguration) -> (Set<UInt32>, Set<UInt32>) {
+    func resolveAccounts(_ configuration: DaemonConfiguration) -> (Set<UInt32>, Set<UInt32>) {
         (userIDs(configuration.allowedUsers, key: "allow-users"), groupIDs(configuration.allowedGroups, key: "allow-groups"))
     }
 
     /// Who may call io.carplayd.Simulator; nil when it is not offered (off, or a real bus).
-    private func simulatorAccess(_ configuration: DaemonConfiguration) -> SimulatorAccess? {
+    func simulatorAccess(_ configuration: DaemonConfiguration) -> SimulatorAccess? {
         guard configuration.servesSimulator else { return nil }
         return SimulatorAccess(
             users: userIDs(configuration.simulatorControlUsers, key: "simulator-control-users"),
@@ -357,7 +321,7 @@ public final class Daemon: Sendable {
     }
 
     /// How the caller's device lock is read, as the configuration says.
-    private func deviceLock(_ configuration: DaemonConfiguration) -> DeviceLock {
+    func deviceLock(_ configuration: DaemonConfiguration) -> DeviceLock {
         DeviceLock(
             sessionless: configuration.sessionlessCallers,
             trustedUsers: userIDs(configuration.sessionlessTrustedUsers, key: "sessionless-trusted-users"),
