@@ -14,9 +14,9 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: all mutable state is inside `state` (a Mutex). The socket is
 /// read (by the loop thread) and written (by a replying task) outside the lock, so a
-/// reply never waits for a read nor a read for a reply; `reading`/`writing` mark those
-/// calls, and a `close()` meanwhile leaves the descriptor to the last of them to close,
-/// so it is never closed (and its number reused) under a read or write.
+/// reply never waits for a read nor a read for a reply; `inFlight` marks those calls,
+/// and a `close()` meanwhile leaves the descriptor to the last of them to close, so it
+/// is never closed (and its number reused) under a read or write.
 final class VarlinkConnection: @unchecked Sendable {
     typealias Item = (call: Result<VarlinkCall, VarlinkError>, size: Int)
 
@@ -28,26 +28,44 @@ final class VarlinkConnection: @unchecked Sendable {
     private weak let server: VarlinkServer?
     private let onClose: @Sendable (VarlinkConnection) -> Void
 
+    /// A connection's life: open; draining after an error (what is queued is sent, nothing
+    /// more is read, then it closes); closed, its descriptor closed once no read or write
+    /// is in flight (`released`).
+    enum Life: Equatable {
+        case open
+        case draining
+        case closed(released: Bool)
+    }
+
+    /// The socket calls running outside the lock.
+    struct InFlight: OptionSet {
+        let rawValue: UInt8
+        static let read = InFlight(rawValue: 1)
+        static let write = InFlight(rawValue: 2)
+    }
+
+    /// Whether the loop watches the socket for reads: paused while too many calls wait.
+    enum Reads { case watched, paused }
+
     private struct State {
         var reader = VarlinkMessageReader()
         var outbound = VarlinkWriteQueue()
+        var life = Life.open
+        var inFlight: InFlight = []
+        var reads = Reads.watched
+        /// Registered for writability too (replies wait in `outbound`).
         var watchingWritable = false
-        var closed = false
-        /// After a framing error: send what is queued, then close.
-        var closeAfterFlush = false
         var task: Task<Void, Never>?
         /// Calls read and not yet taken by the task, and their size in bytes.
         var pendingCalls = 0
         var pendingBytes = 0
-        /// Not registered with the loop while too many calls wait (no events at all, so a
-        /// hang-up cannot make the level-triggered loop spin either).
-        var readPaused = false
         /// Bytes counted in the server's budget for this connection.
         var accounted = 0
-        /// A read (loop thread) or a write (a replying task) runs outside the lock.
-        var reading = false
-        var writing = false
-        var descriptorClosed = false
+
+        var isClosed: Bool { if case .closed = life { true } else { false } }
+
+        /// Nothing more is read; what is queued is sent, then the connection closes.
+        mutating func drain() { if life == .open { life = .draining } }
 
         var mustPauseReading: Bool {
             pendingCalls >= VarlinkServer.pendingCallLimit || pendingBytes >= VarlinkServer.pendingByteLimit
@@ -72,7 +90,7 @@ final class VarlinkConnection: @unchecked Sendable {
         self.onClose = onClose
     }
 
-    var isOpen: Bool { state.withLock { !$0.closed } }
+    var isOpen: Bool { state.withLock { !$0.isClosed } }
 
     func start(dispatch: @escaping @Sendable (VarlinkCall, VarlinkReplies) async -> Void) throws(Errno) {
         let calls = self.calls
@@ -104,8 +122,10 @@ final class VarlinkConnection: @unchecked Sendable {
             state.pendingCalls -= 1
             state.pendingBytes -= size
             account(&state)
-            guard state.readPaused, !state.mustPauseReading, !state.closed, !state.closeAfterFlush else { return false }
-            state.readPaused = false
+            // Not registered with the loop while paused (no events at all, so a hang-up
+            // cannot make the level-triggered loop spin either).
+            guard state.reads == .paused, !state.mustPauseReading, state.life == .open else { return false }
+            state.reads = .watched
             do {
                 try register(events: state.watchingWritable ? [.readable, .writable] : .readable)
                 return false
@@ -118,7 +138,7 @@ final class VarlinkConnection: @unchecked Sendable {
 
     /// Brings this connection's share of the server's budget up to date.
     private func account(_ state: inout State) {
-        let held = state.closed ? 0 : state.held
+        let held = state.isClosed ? 0 : state.held
         budget.add(held - state.accounted)
         state.accounted = held
     }
@@ -142,15 +162,15 @@ final class VarlinkConnection: @unchecked Sendable {
     private func readAvailable() {
         while true {
             let proceed = state.withLock { state -> Bool in
-                guard !state.closed, !state.closeAfterFlush, !state.readPaused else { return false }
+                guard state.life == .open, state.reads == .watched else { return false }
                 if state.mustPauseReading {
                     // Too many calls waiting: stop watching the socket until the task catches up.
-                    state.readPaused = true
+                    state.reads = .paused
                     loop.deregister(socket)
                     server?.readPauses.add(1, ordering: .relaxed)
                     return false
                 }
-                state.reading = true
+                state.inFlight.insert(.read)
                 return true
             }
             guard proceed else { return }
@@ -161,8 +181,8 @@ final class VarlinkConnection: @unchecked Sendable {
             // Framing and accounting under the lock; JSON parsing outside it (replies are
             // enqueued from other threads meanwhile).
             let framed = state.withLock { state -> [(bytes: Result<[UInt8], VarlinkError>, size: Int)]? in
-                state.reading = false
-                if state.closed {
+                state.inFlight.remove(.read)
+                if state.isClosed {
                     closeDescriptor = Self.releaseDescriptor(&state)
                     return nil
                 }
@@ -181,7 +201,7 @@ final class VarlinkConnection: @unchecked Sendable {
                         // it: its calls are dropped, it gets one error, then the connection closes.
                         state.pendingBytes -= size
                         state.pendingCalls += 1
-                        state.closeAfterFlush = true
+                        state.drain()
                         return [(.failure(VarlinkError.invalidMessage("the server's buffers are full; this connection holds more than its share")), 0)]
                     }
                     state.pendingCalls += framed.count
@@ -189,7 +209,7 @@ final class VarlinkConnection: @unchecked Sendable {
                 } catch {
                     // Oversized message: answer once, then hang up; nothing else is read.
                     state.pendingCalls += 1
-                    state.closeAfterFlush = true
+                    state.drain()
                     return [(.failure(error), 0)]
                 }
             }
@@ -217,19 +237,19 @@ final class VarlinkConnection: @unchecked Sendable {
             case writeNow
         }
         let plan = state.withLock { state -> Plan in
-            guard !state.closed else { return .closed }
-            guard !state.writing, state.outbound.isEmpty else {
+            guard !state.isClosed else { return .closed }
+            guard !state.inFlight.contains(.write), state.outbound.isEmpty else {
                 // Behind bytes still queued, or another task is writing: it flushes these.
                 defer { account(&state) }
                 state.outbound.append(bytes)
                 if state.outbound.count > VarlinkServer.outboundLimit || overBudget(state) {
-                    state.closeAfterFlush = true
+                    state.drain()
                     state.outbound.removeAll()
                     return .queued(accepted: false, done: Self.isDone(state))
                 }
                 return .queued(accepted: true, done: false)
             }
-            state.writing = true
+            state.inFlight.insert(.write)
             return .writeNow
         }
         switch plan {
@@ -246,8 +266,8 @@ final class VarlinkConnection: @unchecked Sendable {
         let written = bytes.withUnsafeBytes { try? socket.writeAvailable($0) }
         var closeDescriptor = false
         let (accepted, done) = state.withLock { state -> (Bool, Bool) in
-            state.writing = false
-            if state.closed {
+            state.inFlight.remove(.write)
+            if state.isClosed {
                 closeDescriptor = Self.releaseDescriptor(&state)
                 return (false, false)
             }
@@ -257,11 +277,11 @@ final class VarlinkConnection: @unchecked Sendable {
                 if written < bytes.count { state.outbound.putBack(bytes[written...]) }
             } else {
                 // The peer is gone; the hang-up event closes us.
-                state.closeAfterFlush = true
+                state.drain()
                 state.outbound.removeAll()
             }
             if state.outbound.count > VarlinkServer.outboundLimit || overBudget(state) {
-                state.closeAfterFlush = true
+                state.drain()
                 state.outbound.removeAll()
                 return (false, Self.isDone(state))
             }
@@ -275,31 +295,31 @@ final class VarlinkConnection: @unchecked Sendable {
 
     private func flushLocked(_ state: inout State) {
         // A writer outside the lock flushes the queue itself when it is done.
-        guard !state.closed, !state.writing else { return }
+        guard !state.isClosed, !state.inFlight.contains(.write) else { return }
         let socket = self.socket
         if !state.outbound.flush({ try? socket.writeAvailable($0) }) {
             // The peer is gone; the hang-up event closes us.
             state.outbound.removeAll()
-            state.closeAfterFlush = true
+            state.drain()
         }
         account(&state)
         let wantWritable = !state.outbound.isEmpty
         if wantWritable != state.watchingWritable {
             state.watchingWritable = wantWritable
             // While reading is paused the socket is not registered; resuming restores this.
-            if !state.readPaused { loop.modify(socket, events: wantWritable ? [.readable, .writable] : [.readable]) }
+            if state.reads == .watched { loop.modify(socket, events: wantWritable ? [.readable, .writable] : [.readable]) }
         }
     }
 
     private static func isDone(_ state: State) -> Bool {
-        state.closeAfterFlush && state.outbound.isEmpty && !state.closed
+        state.life == .draining && state.outbound.isEmpty
     }
 
     /// After `close()`: true (once) when no read or write is in progress any more, and
     /// the caller closes the descriptor.
     private static func releaseDescriptor(_ state: inout State) -> Bool {
-        guard state.closed, !state.reading, !state.writing, !state.descriptorClosed else { return false }
-        state.descriptorClosed = true
+        guard state.life == .closed(released: false), state.inFlight.isEmpty else { return false }
+        state.life = .closed(released: true)
         return true
     }
 
@@ -310,8 +330,8 @@ final class VarlinkConnection: @unchecked Sendable {
 
     func close() {
         let (wasOpen, task, closeDescriptor) = state.withLock { state -> (Bool, Task<Void, Never>?, Bool) in
-            guard !state.closed else { return (false, nil, false) }
-            state.closed = true
+            guard !state.isClosed else { return (false, nil, false) }
+            state.life = .closed(released: false)
             account(&state)
             loop.deregister(socket)
             return (true, state.task, Self.releaseDescriptor(&state))
