@@ -7,6 +7,7 @@ import VehicleKit
 extension HeadUnit {
     /// A command sent (or being sent) and what is known of its confirmation.
     struct PendingCommand {
+        let token: Token
         var targets: [PropertyKey: PropertyValue]
         /// The targets as the status signals carry them.
         var expected: [PropertyKey: PropertyValue]
@@ -66,7 +67,8 @@ extension HeadUnit {
             if let binding = profile.bindings[key] { statusMessages.insert(binding.status.message) }
         }
         if !lateWatches.isEmpty { for (key, value) in expected { endLateWatch(of: key, expecting: value) } }
-        var command = PendingCommand(targets: targets, expected: expected, statusMessages: statusMessages)
+        let token = makeToken()
+        var command = PendingCommand(token: token, targets: targets, expected: expected, statusMessages: statusMessages)
         command.confirmed = shown
         command.origin = origin
         for frame in commandFrames {
@@ -76,8 +78,7 @@ extension HeadUnit {
         }
         // Toggles that already show their targets: nothing left to confirm.
         if command.isConfirmed { command.settled = .some(nil) }
-        let token = makeToken()
-        commands[token] = command
+        commands.append(command)
         return token
     }
 
@@ -99,21 +100,17 @@ extension HeadUnit {
     /// Whether the command's outcome is ready (or the command is unknown).
     public func isSettled(_ token: Token) -> Bool { command(token) { !$0.isOpen } ?? true }
 
-    /// A reading of the command `token`, nil if there is none. Dictionary.Values has no
-    /// borrowing read: this still copies the command (as `commands[token]` does), so
-    /// what changes a command goes through `updateCommand`, which does not.
+    /// A reading of the command `token`, nil if there is none.
     func command<T>(_ token: Token, _ read: (borrowing PendingCommand) -> T) -> T? {
-        guard let index = commands.index(forKey: token) else { return nil }
-        return read(commands.values[index])
+        guard let index = commands.firstIndex(where: { $0.token == token }) else { return nil }
+        return read(commands[index])
     }
 
-    /// Changes the command `token` in place, nil if there is none. Through the dictionary's
-    /// `subscript(key)` a change moved the whole command into an Optional and back, in a
-    /// coroutine that allocated its frame: six allocations per change.
+    /// Changes the command `token` in place, nil if there is none.
     @discardableResult
     mutating func updateCommand<T>(_ token: Token, _ change: (inout PendingCommand) -> T) -> T? {
-        guard let index = commands.index(forKey: token) else { return nil }
-        return change(&commands.values[index])
+        guard let index = commands.firstIndex(where: { $0.token == token }) else { return nil }
+        return change(&commands[index])
     }
 
     /// Starts the command's timeout at `now`, once its frames are sent.
@@ -129,9 +126,10 @@ extension HeadUnit {
     /// machine does not know (or no longer: `stop`). Called once its outcome is ready, or
     /// to abandon it with `failure` (its frames could not be sent).
     public mutating func finishCommand(_ token: Token, abandoning failure: CommandFailure? = nil) -> CommandOutcome {
-        guard let command = commands.removeValue(forKey: token) else {
+        guard let index = commands.firstIndex(where: { $0.token == token }) else {
             return CommandOutcome(targets: [:], confirmed: [:], failure: failure ?? .vehicleUnreachable, frames: [])
         }
+        let command = commands.remove(at: index)
         let outcome: CommandFailure? = failure ?? (command.settled ?? .vehicleUnreachable)
         return CommandOutcome(targets: command.targets, confirmed: command.confirmed, failure: outcome, frames: command.frames)
     }
@@ -139,14 +137,11 @@ extension HeadUnit {
     /// Commands registered and not yet finished.
     public var commandCount: Int { commands.count }
 
-    /// The first outcome stands.
-    mutating func settle(_ token: Token, with failure: CommandFailure?, _ events: inout [Event]) {
-        let settled = updateCommand(token) { command -> Bool in
-            guard command.isOpen else { return false }
-            command.settled = .some(failure)
-            return true
-        }
-        if settled == true { events.append(.commandSettled(token)) }
+    /// Settles the command at `index` of `commands`: the first outcome stands.
+    mutating func settle(at index: Int, with failure: CommandFailure?, _ events: inout [Event]) {
+        guard commands[index].isOpen else { return }
+        commands[index].settled = .some(failure)
+        events.append(.commandSettled(commands[index].token))
     }
 
     func timeoutFailure(of command: PendingCommand) -> CommandFailure {

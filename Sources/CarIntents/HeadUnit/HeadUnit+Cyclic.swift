@@ -40,6 +40,6 @@ extension HeadUnit {
 
     /// A command on the message has frames still being sent (no deadline yet).
     func isSendingCommand(on id: CANID) -> Bool {
-        commands.values.contains { $0.isOpen && $0.deadline == nil && $0.sent.contains { $0.id == id.rawValue } }
+        commands.contains { $0.isOpen && $0.deadline == nil && $0.sent.contains { $0.id == id.rawValue } }
     }
 }

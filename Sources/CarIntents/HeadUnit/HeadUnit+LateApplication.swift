@@ -88,7 +88,7 @@ extension HeadUnit {
     }
 
     private func isExpectedByAnOpenCommand(_ key: PropertyKey, _ value: PropertyValue) -> Bool {
-        commands.values.contains { command in
+        commands.contains { command in
             guard command.isOpen, let expected = command.expected[key] else { return false }
             return Self.matches(value, expected)
         }

@@ -10,13 +10,7 @@ extension HeadUnit {
         let content = frames.decodeFromVehicle(received.frame, context: state, checkers: &checkers)
         var events: [Event] = []
         // Every command records the frames of its window, related or not, as candump would.
-        // Walked by index, in place: a loop over `commands.keys` kept the dictionary shared
-        // while it changed, so every frame copied all pending commands.
-        var index = commands.startIndex
-        while index != commands.endIndex {
-            commands.values[index].frames.append(received)
-            commands.formIndex(after: &index)
-        }
+        for index in commands.indices { commands[index].frames.append(received) }
         let canID = received.frame.id
         traffic[canID, default: MessageTraffic(id: canID)].count(received)
         switch content {
@@ -43,11 +37,9 @@ extension HeadUnit {
                 events.append(.changed(StateChange(keys: changed.sorted(), state: state, frame: received)))
                 if !lateWatches.isEmpty { reportLateApplications(among: changed, frame: received, at: now, &events) }
             }
-            for token in commands.keys.sorted() where command(token, { $0.statusMessages.contains(message) }) == true {
-                // In place: a copy of the command out of the dictionary and back made its
-                // tables copy themselves on every status frame.
-                if updateCommand(token, { Self.update(&$0, message: message, values: values, noValue: noValue) }) == true {
-                    settle(token, with: nil, &events)
+            for index in commands.indices where commands[index].statusMessages.contains(message) {
+                if Self.update(&commands[index], message: message, values: values, noValue: noValue) {
+                    settle(at: index, with: nil, &events)
                 }
             }
             endWaits(at: now, &events)
@@ -56,11 +48,10 @@ extension HeadUnit {
             acknowledgements += 1
             endWaits(at: now, &events)
             guard !ack.accepted else { break }
-            for token in commands.keys.sorted() {
-                guard let command = commands[token],
-                    let sent = command.sent.first(where: { $0.id == ack.commandFrameID && ($0.counter == nil || $0.counter == ack.counter) })
+            for index in commands.indices {
+                guard let sent = commands[index].sent.first(where: { $0.id == ack.commandFrameID && ($0.counter == nil || $0.counter == ack.counter) })
                 else { continue }
-                settle(token, with: .rejected(message: sent.message, result: ack.result), &events)
+                settle(at: index, with: .rejected(message: sent.message, result: ack.result), &events)
             }
         case let .e2eError(message, status):
             untrustedFrames += 1
@@ -70,8 +61,8 @@ extension HeadUnit {
             // acknowledgement may have been any command's (its command ID cannot be trusted
             // either), so a wait that then times out reports the E2E error, not a timeout.
             let isAcknowledgement = message == profile.acknowledgement?.message
-            for token in commands.keys.sorted() {
-                updateCommand(token) { if isAcknowledgement || $0.statusMessages.contains(message) { $0.lastE2EError = (message, status) } }
+            for index in commands.indices where isAcknowledgement || commands[index].statusMessages.contains(message) {
+                commands[index].lastE2EError = (message, status)
             }
         case .undecodable, .unrelated:
             break

@@ -62,7 +62,9 @@ public struct HeadUnit: Sendable {
     var counters: [String: UInt8] = [:]
     var checkers: [String: FrameChecker] = [:]
 
-    var commands: [Token: PendingCommand] = [:]
+    /// The commands in flight, in token order (made in order, so appended in order): a
+    /// few at a time, found by a short scan and changed in place.
+    var commands: [PendingCommand] = []
     /// Targets of commands that timed out, watched for a late application.
     var lateWatches: [PropertyKey: LateWatch] = [:]
     /// Late applications seen (the daemon logs them), and the newest, for people.
@@ -107,8 +109,8 @@ public struct HeadUnit: Sendable {
     /// work next.
     public var nextDeadline: Instant? {
         var next: Instant? = cyclicDue.values.min()
-        for command in commands.values where command.isOpen {
-            if let deadline = command.deadline { next = next.map { min($0, deadline) } ?? deadline }
+        for index in commands.indices where commands[index].isOpen {
+            if let deadline = commands[index].deadline { next = next.map { min($0, deadline) } ?? deadline }
         }
         for wait in waits.values { next = next.map { min($0, wait.deadline) } ?? wait.deadline }
         return next
@@ -118,10 +120,10 @@ public struct HeadUnit: Sendable {
     /// reports, or the E2E error that kept their status untrusted) and waits.
     public mutating func expire(at now: Instant) -> [Event] {
         var events: [Event] = []
-        for token in commands.keys.sorted() {
-            guard let command = commands[token], command.isOpen, let deadline = command.deadline, deadline <= now else { continue }
-            watchForLateApplication(of: command, timedOutAt: deadline)
-            settle(token, with: timeoutFailure(of: command), &events)
+        for index in commands.indices {
+            guard commands[index].isOpen, let deadline = commands[index].deadline, deadline <= now else { continue }
+            watchForLateApplication(of: commands[index], timedOutAt: deadline)
+            settle(at: index, with: timeoutFailure(of: commands[index]), &events)
         }
         for token in waits.keys.sorted() where waits[token]!.deadline <= now {
             waits[token] = nil
@@ -134,7 +136,7 @@ public struct HeadUnit: Sendable {
     /// Ends everything in flight: commands fail as `vehicleUnreachable`, waits unmet.
     public mutating func stop() -> [Event] {
         var events: [Event] = []
-        for token in commands.keys.sorted() { settle(token, with: .vehicleUnreachable, &events) }
+        for index in commands.indices { settle(at: index, with: .vehicleUnreachable, &events) }
         for token in waits.keys.sorted() { events.append(.waitEnded(token, met: false)) }
         waits.removeAll()
         return events
