@@ -6,7 +6,7 @@ import Varlink
 
 /// What the whole daemon shares: the current vehicle session (replaced on reload), who
 /// may call, and the calls in flight (for a graceful stop). A lock, not an actor: every
-/// intent passes here three times, each for a few instructions.
+/// intent passes here three times, each briefly.
 public final class DaemonState: Sendable {
     private struct Shared {
         var session: VehicleSession

@@ -76,8 +76,8 @@ final class StateJSONCache: Sendable {
     private static func made(_ fragments: [(key: PropertyKey, value: PropertyValue, text: [UInt8])]) -> [UInt8] {
         var count = 1
         for index in fragments.indices { count += fragments[index].text.count + 1 }
-        // Each fragment's text read in place: a loop over the tuples copied each (its key,
-        // value and text retained and released, ~90 calls a reply).
+        // Each fragment's text read in place: a loop over the tuples would copy each (its
+        // key, value and text retained and released).
         return [UInt8](unsafeUninitializedCapacity: max(count, 2)) { buffer, written in
             buffer[0] = UInt8(ascii: "{")
             written = 1

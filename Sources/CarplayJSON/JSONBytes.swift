@@ -98,7 +98,7 @@ public enum JSONBytes {
             while true {
                 let scaled = magnitude * scale
                 guard scaled < 1e15 else { return 0 }
-                // Signed conversions: one instruction each way on x86-64.
+                // Signed conversions: the hardware's own, each way on x86-64.
                 n = Int64(scaled + 0.5)  // round half up: the tie cannot matter (see above)
                 let candidate = Double(n)
                 // A candidate that round-trips lies within half an ulp of the product plus

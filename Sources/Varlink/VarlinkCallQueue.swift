@@ -2,8 +2,8 @@ import Synchronization
 
 /// The calls a connection has read and not yet run: the loop thread pushes them, the
 /// connection's one task takes them in order. What an AsyncStream did here, without its
-/// cost per call (its yield and next took ~7,000 instructions: generic storage looked
-/// up at run time, a buffer shifted on every take).
+/// cost per call (generic storage looked up at run time, a buffer shifted on every take;
+/// docs/BENCHMARKS.md has the figures).
 final class VarlinkCallQueue<Item: Sendable>: Sendable {
     private struct State {
         var items: [Item] = []

@@ -31,7 +31,7 @@ public struct VarlinkCall: Sendable, Hashable {
     }
 
     /// Searched in the UTF-8 view: as Characters, every call paid for grapheme breaking
-    /// backwards through the name (twice, ~3,000 instructions).
+    /// backwards through the name, twice.
     private var lastDot: String.Index? { method.utf8.lastIndex(of: UInt8(ascii: ".")) }
 
     /// Parses one message (without its NUL). Errors say what is wrong for the error reply.
