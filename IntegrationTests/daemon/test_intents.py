@@ -119,7 +119,7 @@ def test_set_radio_station_on_every_band(car):
 def test_save_profile_then_set_profile_restores_it(car):
     slot = 1
     fan = car.state()["climate.fanSpeed"]
-    saved = perform_ok(car, "SaveProfileInCar", {"profileNumber": slot, "profileName": "Robin"})
+    saved = perform_ok(car, "SaveProfileInCar", {"profileNumber": slot, "profileName": "Robin"}, command=False)
     assert saved["response"]["profileNumber"] == slot
     assert saved["response"]["profileName"] == "Robin"
     # saving selects no slot on the car: selecting one is a memory recall on a real car
