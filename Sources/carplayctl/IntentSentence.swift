@@ -22,7 +22,7 @@ enum IntentSentence {
         switch intent {
         case .setClimateSettingsInCar:
             var clauses: [String] = []
-            let zone = p["climateZone"]?.stringValue.map { capitalizedFirst(spoken($0)) + " zone" }
+            let zone = zoneSubject(asked: p["climateZone"]?.stringValue, resolved: resolutions["climateZone"]?.value, state: state)
             if let temperature = resolved("temperature") {
                 clauses.append("\(zone ?? "Temperature") set to \(readable(temperature))")
             }
@@ -168,6 +168,27 @@ enum IntentSentence {
             text += "; confirmed: \(confirmed.joined(separator: ", ")); not confirmed: \(failed.joined(separator: ", "))"
         }
         return "Failed: \(text)"
+    }
+
+    /// Whose temperature a climate sentence is about: nil for the whole car (no zone
+    /// asked), else the zones the daemon resolved the asked seats to -- "Left and right
+    /// zones (serving the rear)" on a car whose left and right zones each serve a front
+    /// and a rear seat, "Rear zone" where a zone of that name serves them. Only zones
+    /// whose temperature the state carries count (a climate control zone sets none).
+    static func zoneSubject(asked: String?, resolved: JSONValue?, state: [String: JSONValue]) -> String? {
+        guard let asked else { return nil }
+        var ids = resolved?.arrayValue?.compactMap(\.stringValue) ?? []
+        let withTemperature = ids.filter { state[PropertyKey.temperature(zone: $0).rawValue] != nil }
+        if !withTemperature.isEmpty { ids = withTemperature }
+        guard !ids.isEmpty else { return capitalizedFirst(spoken(asked)) + " zone" }
+        let subject = capitalizedFirst(listed(ids.map(spoken))) + (ids.count == 1 ? " zone" : " zones")
+        return ids == [asked] || asked == "all" ? subject : subject + " (serving the \(spoken(asked)))"
+    }
+
+    /// "left", "left and right", "front left, front right and rear".
+    static func listed(_ words: [String]) -> String {
+        guard words.count > 1 else { return words.first ?? "" }
+        return words.dropLast().joined(separator: ", ") + " and " + words.last!
     }
 
     static func relativeWord(_ relative: String, up: String, down: String) -> String {

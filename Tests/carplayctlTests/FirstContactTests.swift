@@ -42,3 +42,56 @@ extension FirstContactTests {
         #expect(daemon.calls.isEmpty, "nothing is sent")
     }
 }
+
+// MARK: - The climate sentence names the zones the car set
+
+extension FirstContactTests {
+    /// A car's answer to SetClimateSettingsInCar as carplayd gives it: `climateZone`
+    /// resolves to the ids of the zones serving the seats asked for (`zones`: the seat
+    /// word -> those ids; no zone asked: every zone), a temperature in °F is set in the
+    /// car's °C step, and the state after holds each zone's temperature in °C.
+    static func climateCar(zones: [String: [String]], all: [String]) -> FakeDaemon.Handler {
+        { call in
+            guard call.member == "Resolve" || call.member == "Perform" else { return FakeDaemon.happyVehicle(call) }
+            let (_, parameters) = FakeDaemon.intentParameters(call)
+            var resolutions = FakeDaemon.successResolutions(parameters).objectValue!
+            let ids = parameters["climateZone"]?.stringValue.map { zones[$0] ?? [] } ?? all
+            resolutions["climateZone"] = ["kind": "success", "value": .array(ids.map { .string($0) })]
+            var state = FakeDaemon.state.objectValue!
+            if let temperature = parameters["temperature"]?.objectValue, let value = temperature["value"]?.doubleValue {
+                let celsius = temperature["unit"] == "fahrenheit" ? ((value - 32) * 5 / 9 * 2).rounded() / 2 : value
+                for id in ids { state["climate.temperature.\(id)"] = .number(celsius) }
+            }
+            if call.member == "Resolve" { return [VarlinkReply(parameters: ["resolutions": .object(resolutions), "ready": true])] }
+            return [
+                VarlinkReply(parameters: [
+                    "resolutions": .object(resolutions), "response": ["code": "success"], "frames": [FakeDaemon.frame], "state": .object(state),
+                ])
+            ]
+        }
+    }
+
+    /// The example sedan: a left and a right zone, each serving a front and a rear seat.
+    static let sedanClimate = climateCar(
+        zones: ["driver": ["left"], "passenger": ["right"], "rear": ["left", "right"], "front": ["left", "right"]], all: ["left", "right"])
+    /// The example SUV: a zone per front seat, one for the rear.
+    static let suvClimate = climateCar(
+        zones: ["driver": ["frontLeft"], "rear": ["rear"], "frontRight": ["frontRight"]], all: ["frontLeft", "frontRight", "rear", "thirdRow"])
+
+    /// `--zone rear` on the sedan said "Rear zone set to 19 °C" while both zones -- the
+    /// front seats' too -- changed: the sentence names the zones set.
+    @Test(arguments: [
+        ("sedan", ["--temperature", "19", "--zone", "rear"], "Left and right zones (serving the rear) set to 19 °C"),
+        ("sedan", ["--temperature", "22.5", "--zone", "driver"], "Left zone (serving the driver) set to 22.5 °C"),
+        ("sedan", ["--temperature", "21"], "Temperature set to 21 °C"),
+        ("suv", ["--temperature", "19", "--zone", "rear"], "Rear zone set to 19 °C"),
+        ("suv", ["--temperature", "20", "--zone", "frontright"], "Front right zone set to 20 °C"),
+        ("suv", ["--temperature", "20", "--zone", "driver", "--fan", "3"], "Front left zone (serving the driver) set to 20 °C, fan speed 3"),
+    ])
+    func theSentenceNamesTheZonesSet(_ car: String, _ arguments: [String], _ expected: String) async throws {
+        let daemon = try FakeDaemon(car == "suv" ? Self.suvClimate : Self.sedanClimate)
+        let result = try await ctl(["climate"] + arguments, daemon)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == expected + " (confirmed by the vehicle)\n")
+    }
+}
