@@ -48,8 +48,8 @@ extension FirstContactTests {
 extension FirstContactTests {
     /// A car's answer to SetClimateSettingsInCar as carplayd gives it: `climateZone`
     /// resolves to the ids of the zones serving the seats asked for (`zones`: the seat
-    /// word -> those ids; no zone asked: every zone), a temperature in °F is set in the
-    /// car's °C step, and the state after holds each zone's temperature in °C.
+    /// word -> those ids; no zone asked: every zone), a temperature is set in the car's
+    /// 0.5 °C step (°F converted), and the state after holds each zone's temperature in °C.
     static func climateCar(zones: [String: [String]], all: [String]) -> FakeDaemon.Handler {
         { call in
             guard call.member == "Resolve" || call.member == "Perform" else { return FakeDaemon.happyVehicle(call) }
@@ -59,7 +59,7 @@ extension FirstContactTests {
             resolutions["climateZone"] = ["kind": "success", "value": .array(ids.map { .string($0) })]
             var state = FakeDaemon.state.objectValue!
             if let temperature = parameters["temperature"]?.objectValue, let value = temperature["value"]?.doubleValue {
-                let celsius = temperature["unit"] == "fahrenheit" ? ((value - 32) * 5 / 9 * 2).rounded() / 2 : value
+                let celsius = ((temperature["unit"] == "fahrenheit" ? (value - 32) * 5 / 9 : value) * 2).rounded() / 2
                 for id in ids { state["climate.temperature.\(id)"] = .number(celsius) }
             }
             if call.member == "Resolve" { return [VarlinkReply(parameters: ["resolutions": .object(resolutions), "ready": true])] }
@@ -90,6 +90,26 @@ extension FirstContactTests {
     ])
     func theSentenceNamesTheZonesSet(_ car: String, _ arguments: [String], _ expected: String) async throws {
         let daemon = try FakeDaemon(car == "suv" ? Self.suvClimate : Self.sedanClimate)
+        let result = try await ctl(["climate"] + arguments, daemon)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == expected + " (confirmed by the vehicle)\n")
+    }
+}
+
+// MARK: - The temperature the car took
+
+extension FirstContactTests {
+    /// `--temperature 72F` said 72 °F while the car, in 0.5 °C steps, holds 22 °C =
+    /// 71.6 °F: the sentence says what the car took.
+    @Test(arguments: [
+        (["--temperature", "72F"], "Temperature set to 71.6 °F (22 °C, the car's nearest to 72 °F)"),
+        (["--temperature", "72F", "--zone", "passenger"], "Right zone (serving the passenger) set to 71.6 °F (22 °C, the car's nearest to 72 °F)"),
+        (["--temperature", "71.6F"], "Temperature set to 71.6 °F (22 °C)"),
+        (["--temperature", "22.3"], "Temperature set to 22.5 °C (the car's nearest to 22.3 °C)"),
+        (["--temperature", "68F", "--ac", "on"], "Temperature set to 68 °F (20 °C), A/C on"),
+    ])
+    func theSentenceSaysWhatTheCarTook(_ arguments: [String], _ expected: String) async throws {
+        let daemon = try FakeDaemon(Self.sedanClimate)
         let result = try await ctl(["climate"] + arguments, daemon)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == expected + " (confirmed by the vehicle)\n")
