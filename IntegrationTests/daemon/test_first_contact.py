@@ -2,7 +2,11 @@
 (issue 36, item 9): each must run as printed."""
 
 import os
+import re
 import subprocess
+import sys
+
+from conftest import REPO
 
 
 def test_the_start_up_hint_runs_as_printed(daemons):
@@ -17,3 +21,23 @@ def test_the_start_up_hint_runs_as_printed(daemons):
         result = subprocess.run(command, shell=True, env=env, capture_output=True, text=True, timeout=30)
         assert result.returncode == 0, "%s: %s%s" % (command, result.stdout, result.stderr)
 
+
+def readme_python_example():
+    """The README's Python example: its one ```python block."""
+    text = (REPO / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 1, "the README has %d python blocks" % len(blocks)
+    return blocks[0]
+
+
+def test_the_readme_python_example_runs(daemons, tmp_path):
+    """The README's example talked to root's socket whoever ran it; it finds the
+    socket as carplayctl does ($CARPLAYD_SOCKET here: the test's daemon)."""
+    daemon = daemons("readme", profile="sedan")
+    script = tmp_path / "example.py"
+    script.write_text(readme_python_example())
+    env = dict(os.environ, CARPLAYD_SOCKET=daemon.socket)
+    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "{'code': 'success'}" in result.stdout, result.stdout
+    assert daemon.state()["seat.frontLeft.heating"] == 3
