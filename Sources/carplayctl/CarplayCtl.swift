@@ -65,7 +65,8 @@ enum CarplayCtl {
         Verb(name: "can", summary: "CAN interface facts from libsocketcan (state, restart-ms, error counters)", usage: CANCommand.usage, run: CANCommand.run),
         Verb(name: "dbc", summary: "decode, encode, show and diff frames with a DBC file; watch the bus decoded", usage: DBCCommand.usage, run: DBCCommand.run),
         Verb(
-            name: "profile", summary: "check a vehicle profile folder: the car's mapping onto its DBC (offline)", usage: ProfileCommand.usage,
+            name: "profile", summary: "vehicle profiles (the car's mapping onto its DBC): check, draft from a DBC, try on the bus",
+            usage: ProfileCommand.usage,
             run: ProfileCommand.run),
         Verb(
             name: "perform", summary: "run one intent (JSON form) against a simulated vehicle, without a daemon", usage: PerformCommand.usage,

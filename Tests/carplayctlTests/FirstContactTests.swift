@@ -115,3 +115,51 @@ extension FirstContactTests {
         #expect(result.stdout == expected + " (confirmed by the vehicle)\n")
     }
 }
+
+// MARK: - Help and docs say what exists
+
+extension FirstContactTests {
+    /// `carplayctl --help` described `profile` as check only.
+    @Test func theVerbListNamesEveryProfileCommand() async throws {
+        let help = try await CarplayctlTests.runOffThePool(["--help"])
+        let line = try #require(help.stdout.split(separator: "\n").first { $0.hasPrefix("  profile ") })
+        for subverb in ["check", "draft", "try"] { #expect(line.contains(subverb), "\(line)") }
+    }
+
+    /// `perform --help` lacked `busOff`: it names every fault kind the simulated vehicle
+    /// knows (the list its own error gives for an unknown kind).
+    @Test func performHelpNamesEveryFaultKind() async throws {
+        let refused = try await CarplayctlTests.runOffThePool([
+            "perform", "--simulate", Self.sedan, #"{"intent":"GetCarLockStatus","parameters":{}}"#, "--faults", #"{"rules":[{"kind":"explode"}]}"#,
+        ])
+        let listed = try #require(refused.stderr.firstMatch(of: /unknown fault kind "explode" \(([^)]*)\)/)?.1, "\(refused.stderr)")
+        let kinds = listed.split(separator: ", ").map(String.init)
+        #expect(kinds.contains("busOff"))
+        let help = try await CarplayctlTests.runOffThePool(["perform", "--help"])
+        let faults = help.stdout.replacingOccurrences(of: "\n", with: " ")
+        for kind in kinds { #expect(faults.contains(kind), "perform --help does not name the fault kind \(kind)") }
+    }
+
+    /// `perform` without `--simulate` pointed to "the daemon form", which does not exist.
+    @Test func performWithoutASimulatedCarSaysWhatRunsOnTheDaemon() async throws {
+        let result = try await CarplayctlTests.runOffThePool(["perform", #"{"intent":"GetCarLockStatus","parameters":{}}"#])
+        #expect(result.status == 2)
+        #expect(!result.stderr.contains("daemon form"), "\(result.stderr)")
+        #expect(result.stderr.contains("carplayctl call Perform"), "\(result.stderr)")
+    }
+
+    /// docs/CLI.md said there is no option to preload saved car profiles; there is. Every
+    /// option of `perform --help`'s synopsis is in the docs' section on perform.
+    @Test func theDocsOfPerformNameEveryOption() async throws {
+        let help = try await CarplayctlTests.runOffThePool(["perform", "--help"])
+        let synopsis = help.stdout.components(separatedBy: "\n\n")[0]
+        let options = Set(synopsis.matches(of: /--[a-z-]+/).map { String($0.output) })
+        #expect(options.contains("--car-profiles"))
+        let docs = try String(contentsOf: TestPaths.repository("docs/CLI.md"), encoding: .utf8)
+        let start = try #require(docs.range(of: "## `carplayctl perform`"))
+        let rest = docs[start.upperBound...]
+        let text = rest[..<(rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex)]
+        for option in options.sorted() { #expect(text.contains("`" + option), "docs/CLI.md, perform: \(option) missing") }
+        #expect(!text.contains("no option to preload"))
+    }
+}
