@@ -42,6 +42,19 @@ def test_invalid_parameter_names_the_bad_parameter(sedan, parameters, bad):
     assert name == "io.carplayd.Vehicle.InvalidParameter"
     assert error["parameter"] == bad
     assert isinstance(error["reason"], str) and error["reason"]
+    # The parameter is named once, in "parameter": a client prints "PARAMETER: REASON".
+    assert not error["reason"].startswith(bad + ":"), error
+
+
+def test_carplayctl_names_an_invalid_parameter_once(sedan):
+    """`invalid parameter climateZone: climateZone: expected one of ...` named it twice."""
+    from test_dash import carplayctl
+    result = subprocess.run([carplayctl(), "--socket", sedan.socket, "call", "Perform",
+                             json.dumps({"intent": "SetClimateSettingsInCar", "parameters": {"climateZone": "moon"}})],
+                            capture_output=True, text=True, timeout=20)
+    assert result.returncode == 1, result
+    assert result.stderr.startswith("carplayctl call: invalid parameter climateZone: expected one of driver, "), result.stderr
+    assert result.stderr.rstrip().endswith('found "moon"'), result.stderr
 
 
 @pytest.mark.parametrize("call_parameters, bad", [

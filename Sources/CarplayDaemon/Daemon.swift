@@ -75,7 +75,7 @@ public final class Daemon: Sendable {
         _ = try? notifier.notify("READY=1\nSTATUS=\(Self.statusText(reachable: reachable, interface: session.interface))")
         // On the first loop, which keeps its ticks: no timer thread wakes for them.
         let supervisor = Task(executorPreference: loops[0]) { await self.supervise(state: state, loops: loops, notifier: notifier, reachable: reachable) }
-        log.info("try: carplayctl --socket \(socketPath) climate --temperature 21.5 --zone driver   (or: carplayctl --socket \(socketPath) status)")
+        log.info(Self.tryHint(socket: socketPath))
 
         for await signal in signals {
             if signal == Signals.hangup {
@@ -348,6 +348,29 @@ public final class Daemon: Sendable {
         throw DaemonError(
             "no vehicle profile given, and the default one, \(defaultVehicle) (the example sedan), is not in \(roots.joined(separator: ", ")); give --profile DIR"
         )
+    }
+
+    /// The start-up line's command to try, as it runs when pasted: carplayctl beside this
+    /// executable (`scripts/run.sh` starts `.build/release/carplayd`, and a build's
+    /// directory is on no one's PATH; an install puts both in one bin directory), by
+    /// name only when there is none beside it.
+    static func tryHint(socket: String, executable: String? = FileSystem.executablePath(), isExecutable: (String) -> Bool = FileSystem.isExecutable)
+        -> String
+    {
+        var client = "carplayctl"
+        if let executable {
+            let beside = FileSystem.parentDirectory(of: executable) + "/carplayctl"
+            if isExecutable(beside) { client = beside }
+        }
+        let command = "\(shellQuoted(client)) --socket \(shellQuoted(socket))"
+        return "try: \(command) climate --temperature 21.5 --zone driver   (or: \(command) status)"
+    }
+
+    /// `text` as one shell word: as it is when it has nothing the shell would read, else
+    /// in single quotes.
+    static func shellQuoted(_ text: String) -> String {
+        let plain = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/._-+:@%=,".contains($0)) }
+        return plain ? text : "'" + text.replacing("'", with: #"'\''"#) + "'"
     }
 
     /// Where shipped profiles are: `$CARPLAYD_PROFILES`, the source tree's VehicleProfiles

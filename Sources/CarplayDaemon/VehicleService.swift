@@ -250,7 +250,11 @@ public final class VehicleService: VarlinkService {
             switch error {
             case let .unknownIntent(intent):
                 replies.send(error: VarlinkError("io.carplayd.Vehicle.UnknownIntent", ["intent": .string(intent)]))
-            case let .unknownParameter(_, parameter), let .invalidParameter(parameter, _, _):
+            case let .invalidParameter(parameter, expected, found):
+                // `parameter` names it; a client prints "PARAMETER: REASON", so the reason
+                // leaves the name out (as a call's type mismatch does).
+                replies.send(error: invalidParameter(parameter, "expected \(expected), found \(found)"))
+            case let .unknownParameter(_, parameter):
                 replies.send(error: invalidParameter(parameter, error.description))
             default:
                 replies.send(error: invalidParameter("parameters", error.description))

@@ -45,6 +45,9 @@ public enum FileSystem {
 
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
+    /// A file this process may execute.
+    public static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
+
     public static func remove(_ path: String) { unlink(path) }
 
     public static func parentDirectory(of path: String) -> String {

@@ -27,7 +27,7 @@ enum CarVerb {
     static func run(_ arguments: [String]) throws -> Int32 {
         var options = DaemonOptions()
         var positional = try IntentVerbs.parse(arguments, &options) { _, _ in false }
-        guard !positional.isEmpty else { throw UsageError("give set, plug, drive or show; see carplayctl car --help") }
+        guard !positional.isEmpty else { throw UsageError("give set, plug, drive or show") }
         let command = positional.removeFirst()
         // The request and how its reply reads, both decided before connecting: a usage
         // error sends nothing.

@@ -11,7 +11,7 @@ enum ExitCode {
     static let unreachable: Int32 = 3
 }
 
-/// A usage error: printed with the verb's usage, exit code 2.
+/// A usage error: printed with a line saying where the verb's help is, exit code 2.
 struct UsageError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
@@ -65,7 +65,8 @@ enum CarplayCtl {
         Verb(name: "can", summary: "CAN interface facts from libsocketcan (state, restart-ms, error counters)", usage: CANCommand.usage, run: CANCommand.run),
         Verb(name: "dbc", summary: "decode, encode, show and diff frames with a DBC file; watch the bus decoded", usage: DBCCommand.usage, run: DBCCommand.run),
         Verb(
-            name: "profile", summary: "check a vehicle profile folder: the car's mapping onto its DBC (offline)", usage: ProfileCommand.usage,
+            name: "profile", summary: "vehicle profiles (the car's mapping onto its DBC): check, draft from a DBC, try on the bus",
+            usage: ProfileCommand.usage,
             run: ProfileCommand.run),
         Verb(
             name: "perform", summary: "run one intent (JSON form) against a simulated vehicle, without a daemon", usage: PerformCommand.usage,
@@ -99,7 +100,7 @@ enum CarplayCtl {
             return ExitCode.success
         }
         guard let verb = verbs.first(where: { $0.name == name }) else {
-            printError("carplayctl: unknown verb '\(name)'\n\n\(usage)")
+            printError("carplayctl: unknown verb '\(name)'\nsee: carplayctl --help")
             return ExitCode.usage
         }
         let rest = Array(arguments.dropFirst())
@@ -110,7 +111,9 @@ enum CarplayCtl {
         do {
             return try await verb.run(rest)
         } catch let error as UsageError {
-            printError("carplayctl \(verb.name): \(error)\n\n\(verb.usage)")
+            // The error and where the help is: the whole help page scrolled the one
+            // useful line away.
+            printError("carplayctl \(verb.name): \(error)\nsee: carplayctl \(verb.name) --help")
             return ExitCode.usage
         } catch let error as DaemonUnreachable {
             printError("carplayctl \(verb.name): \(error)")

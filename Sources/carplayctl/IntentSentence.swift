@@ -22,9 +22,11 @@ enum IntentSentence {
         switch intent {
         case .setClimateSettingsInCar:
             var clauses: [String] = []
-            let zone = p["climateZone"]?.stringValue.map { capitalizedFirst(spoken($0)) + " zone" }
+            let zones = temperatureZones(resolutions["climateZone"]?.value, state: state)
+            let zone = zoneSubject(asked: p["climateZone"]?.stringValue, zones: zones)
             if let temperature = resolved("temperature") {
-                clauses.append("\(zone ?? "Temperature") set to \(readable(temperature))")
+                // Against the value sent: the daemon's resolution is already snapped to the step.
+                clauses.append("\(zone ?? "Temperature") set to \(taken(p["temperature"] ?? temperature, zones: zones, state: state))")
             }
             if let relative = p["relativeTemperatureSetting"]?.stringValue {
                 var clause = "\(zone ?? "Temperature") \(relativeWord(relative, up: "warmer", down: "cooler"))"
@@ -168,6 +170,49 @@ enum IntentSentence {
             text += "; confirmed: \(confirmed.joined(separator: ", ")); not confirmed: \(failed.joined(separator: ", "))"
         }
         return "Failed: \(text)"
+    }
+
+    /// The zones a climate intent set, from `climateZone`'s resolution (the ids of the
+    /// zones serving the seats asked for; every zone when none was asked): those whose
+    /// temperature the state carries, if any does (a climate control zone sets none).
+    static func temperatureZones(_ resolved: JSONValue?, state: [String: JSONValue]) -> [String] {
+        let ids = resolved?.arrayValue?.compactMap(\.stringValue) ?? []
+        let withTemperature = ids.filter { state[PropertyKey.temperature(zone: $0).rawValue] != nil }
+        return withTemperature.isEmpty ? ids : withTemperature
+    }
+
+    /// Whose temperature a climate sentence is about: nil for the whole car (no zone
+    /// asked), else the zones set -- "Left and right zones (serving the rear)" on a car
+    /// whose left and right zones each serve a front and a rear seat, "Rear zone" where a
+    /// zone of that name serves them.
+    static func zoneSubject(asked: String?, zones: [String]) -> String? {
+        guard let asked else { return nil }
+        guard !zones.isEmpty else { return capitalizedFirst(spoken(asked)) + " zone" }
+        let subject = capitalizedFirst(listed(zones.map(spoken))) + (zones.count == 1 ? " zone" : " zones")
+        return zones == [asked] || asked == "all" ? subject : subject + " (serving the \(spoken(asked)))"
+    }
+
+    /// The temperature as the car took it: the zones' value in the state after (°C), in
+    /// the unit asked, and the value asked when it is not that one -- "71.6 °F (22 °C, the
+    /// car's nearest to 72 °F)" on a car in 0.5 °C steps. The value asked when the state
+    /// does not hold one value for every zone.
+    static func taken(_ asked: JSONValue, zones: [String], state: [String: JSONValue]) -> String {
+        let held = zones.compactMap { state[PropertyKey.temperature(zone: $0).rawValue]?.doubleValue }
+        guard let celsius = held.first, held.count == zones.count, held.allSatisfy({ abs($0 - celsius) < 0.001 }),
+            let value = asked.objectValue?["value"]?.doubleValue, let unit = asked.objectValue?["unit"]?.stringValue
+        else { return readable(asked) }
+        if unit == "fahrenheit" {
+            let fahrenheit = ((celsius * 9 / 5 + 32) * 10).rounded() / 10
+            let nearest = abs(fahrenheit - value) < 0.05 ? "" : ", the car's nearest to \(readable(asked))"
+            return "\(readable(fahrenheit, unit: unit)) (\(readable(celsius, unit: "celsius"))\(nearest))"
+        }
+        return readable(celsius, unit: "celsius") + (abs(celsius - value) < 0.001 ? "" : " (the car's nearest to \(readable(asked)))")
+    }
+
+    /// "left", "left and right", "front left, front right and rear".
+    static func listed(_ words: [String]) -> String {
+        guard words.count > 1 else { return words.first ?? "" }
+        return words.dropLast().joined(separator: ", ") + " and " + words.last!
     }
 
     static func relativeWord(_ relative: String, up: String, down: String) -> String {

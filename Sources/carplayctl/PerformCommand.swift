@@ -27,12 +27,17 @@ enum PerformCommand {
                         '{"climate.temperature.left":20,"climate.fanSpeed":3}'
           --faults      the simulated vehicle's fault plan, e.g. '{"rules":[{"kind":"reject"}]}'
                         (kinds: drop, delay (ms), reject (result), wrongValue, badCRC,
-                        repeatCounter, silence; scope: property, message, count, fromMs, untilMs)
+                        repeatCounter, silence, busOff; scope: property, message, count,
+                        fromMs, untilMs; docs/SIMULATION.md, "Fault plan")
 
           --car-profiles  saved car profiles to start with (for SetProfileInCar), e.g.
                         '[{"slot":2,"name":"Alex","settings":{"climate.fanSpeed":5}}]'
 
-          exit: 0 success, 1 the intent failed or did not resolve, 2 usage error
+          Against carplayd the same JSON goes through `carplayctl call Perform 'INTENT_JSON'`
+          (or the intent's own verb: climate, seat, ...).
+
+          exit: 0 success, 1 the intent failed or did not resolve (or the profile does not
+                load), 2 usage error
         """
 
     static func run(_ arguments: [String]) async throws -> Int32 {
@@ -59,7 +64,9 @@ enum PerformCommand {
                 positional.append(argument)
             }
         }
-        guard let profileDirectory else { throw UsageError("give --simulate PROFILE_DIR (the daemon form comes with carplayd)") }
+        guard let profileDirectory else {
+            throw UsageError("give --simulate PROFILE_DIR; against carplayd, send the intent with carplayctl call Perform 'INTENT_JSON'")
+        }
         guard positional.count == 1 else { throw UsageError("give one intent as JSON") }
         let profile: VehicleProfile
         do {
@@ -70,6 +77,10 @@ enum PerformCommand {
         let intent: Intent
         do {
             intent = try Intent(parsing: Array(positional[0].utf8))
+        } catch let .malformedJSON(message) {
+            // The parser's message says "malformed JSON: ..." already; IntentParseError's
+            // description would say it twice.
+            throw UsageError("intent: \(message)")
         } catch {
             throw UsageError("intent: \(error)")
         }

@@ -225,7 +225,14 @@ enum StateVerbs {
         guard (1...2).contains(positional.count) else { throw UsageError("give a method and optionally its parameters as a JSON object") }
         var parameters: [String: JSONValue] = [:]
         if positional.count == 2 {
-            guard case let .object(object)? = try? JSONValue(parsing: positional[1]) else {
+            let value: JSONValue
+            do {
+                value = try JSONValue(parsing: positional[1])
+            } catch {
+                // Where it breaks: a truncated object is malformed, not "not an object".
+                throw UsageError("parameters: \(error.message)")
+            }
+            guard case let .object(object) = value else {
                 throw UsageError("parameters must be a JSON object, e.g. '{\"intent\":\"GetCarLockStatus\"}'")
             }
             parameters = object

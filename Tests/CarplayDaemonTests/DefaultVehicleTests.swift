@@ -31,4 +31,21 @@ import Testing
                 == "the Example Sedan (profile \(directory), the default vehicle: no profile configured)")
         #expect(Daemon.served(profile, directory: directory, configured: true) == "the Example Sedan (profile \(directory))")
     }
+
+    /// The start-up line's `try:` runs as printed: `scripts/run.sh` starts
+    /// `.build/release/carplayd`, whose directory is on no one's PATH, so the command
+    /// names the carplayctl beside the daemon (quoted for the shell where it must be).
+    @Test func theTryLineNamesTheCarplayctlBesideTheDaemon() {
+        let beside = Daemon.tryHint(socket: "/run/user/1000/carplayd/io.carplayd.Vehicle", executable: "/src/.build/release/carplayd") {
+            $0 == "/src/.build/release/carplayctl"
+        }
+        #expect(
+            beside
+                == "try: /src/.build/release/carplayctl --socket /run/user/1000/carplayd/io.carplayd.Vehicle climate --temperature 21.5 --zone driver"
+                + "   (or: /src/.build/release/carplayctl --socket /run/user/1000/carplayd/io.carplayd.Vehicle status)")
+        let quoted = Daemon.tryHint(socket: "/tmp/my car's/s.sock", executable: "/home/al ex/bin/carplayd") { _ in true }
+        #expect(quoted.hasPrefix(#"try: '/home/al ex/bin/carplayctl' --socket '/tmp/my car'\''s/s.sock' climate"#), "\(quoted)")
+        let none = Daemon.tryHint(socket: "/run/carplayd/io.carplayd.Vehicle", executable: "/opt/carplayd") { _ in false }
+        #expect(none.hasPrefix("try: carplayctl --socket /run/carplayd/io.carplayd.Vehicle climate"), "\(none)")
+    }
 }

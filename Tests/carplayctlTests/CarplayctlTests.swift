@@ -135,8 +135,9 @@ import Testing
         let result = try await Self.runOffThePool(["dbc", "encode", dbc] + tail)
         #expect(result.status == 2, "\(tail): \(result)")
         #expect(result.stdout == "")
-        // A usage error shows the verb's usage.
-        #expect(result.stderr.contains("usage: carplayctl dbc"), "\(result.stderr)")
+        // A usage error says where the verb's help is, and does not print it.
+        #expect(result.stderr.hasSuffix("\nsee: carplayctl dbc --help\n"), "\(result.stderr)")
+        #expect(!result.stderr.contains("usage:"), "\(result.stderr)")
     }
 
     /// A file that cannot be read is a data error: exit 1, and no usage text.
@@ -145,6 +146,7 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr.contains("/nonexistent/file.dbc"))
         #expect(!result.stderr.contains("usage:"), "\(result.stderr)")
+        #expect(!result.stderr.contains("--help"), "\(result.stderr)")
     }
 
     /// A DBC with unreadable statements: the rest is shown, every problem is listed with
@@ -253,7 +255,7 @@ import Testing
     @Test func decodeNeedsOneFile() async throws {
         let result = try await Self.runOffThePool(["dbc", "decode"])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("usage"))
+        #expect(result.stderr == "carplayctl dbc: decode takes one DBC file\nsee: carplayctl dbc --help\n", "\(result.stderr)")
     }
 
     // MARK: - dbc show
@@ -301,7 +303,23 @@ import Testing
         let result = try await Self.runOffThePool(["nosuchverb"])
         #expect(result.status == 2)
         #expect(result.stdout == "")
-        #expect(result.stderr.contains("unknown verb 'nosuchverb'"), "\(result.stderr)")
+        #expect(result.stderr == "carplayctl: unknown verb 'nosuchverb'\nsee: carplayctl --help\n", "\(result.stderr)")
+    }
+
+    /// A usage error is two lines: what is wrong, and where the help is. The verb's whole
+    /// help page scrolled the one useful line away.
+    @Test(arguments: [
+        (["climate", "--foo"], "carplayctl climate: unknown option --foo", "see: carplayctl climate --help"),
+        (["climate", "--zone", "moon"], "carplayctl climate: --zone: 'moon' is not one of driver, passenger,", "see: carplayctl climate --help"),
+        (["unlock", "--status"], "carplayctl unlock: unknown option --status", "see: carplayctl unlock --help"),
+        (["profile", "check"], "carplayctl profile: check takes one profile directory", "see: carplayctl profile --help"),
+    ])
+    func usageErrorIsTheErrorAndWhereTheHelpIs(_ arguments: [String], _ error: String, _ help: String) async throws {
+        let result = try await Self.runOffThePool(arguments)
+        #expect(result.status == 2)
+        #expect(result.stdout == "")
+        let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 3 && lines[0].hasPrefix(error) && lines[1] == help && lines[2].isEmpty, "\(result.stderr)")
     }
 
     @Test func noArguments() async throws {

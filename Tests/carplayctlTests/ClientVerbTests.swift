@@ -345,7 +345,9 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         let daemon = try FakeDaemon()
         let result = try await ctl(command.split(separator: " ").map(String.init), daemon)
         #expect(result.status == 2, "\(command): \(result)")
-        #expect(result.stderr.contains("usage: carplayctl"), "\(command): \(result.stderr)")
+        let verb = command.split(separator: " ")[0]
+        #expect(result.stderr.hasSuffix("\nsee: carplayctl \(verb) --help\n"), "\(command): \(result.stderr)")
+        #expect(!result.stderr.contains("usage:"), "\(command): \(result.stderr)")
         #expect(daemon.calls.isEmpty, "\(command): nothing is sent")
     }
 

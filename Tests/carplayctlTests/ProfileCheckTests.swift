@@ -85,7 +85,7 @@ import Testing
         try FileManager.default.copyItem(at: source.appendingPathComponent("sedan.dbc"), to: directory.appendingPathComponent("sedan.dbc"))
         let result = try await CarplayctlTests.runOffThePool(["profile", "check", directory.path])
         #expect(result.status == 1)
-        #expect(!result.stderr.contains("usage:"))
+        #expect(!result.stderr.contains("usage:") && !result.stderr.contains("--help"), "\(result.stderr)")
         #expect(
             result.stderr.contains(
                 #"/profile.json: bindings["seat.frontLeft.heating"].command.signal: no signal "SeatHeatFL" in message "SeatCommand" of sedan.dbc"#),
