@@ -74,7 +74,7 @@ extension IntentName {
 
 /// Why a JSON request is not an intent. Each case names what is wrong.
 public enum IntentParseError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The text is not JSON (the parser's message).
+    /// The text is not JSON (the parser's message, "malformed JSON: ..." with where).
     case malformedJSON(String)
     /// The request is not an object (found: what it is).
     case notAnObject(found: String)
@@ -90,7 +90,8 @@ public enum IntentParseError: Error, Sendable, Hashable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case let .malformedJSON(message): "malformed JSON: \(message)"
+        // The parser's message says "malformed JSON: ..." and where.
+        case let .malformedJSON(message): message
         case let .notAnObject(found): "expected an object {\"intent\": …, \"parameters\": {…}}, found \(found)"
         case .missingIntent: "missing \"intent\""
         case let .unknownField(name): "unknown field \"\(name)\": a request has \"intent\" and \"parameters\""

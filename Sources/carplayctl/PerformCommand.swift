@@ -77,10 +77,6 @@ enum PerformCommand {
         let intent: Intent
         do {
             intent = try Intent(parsing: Array(positional[0].utf8))
-        } catch let .malformedJSON(message) {
-            // The parser's message says "malformed JSON: ..." already; IntentParseError's
-            // description would say it twice.
-            throw UsageError("intent: \(message)")
         } catch {
             throw UsageError("intent: \(error)")
         }
