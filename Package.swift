@@ -41,10 +41,10 @@ let package = Package(
         .target(name: "CANKit", dependencies: ["CarplayJSON"]),
 
         // Varlink: message framing, a server on the event loop, a blocking client.
-        .target(name: "Varlink", dependencies: ["CarplayJSON", "LinuxSupport"]),
+        .target(name: "Varlink", dependencies: ["CarplayJSON", "EventLoops", "LinuxSupport"]),
 
         // The bus abstraction and the in-process virtual bus (vcan semantics).
-        .target(name: "CANBus", dependencies: ["CANKit", "LinuxSupport"]),
+        .target(name: "CANBus", dependencies: ["CANKit", "EventLoops", "LinuxSupport"]),
 
         // Pure: vehicle profiles, state, state <-> frames (both ends of the bus).
         .target(name: "VehicleKit", dependencies: ["CANKit", "CarplayJSON"]),
@@ -58,9 +58,11 @@ let package = Package(
 
         // The only place that talks to the Linux C libraries.
         .target(name: "LinuxSupport", dependencies: ["CSocketCAN", "CSystemd", "CCarplayLinux"]),
+        // The executor runtime: epoll loops on threads of their own, and their timers.
+        .target(name: "EventLoops", dependencies: ["LinuxSupport", "CCarplayLinux"]),
 
         // The SocketCAN transport: a CANPort on a Linux CAN interface.
-        .target(name: "SocketCAN", dependencies: ["CANBus", "CANKit", "LinuxSupport"]),
+        .target(name: "SocketCAN", dependencies: ["CANBus", "CANKit", "EventLoops", "LinuxSupport"]),
 
         // io.carplayd.Simulator over a simulated vehicle, and who may call it: served by
         // carplayd's embedded vehicle and carplay-ecu's --control socket alike.
@@ -77,7 +79,7 @@ let package = Package(
         .target(
             name: "CarplayDaemon",
             dependencies: [
-                "CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit", "VehicleSimulator",
+                "CANBus", "CANKit", "CarIntents", "CarplayJSON", "EventLoops", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit", "VehicleSimulator",
             ],
             plugins: ["EmbedInterfaces"]),
         .plugin(name: "EmbedInterfaces", capability: .buildTool(), dependencies: ["embed-interfaces"]),
@@ -87,7 +89,7 @@ let package = Package(
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),
         .executableTarget(
             name: "carplay-ecu",
-            dependencies: ["CANBus", "CarplayJSON", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit", "VehicleSimulator"]),
+            dependencies: ["CANBus", "CarplayJSON", "EventLoops", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit", "VehicleSimulator"]),
         // The benchmark executables, beside their drivers: the load generator of
         // Benchmarks/intents (a client of a running carplayd) and the CPU cost of one
         // intent's frame path (Benchmarks/frames/run.sh).
@@ -103,12 +105,13 @@ let package = Package(
 
         // What the test targets share: the repository's paths, the DBC corpus, hex
         // helpers, a Varlink server on a temporary socket.
-        .target(name: "TestSupport", dependencies: ["CANBus", "LinuxSupport", "Varlink"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CANBus", "EventLoops", "LinuxSupport", "Varlink"], path: "Tests/TestSupport"),
 
         .testTarget(name: "CANKitTests", dependencies: ["CANKit", "CarplayJSON", "TestSupport"]),
-        .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport"]),
+        .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport", "EventLoops"]),
+        .testTarget(name: "EventLoopsTests", dependencies: ["EventLoops", "LinuxSupport"]),
         .testTarget(name: "CANBusTests", dependencies: ["CANBus", "CANKit"]),
-        .testTarget(name: "SocketCANTests", dependencies: ["SocketCAN", "CANKit", "LinuxSupport"]),
+        .testTarget(name: "SocketCANTests", dependencies: ["SocketCAN", "CANKit", "EventLoops", "LinuxSupport"]),
         .testTarget(
             name: "CarplayDaemonTests",
             dependencies: [
@@ -126,10 +129,10 @@ let package = Package(
             dependencies: [
                 "SimulatorControl", "CarplayDaemon", "Varlink", "CarplayJSON", "LinuxSupport", "CANBus", "VehicleKit", "VehicleSimulator", "TestSupport",
             ]),
-        .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "LinuxSupport", "TestSupport"]),
+        .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "EventLoops", "LinuxSupport", "TestSupport"]),
         .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANKit", "CarplayJSON", "TestSupport"]),
         .testTarget(name: "VehicleSimulatorTests", dependencies: ["VehicleSimulator", "VehicleKit", "CANBus", "CANKit", "CarplayJSON", "TestSupport"]),
-        .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "VehicleSimulator", "CANBus", "CANKit", "CarplayJSON", "TestSupport"]),
+        .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "VehicleSimulator", "CANBus", "CANKit", "CarplayJSON", "EventLoops", "TestSupport"]),
         // Runs the built carplayctl binary as a subprocess; depending on the executable
         // target makes SwiftPM build it before the tests. CANKit lists a DBC's names.
         // Varlink, LinuxSupport, CarplayJSON: the fake daemon of ClientVerbTests.

@@ -1,3 +1,4 @@
+import EventLoops
 import LinuxSupport
 
 /// The time a head unit runs on: `now` and sleeping until an instant. carplayd gives its

@@ -1,5 +1,6 @@
 import CANKit
 import CarIntents
+import EventLoops
 import LinuxSupport
 import SocketCAN
 import VehicleKit

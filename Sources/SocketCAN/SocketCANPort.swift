@@ -1,5 +1,6 @@
 import CANBus
 import CANKit
+import EventLoops
 import LinuxSupport
 import Synchronization
 

@@ -1,4 +1,5 @@
 import CarplayJSON
+import EventLoops
 import LinuxSupport
 import Synchronization
 

@@ -1,5 +1,6 @@
 import CANBus
 import CarplayJSON
+import EventLoops
 import LinuxSupport
 import SimulatorControl
 import SocketCAN

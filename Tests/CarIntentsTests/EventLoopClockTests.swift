@@ -5,7 +5,7 @@ import VehicleKit
 import VehicleSimulator
 
 @testable import CarIntents
-@testable import LinuxSupport
+@testable import EventLoops
 
 /// carplayd gives the controller its first event loop as clock: the command's deadline is
 /// then a sleeper of that loop (its epoll_wait's timeout), not a timer thread's.

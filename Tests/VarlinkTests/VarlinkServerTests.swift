@@ -1,4 +1,5 @@
 import CarplayJSON
+import EventLoops
 import Foundation
 import Glibc
 import LinuxSupport

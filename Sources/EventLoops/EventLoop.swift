@@ -1,4 +1,5 @@
 import CCarplayLinux
+import LinuxSupport
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,6 +1,7 @@
+import LinuxSupport
 import Testing
 
-@testable import LinuxSupport
+@testable import EventLoops
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,8 @@
+import LinuxSupport
 import Synchronization
 import Testing
 
-@testable import LinuxSupport
+@testable import EventLoops
 
 /// The loop keeps time: sleepers bound its epoll_wait (no timer thread, timerfd or futex).
 @Suite struct EventLoopTimerTests {
