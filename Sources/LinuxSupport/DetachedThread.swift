@@ -31,6 +31,19 @@ public enum DetachedThread {
         pthread_detach(thread)
     }
 
+    /// Blocks the calling thread for `duration`: for a detached thread, never a task on
+    /// the cooperative pool (a task sleeps on its `MonotonicClock`).
+    public static func sleep(for duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        guard seconds > 0 || attoseconds > 0 else { return }
+        var time = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        withUnsafeMutablePointer(to: &time) { time in
+            // Interrupted, nanosleep writes what is left into the same timespec: the
+            // retry sleeps the rest.
+            _ = try? retryingOnInterrupt { nanosleep(time, time) }
+        }
+    }
+
     private final class Body {
         let name: String
         let run: @Sendable () -> Void

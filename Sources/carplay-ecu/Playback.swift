@@ -93,11 +93,11 @@ func startBusLoad(_ load: BusLoad, port: SocketCANPort) {
     do {
         try DetachedThread.start(name: "bus-load") {
             var schedule = load.schedule()
-            let start = MonotonicTime.seconds()
+            let start = ContinuousClock.now
             while let next = schedule.nextDue {
-                let wait = next / .seconds(1) - (MonotonicTime.seconds() - start)
-                if wait > 0 { MonotonicTime.sleep(seconds: wait) }
-                let elapsed = Duration.seconds(MonotonicTime.seconds() - start)
+                let wait = next - (ContinuousClock.now - start)
+                if wait > .zero { DetachedThread.sleep(for: wait) }
+                let elapsed = ContinuousClock.now - start
                 for frame in schedule.frames(at: elapsed) {
                     // A full transmit queue or a link that is down: the next period tries again.
                     if case .failed(.closed) = port.send(frame) { return }

@@ -39,7 +39,7 @@ enum DashFeeds {
             } catch {
                 sink.yield(.lost("\(error)"))
             }
-            MonotonicTime.sleep(seconds: 1)
+            DetachedThread.sleep(for: .seconds(1))
         }
     }
 
@@ -57,7 +57,7 @@ enum DashFeeds {
                 daemon = nil
                 sink.yield(.lost("\(error)"))
             }
-            MonotonicTime.sleep(seconds: 1)
+            DetachedThread.sleep(for: .seconds(1))
         }
     }
 
@@ -110,5 +110,8 @@ extension DashFeeds {
     }
 }
 
-/// Seconds on the monotonic clock (rates and marks must not jump with the wall clock).
-func monotonicSeconds() -> Double { MonotonicTime.seconds() }
+/// Seconds on the continuous clock since carplayctl started (rates and marks must not
+/// jump with the wall clock).
+func monotonicSeconds() -> Double { (ContinuousClock.now - startedAt) / .seconds(1) }
+
+private let startedAt = ContinuousClock.now

@@ -53,7 +53,7 @@ enum DBCWatch {
             }
             try DetachedThread.start(name: "watch-tick") {
                 while true {
-                    MonotonicTime.sleep(seconds: 0.25)
+                    DetachedThread.sleep(for: .milliseconds(250))
                     sink.yield(.tick)
                 }
             }
@@ -92,9 +92,9 @@ enum DBCWatch {
         for record in records {
             let at = record.timestamp.map(DBCDiff.seconds)
             if let at, let last = previous, at > last {
-                MonotonicTime.sleep(seconds: min(2, at - last))
+                DetachedThread.sleep(for: .seconds(min(2, at - last)))
             } else if at == nil {
-                MonotonicTime.sleep(seconds: 0.01)
+                DetachedThread.sleep(for: .milliseconds(10))
             }
             previous = at ?? previous
             sink.yield(.frame(record.frame))
