@@ -61,52 +61,41 @@ public struct ParameterDeclaration<P>: Sendable {
 }
 
 extension ParameterDeclaration {
-    public static func bool(_ name: String, _ path: WritableKeyPath<P, Bool?> & Sendable) -> Self {
-        Self(name: name, kind: .bool, aliases: []) { r, p throws(IntentParseError) in
-            if let value = try r.bool(name) { p[keyPath: path] = value }
+    /// A parameter whose value `T` is read by `read` (from the reader, by name) and written
+    /// by `write`: what every kind below shares.
+    static func value<T>(
+        _ name: String, _ path: WritableKeyPath<P, T?> & Sendable, kind: ParameterKind, aliases: [String] = [],
+        read: @escaping @Sendable (ParameterReader, String) throws(IntentParseError) -> T?, write: @escaping @Sendable (T) -> JSONValue
+    ) -> Self {
+        Self(name: name, kind: kind, aliases: aliases) { reader, parameters throws(IntentParseError) in
+            if let value = try read(reader, name) { parameters[keyPath: path] = value }
         } write: {
-            $0[keyPath: path].map(JSONValue.bool)
+            $0[keyPath: path].map(write)
         }
+    }
+
+    public static func bool(_ name: String, _ path: WritableKeyPath<P, Bool?> & Sendable) -> Self {
+        value(name, path, kind: .bool, read: { r, n throws(IntentParseError) in try r.bool(n) }, write: JSONValue.bool)
     }
 
     public static func integer(_ name: String, _ path: WritableKeyPath<P, Int?> & Sendable) -> Self {
-        Self(name: name, kind: .integer, aliases: []) { r, p throws(IntentParseError) in
-            if let value = try r.integer(name) { p[keyPath: path] = value }
-        } write: {
-            $0[keyPath: path].map(JSONValue.integer)
-        }
+        value(name, path, kind: .integer, read: { r, n throws(IntentParseError) in try r.integer(n) }, write: JSONValue.integer)
     }
 
     public static func number(_ name: String, _ path: WritableKeyPath<P, Double?> & Sendable, in range: ClosedRange<Double>? = nil) -> Self {
-        Self(name: name, kind: .number(range: range), aliases: []) { r, p throws(IntentParseError) in
-            if let value = try r.number(name, in: range) { p[keyPath: path] = value }
-        } write: {
-            $0[keyPath: path].map(JSONValue.number)
-        }
+        value(name, path, kind: .number(range: range), read: { r, n throws(IntentParseError) in try r.number(n, in: range) }, write: JSONValue.number)
     }
 
     public static func string(_ name: String, _ path: WritableKeyPath<P, String?> & Sendable) -> Self {
-        Self(name: name, kind: .string, aliases: []) { r, p throws(IntentParseError) in
-            if let value = try r.string(name) { p[keyPath: path] = value }
-        } write: {
-            $0[keyPath: path].map(JSONValue.string)
-        }
+        value(name, path, kind: .string, read: { r, n throws(IntentParseError) in try r.string(n) }, write: JSONValue.string)
     }
 
     public static func temperature(_ name: String, _ path: WritableKeyPath<P, Temperature?> & Sendable) -> Self {
-        Self(name: name, kind: .temperature, aliases: []) { r, p throws(IntentParseError) in
-            if let value = try r.temperature(name) { p[keyPath: path] = value }
-        } write: {
-            $0[keyPath: path]?.jsonValue
-        }
+        value(name, path, kind: .temperature, read: { r, n throws(IntentParseError) in try r.temperature(n) }, write: \.jsonValue)
     }
 
     public static func channel(_ name: String, _ path: WritableKeyPath<P, String?> & Sendable) -> Self {
-        Self(name: name, kind: .channel, aliases: []) { r, p throws(IntentParseError) in
-            if let value = try r.channel(name) { p[keyPath: path] = value }
-        } write: {
-            $0[keyPath: path].map(JSONValue.string)
-        }
+        value(name, path, kind: .channel, read: { r, n throws(IntentParseError) in try r.channel(n) }, write: JSONValue.string)
     }
 
     public static func enumeration<E: SiriKitEnumeration>(
@@ -114,20 +103,15 @@ extension ParameterDeclaration {
     ) -> Self {
         var caseAliases: [String: String] = [:]
         for value in E.allCases { for alias in value.aliases { caseAliases[alias] = value.rawValue } }
-        return Self(name: name, kind: .enumeration(typeName: typeName, names: E.names, aliases: caseAliases), aliases: aliases) {
-            r, p throws(IntentParseError) in
-            if let value = try r.enumeration(name, E.self) { p[keyPath: path] = value }
-        } write: {
-            $0[keyPath: path].map { .string($0.rawValue) }
-        }
+        return value(
+            name, path, kind: .enumeration(typeName: typeName, names: E.names, aliases: caseAliases), aliases: aliases,
+            read: { r, n throws(IntentParseError) in try r.enumeration(n, E.self) }, write: { .string($0.rawValue) })
     }
 
     public static func signals(_ name: String, _ path: WritableKeyPath<P, [CarSignal]?> & Sendable) -> Self {
-        Self(name: name, kind: .signals, aliases: []) { r, p throws(IntentParseError) in
-            if let value = try r.signals(name) { p[keyPath: path] = value }
-        } write: {
-            $0[keyPath: path].map { .array($0.map { .string($0.rawValue) }) }
-        }
+        value(
+            name, path, kind: .signals, read: { r, n throws(IntentParseError) in try r.signals(n) },
+            write: { .array($0.map { .string($0.rawValue) }) })
     }
 }
 
