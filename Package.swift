@@ -79,7 +79,8 @@ let package = Package(
         .target(
             name: "CarplayDaemon",
             dependencies: [
-                "CANBus", "CANKit", "CarIntents", "CarplayJSON", "EventLoops", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit", "VehicleSimulator",
+                "CANBus", "CANKit", "CarIntents", "CarplayJSON", "EventLoops", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit",
+                "VehicleSimulator",
             ],
             plugins: ["EmbedInterfaces"]),
         .plugin(name: "EmbedInterfaces", capability: .buildTool(), dependencies: ["embed-interfaces"]),
@@ -132,7 +133,9 @@ let package = Package(
         .testTarget(name: "VarlinkTests", dependencies: ["Varlink", "CarplayJSON", "EventLoops", "LinuxSupport", "TestSupport"]),
         .testTarget(name: "VehicleKitTests", dependencies: ["VehicleKit", "CANKit", "CarplayJSON", "TestSupport"]),
         .testTarget(name: "VehicleSimulatorTests", dependencies: ["VehicleSimulator", "VehicleKit", "CANBus", "CANKit", "CarplayJSON", "TestSupport"]),
-        .testTarget(name: "CarIntentsTests", dependencies: ["CarIntents", "VehicleKit", "VehicleSimulator", "CANBus", "CANKit", "CarplayJSON", "EventLoops", "TestSupport"]),
+        .testTarget(
+            name: "CarIntentsTests",
+            dependencies: ["CarIntents", "VehicleKit", "VehicleSimulator", "CANBus", "CANKit", "CarplayJSON", "EventLoops", "TestSupport"]),
         // Runs the built carplayctl binary as a subprocess; depending on the executable
         // target makes SwiftPM build it before the tests. CANKit lists a DBC's names.
         // Varlink, LinuxSupport, CarplayJSON: the fake daemon of ClientVerbTests.
