@@ -35,6 +35,10 @@ import Testing
         let files = ["d/profile.json": Array(draft.json.serialized().utf8), "d/\(car.1)": try TestPaths.bytes(folder.appendingPathComponent(car.1))]
         let loaded = try ProfileLoader.load(directory: "d") { files[$0] }
         #expect(loaded.bindings.values.allSatisfy { $0.command == nil }, "read-only until the user says otherwise")
+        // What the report counts and lists is what the file binds.
+        let written = Set(draft.json.objectValue?["bindings"]?.objectValue?.keys.map { $0 } ?? [])
+        #expect(Set(draft.bindings.keys.map(\.rawValue)) == written, "\(car.0)")
+        #expect(Set(draft.notes.filter { $0.kind == .bound }.map(\.property)) == written, "\(car.0)")
         let shipped = try ProfileLoader.load(directory: folder.path) { FileManager.default.contents(atPath: $0).map { Array($0) } }
         let wanted = Set(shipped.bindings.values.map { "\($0.status.message).\($0.status.signal)" })
         let found = Set(draft.bindings.values.map { "\($0.message).\($0.signal)" })

@@ -84,12 +84,21 @@ public enum ProfileDraft {
         // Load, drop what the loader refuses, load again.
         var dropped: [Note] = []
         while true {
-            let json = profileJSON(chosen, database: database, dbcFile: dbcFile, name: name)
+            // Fan levels bring the fan's on/off with them: the same signal, 0 = off. A
+            // binding like any other, so the report counts and lists what the file binds.
+            var bound = chosen
+            if let level = chosen[.fanSpeed], chosen[.fan] == nil {
+                var fan = level
+                fan.key = .fan
+                fan.reason = "fan on/off: the fan level's 0 is off (\(level.signal.name))"
+                bound[.fan] = fan
+            }
+            let json = profileJSON(bound, database: database, dbcFile: dbcFile, name: name)
             let text = json.serialized()
             let files = ["draft/profile.json": Array(text.utf8), "draft/\(dbcFile)": bytes]
             do {
                 _ = try ProfileLoader.load(directory: "draft") { files[$0] }
-                for candidate in chosen.values.sorted(by: { $0.key < $1.key }) {
+                for candidate in bound.values.sorted(by: { $0.key < $1.key }) {
                     notes.append(
                         Note(
                             kind: .bound, property: candidate.key.rawValue, message: candidate.message.name, signal: candidate.signal.name,
@@ -104,15 +113,18 @@ public enum ProfileDraft {
                             ))
                     }
                 }
-                let bindings = chosen.mapValues { SignalReference(message: $0.message.name, signal: $0.signal.name) }
+                let bindings = bound.mapValues { SignalReference(message: $0.message.name, signal: $0.signal.name) }
                 return Draft(json: json, notes: notes + dropped, bindings: bindings)
             } catch {
                 // The property named in the error's path goes; a refusal no property
                 // causes leaves an empty draft (still a profile the loader takes).
+                let keys = bound.keys.sorted()
                 let named =
-                    chosen.keys.sorted().first { error.path.contains("\"\($0.rawValue)\"") }
-                    ?? chosen.keys.sorted().first { error.reason.contains("bindings[\"\($0.rawValue)\"]") }
-                let key = named ?? chosen.keys.sorted().first { error.path.contains(zonePath($0)) }
+                    keys.first { error.path.contains("\"\($0.rawValue)\"") }
+                    ?? keys.first { error.reason.contains("bindings[\"\($0.rawValue)\"]") }
+                    ?? keys.first { error.path.contains(zonePath($0)) }
+                // A refused fan on/off that came with the fan level goes with the level.
+                let key = named == .fan && chosen[.fan] == nil ? .fanSpeed : named
                 guard let key, let candidate = chosen.removeValue(forKey: key) else {
                     if chosen.isEmpty { return Draft(json: json, notes: notes + dropped, bindings: [:]) }
                     let first = chosen.keys.sorted()[0]
@@ -299,13 +311,6 @@ public enum ProfileDraft {
             }
             if key == .fanSpeed, (candidate.signal.unit ?? "") == "%" { status["linear"] = .object(["factor": .number(0.08)]) }
             bindings[key.rawValue] = .object(["status": .object(status)])
-            // Fan levels need the fan's on/off: the same signal, 0 = off.
-            if key == .fanSpeed, chosen[.fan] == nil {
-                var fan: [String: JSONValue] = ["message": .string(candidate.message.name), "signal": .string(candidate.signal.name)]
-                fan["values"] = .object(["false": .integer(0)])
-                fan["otherwise"] = .bool(true)
-                bindings[PropertyKey.fan.rawValue] = .object(["status": .object(fan)])
-            }
             if candidate.message.cycleTime == nil { messages[candidate.message.name] = .object(["cycleTimeMs": .integer(1000)]) }
         }
         if !messages.isEmpty { root["messages"] = .object(messages) }
