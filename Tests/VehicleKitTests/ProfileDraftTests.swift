@@ -24,6 +24,8 @@ import Testing
         #expect(ProfileDraft.words("CF_Datc_IncarTemp") == ["cf", "datc", "incar", "temp"])
         #expect(ProfileDraft.words("WINDSCREEN_DEFOG") == ["windscreen", "defog"])
         #expect(ProfileDraft.words("FlLvlPct") == ["fl", "lvl", "pct"])
+        #expect(ProfileDraft.words("Gebläse_Stufe") == ["geblaese", "stufe"])
+        #expect(ProfileDraft.words("ETAT_DÉGIVRAGE-AR") == ["etat", "degivrage", "ar"])
     }
 
     /// The draft of each shipped real car's DBC loads (as `profile check` would), binds
