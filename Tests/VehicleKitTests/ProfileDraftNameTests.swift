@@ -307,8 +307,8 @@ import Testing
         #expect(Self.bound(ranged, .outsideTemperature) == "OUTDOOR_TEMP")
     }
 
-    /// vw_mqb.dbc: the alarm's status STS_01 says armed (the car locked from outside): what
-    /// the shipped vw-mqb profile binds as the lock.
+    /// vw_mqb.dbc: the alarm's status STS_01 says armed (the car locked from outside), horn
+    /// and flashers: what the shipped vw-mqb profile binds.
     @Test func theAlarmStatusOfAVWIsFound() throws {
         let draft = try Self.draft(
             """
@@ -322,6 +322,51 @@ import Testing
              SG_ STS_Signalhorn : 55|1@1+ (1,0) [0|1] "" HU
             """, message: "STS_01")
         #expect(Self.bound(draft, .locked) == "STS_Car_under_theft")
+        #expect(Self.bound(draft, .signal(.audible)) == "STS_Signalhorn")
+        #expect(Self.bound(draft, .signal(.visible)) == "STS_Alarm_Blinker")
+        #expect(
+            draft.json.objectValue?["carSignals"] == .array([.string("audible"), .string("visible")]))
+    }
+
+    /// Hyundai's climate displays: "off" displays are the climate's own on/off (read the
+    /// other way round; the rear's a zone of its own), `TempDispUnit` the display unit
+    /// (0 = °C assumed), `AutoDefogSysOff` automatic defogging, the seat warmers and
+    /// ventilated seats (hyundai_2015_mcan.dbc).
+    @Test func hyundaiClimateDisplaysAreRead() throws {
+        let draft = try Self.draft(
+            """
+             SG_ DATC_OffDisp : 0|2@1+ (1,0) [0|3] "" HU
+             SG_ DATC_Rear_Off_Disp : 2|2@1+ (1,0) [0|3] "" HU
+             SG_ CF_Datc_TempDispUnit : 4|2@1+ (1,0) [0|3] "" HU
+             SG_ DATC_AutoDefogSysOff_Disp : 6|2@1+ (1,0) [0|3] "" HU
+             SG_ DATC_DrSeatWarmerDisp : 22|3@0+ (1,0) [0|0] "" HU
+             SG_ DATC_PSVentSeatDisp : 46|3@0+ (1,0) [0|0] "" HU
+            """,
+            message: "DATC_PE_05")
+        #expect(Self.bound(draft, .climateControl) == "DATC_OffDisp")
+        #expect(
+            Self.status(draft, .climateControl)?["values"]
+                == .object(["true": .integer(0), "false": .integer(1)]))
+        #expect(Self.bound(draft, .climateControl(zone: "rear")) == "DATC_Rear_Off_Disp")
+        #expect(Self.bound(draft, .temperatureUnit) == "CF_Datc_TempDispUnit")
+        #expect(Self.bound(draft, .autoDefog) == "DATC_AutoDefogSysOff_Disp")
+        #expect(Self.bound(draft, .seat(.frontLeft, .heating)) == "DATC_DrSeatWarmerDisp")
+        #expect(Self.bound(draft, .seat(.frontRight, .cooling)) == "DATC_PSVentSeatDisp")
+        let climate = draft.json.objectValue?["climate"]?.objectValue
+        #expect(climate?["climateControl"] == .bool(true))
+        #expect(
+            climate?["climateControlZones"]
+                == .array([
+                    .object([
+                        "id": .string("rear"), "seats": .array([.string("rearLeft"), .string("rearRight")]),
+                    ])
+                ]))
+        #expect(
+            draft.json.objectValue?["seats"]
+                == .array([
+                    .object(["seat": .string("frontLeft"), "heating": .integer(3)]),
+                    .object(["seat": .string("frontRight"), "cooling": .integer(3)]),
+                ]))
     }
 
     /// hyundai_kia_generic.dbc: a defogger's relay with no place named is the rear window's
@@ -332,15 +377,17 @@ import Testing
         #expect(Self.bound(draft, .defroster(.rear)) == "CF_Gway_DefoggerRly")
     }
 
-    /// tesla_can.dbc: `AirTemp_Insd`, `AirTemp_Outsd`.
+    /// tesla_can.dbc: `AirTemp_Insd`, `AirTemp_Outsd`, the horn `Hrn_On`.
     @Test func teslasAbbreviationsAreRead() throws {
         let draft = try Self.draft(
             """
              SG_ AirTemp_Insd : 47|8@0+ (0.25,0) [0|63.5] "C" HU
              SG_ AirTemp_Outsd : 63|8@0+ (0.5,-40) [-40|86.5] "C" HU
+             SG_ Hrn_On : 26|1@0+ (1,0) [0|1] "" HU
             """, message: "BODY_R1")
         #expect(Self.bound(draft, .cabinTemperature) == "AirTemp_Insd")
         #expect(Self.bound(draft, .outsideTemperature) == "AirTemp_Outsd")
+        #expect(Self.bound(draft, .signal(.audible)) == "Hrn_On")
     }
 
     /// ford_cgea1_2_bodycan_2011.dbc: a 3-bit fan display with no DBC range ([0|0]) has 7
@@ -388,6 +435,7 @@ import Testing
              SG_ Reichweite : 32|10@1+ (1,0) [0|1000] "km" HU
              SG_ Klima_AC_Schalter : 20|1@1+ (1,0) [0|1] "" HU
             """, message: "Komfort_01")
+        #expect(Self.bound(draft, .seat(.frontLeft, .heating)) == "Sitzheizung_Fahrer_Stufe")
         #expect(Self.bound(draft, .defroster(.rear)) == "Heckscheibenheizung_Status")
         #expect(Self.bound(draft, .defroster(.front)) == "Frontscheibenheizung_Status")
         #expect(Self.bound(draft, .outsideTemperature) == "Aussentemp")
@@ -415,6 +463,7 @@ import Testing
              SG_ ETAT_CLIMATISATION : 43|1@1+ (1,0) [0|1] "" HU
             """, message: "ETAT_HABITACLE")
         #expect(Self.bound(draft, .defroster(.rear)) == "ETAT_DEGIVRAGE_AR")
+        #expect(Self.bound(draft, .seat(.frontLeft, .heating)) == "CHAUFFAGE_SIEGE_CONDUCTEUR")
         #expect(Self.bound(draft, .locked) == "ETAT_VERROUILLAGE_PORTES")
         #expect(Self.bound(draft, .fuelPercent) == "NIVEAU_CARBURANT")
         #expect(Self.bound(draft, .distanceRemaining) == "AUTONOMIE_KM")

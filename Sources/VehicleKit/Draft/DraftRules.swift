@@ -10,7 +10,7 @@ extension ProfileDraft {
         var reason: String
         /// How the status reads the signal: `values`, `otherwise`, `linear`.
         var status: [String: JSONValue] = [:]
-        /// A fan level's highest level.
+        /// A fan level's or a seat feature's highest level.
         var levels: Int?
     }
 
@@ -83,11 +83,24 @@ extension ProfileDraft {
         let why = name.text
         var found: [Match] = []
 
-        // Temperatures: outside, cabin, a zone's set point (a unit is no temperature).
+        // Temperatures: outside, cabin, a zone's set point; the display unit.
         let temperature = name.has(.temperature) || (name.has(.setPoint) && name.has(.climate))
-        if temperature, !lamp, !name.hasAny(.heating, .cooling, .window, .part, .fuel, .recirculation, .seat, .unit) {
+        if temperature, !lamp, !name.hasAny(.heating, .cooling, .window, .part, .fuel, .recirculation, .seat) {
             let confidence = unit == .celsius ? 0.8 : 0.6
-            if name.has(.outside) {
+            if name.has(.unit) {
+                let units = signal.choices.map { (unitKind($0.name), $0.name) }
+                if let celsius = units.first(where: { $0.0 == .celsius }), let fahrenheit = units.first(where: { $0.0 == .fahrenheit }) {
+                    found.append(
+                        Match(
+                            key: .temperatureUnit, confidence: 0.6, reason: "display unit: \(why)",
+                            status: ["values": .object(["celsius": .string(celsius.1), "fahrenheit": .string(fahrenheit.1)])]))
+                } else if signal.choices.isEmpty, small {
+                    found.append(
+                        Match(
+                            key: .temperatureUnit, confidence: 0.4, reason: "display unit: \(why) (0 = °C, 1 = °F assumed)",
+                            status: ["values": .object(["celsius": .integer(0), "fahrenheit": .integer(1)])]))
+                }
+            } else if name.has(.outside) {
                 found.append(Match(key: .outsideTemperature, confidence: confidence, reason: "outside temperature: \(why)"))
             } else if name.has(.inside) {
                 found.append(Match(key: .cabinTemperature, confidence: confidence, reason: "cabin temperature: \(why)"))
@@ -124,17 +137,29 @@ extension ProfileDraft {
         if name.has(.recirculation), signal.length <= 3, !lamp, !name.has(.part) {
             found.append(Match(key: .airCirculation, confidence: 0.4, reason: "air intake: \(why)", status: intakeValues(signal)))
         }
+        // The climate's own on/off, from its "off" display (CF_Datc_RearOffDisp): the
+        // whole car's, or the rear's as a zone of its own.
+        let feature = name.hasAny(.airConditioner, .fan, .defrost, .automatic, .recirculation, .temperature, .seat, .heating, .cooling)
+        if name.has(.climate), name.has(.off), small, !lamp, !feature {
+            let key = name.has(.rear) ? PropertyKey.climateControl(zone: "rear") : .climateControl
+            found.append(Match(key: key, confidence: 0.5, reason: "climate on/off, from its off display: \(why)", status: boolValues(signal, inverted: true)))
+        }
         // Defrosters: a defrost word, or a heated window. A camera's defog, a load shed and
-        // a lamp were excluded above; automatic defogging is another thing.
+        // a lamp were excluded above; automatic defogging is an extension of its own.
         let defrost = name.has(.defrost) || (name.has(.heating) && name.hasAny(.window, .windscreen, .rearWindow))
-        if defrost, small, !lamp, !name.hasAny(.seat, .part, .automatic) {
-            // Electric heat (a relay, a heated grid) without a place is the rear window's:
-            // a windscreen is cleared by air, unless it is named.
-            let rear = name.has(.rearWindow) || (name.hasAny(.rear, .window, .relay, .heating) && !name.hasAny(.windscreen, .front))
-            found.append(
-                Match(
-                    key: .defroster(rear ? .rear : .front), confidence: 0.6, reason: "\(rear ? "rear" : "front") defroster: \(why)",
-                    status: boolValues(signal, inverted: name.has(.off))))
+        if defrost, small, !lamp, !name.hasAny(.seat, .part) {
+            if name.has(.automatic) {
+                found.append(
+                    Match(key: .autoDefog, confidence: 0.5, reason: "automatic defogging: \(why)", status: boolValues(signal, inverted: name.has(.off))))
+            } else {
+                // Electric heat (a relay, a heated grid) without a place is the rear window's:
+                // a windscreen is cleared by air, unless it is named.
+                let rear = name.has(.rearWindow) || (name.hasAny(.rear, .window, .relay, .heating) && !name.hasAny(.windscreen, .front))
+                found.append(
+                    Match(
+                        key: .defroster(rear ? .rear : .front), confidence: 0.6, reason: "\(rear ? "rear" : "front") defroster: \(why)",
+                        status: boolValues(signal, inverted: name.has(.off))))
+            }
         }
         // Locks: the doors', not a differential's, a steering column's, a window lockout or
         // the lock's chirp (excluded above); "unlocked" reads the other way round; an armed
@@ -161,7 +186,56 @@ extension ProfileDraft {
         if name.has(.range), !name.hasAny(.outside, .part), ![.percent, .litres, .celsius].contains(unit) {
             found.append(Match(key: .distanceRemaining, confidence: [.kilometres, .miles].contains(unit) ? 0.8 : 0.6, reason: "range: \(why)"))
         }
+        // Horn and flashers: what the car reports of them (an alarm's, a panic's).
+        if name.has(.horn), small, !lamp, !name.has(.part) {
+            found.append(Match(key: .signal(.audible), confidence: 0.6, reason: "horn sounding: \(why)", status: boolValues(signal, inverted: false)))
+        }
+        if name.has(.hazard) || (name.has(.alarm) && name.has(.flasher)), small, !name.has(.part) {
+            found.append(Match(key: .signal(.visible), confidence: 0.5, reason: "lights flashing: \(why)", status: boolValues(signal, inverted: false)))
+        }
+        // Seat heating and cooling, for a seat the name places.
+        if name.has(.seat), !name.hasAny(.window, .part), let seat = seat(name) {
+            let choiceSenses = signal.choices.reduce(into: Set<Sense>()) { $0.formUnion(read($1.name, language: .any).senses) }
+            for (feature, sense) in [(SeatFeature.heating, Sense.heating), (.cooling, .cooling)]
+            where name.has(sense) || (sense == .cooling && name.has(.fan)) || (!name.hasAny(.heating, .cooling, .fan) && choiceSenses.contains(sense)) {
+                let (status, levels) = seatLevels(signal, feature: sense)
+                found.append(
+                    Match(
+                        key: .seat(seat, feature), confidence: 0.6, reason: "seat \(feature.rawValue), \(levels) levels: \(why)", status: status, levels: levels
+                    ))
+            }
+        }
         return found
+    }
+
+    /// The physical seat a name places: the driver's or the left front, the passenger's or
+    /// the right front, and the same behind (driver on the left).
+    static func seat(_ name: Reading) -> CarSeat? {
+        let left = name.hasAny(.left, .driver)
+        let right = name.hasAny(.right, .passenger)
+        guard left != right else { return nil }
+        if name.has(.rear) { return left ? .rearLeft : .rearRight }
+        return left ? .frontLeft : .frontRight
+    }
+
+    /// A seat feature's levels: choices with a number (`Level2`, `Heat3`, `Stufe 1`) and an
+    /// off, else the signal's range (3 levels where the DBC gives none).
+    static func seatLevels(_ signal: DBCSignal, feature: Sense) -> ([String: JSONValue], Int) {
+        var values: [String: JSONValue] = [:]
+        for choice in signal.choices {
+            let name = read(choice.name, language: .any)
+            if name.hasAny(.off) {
+                values["0"] = .string(choice.name)
+            } else if let digit = choice.name.last(where: \.isNumber)?.wholeNumberValue, digit > 0,
+                !name.hasAny(.heating, .cooling) || name.has(feature)
+            {
+                values[String(digit)] = .string(choice.name)
+            }
+        }
+        let levels = values.keys.compactMap { Int($0) }.max() ?? 0
+        if levels > 0, values["0"] != nil { return (["values": .object(values)], levels) }
+        let maximum = signal.maximum.map { Int($0.doubleValue) } ?? 0
+        return ([:], signal.length == 1 ? 1 : maximum > 0 ? min(maximum, 7) : min(3, highest(signal)))
     }
 
     /// An air intake's values: its choices that say fresh and recirculated, else 0 and 1.

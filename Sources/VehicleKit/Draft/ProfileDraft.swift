@@ -42,8 +42,8 @@ public enum ProfileDraft {
         var reason: String
         /// The signal is a request (sent by `role`, or named like one).
         var isRequest: Bool
-        /// How the status reads the signal (`values`, `otherwise`, `linear`), and for a fan
-        /// level the highest.
+        /// How the status reads the signal (`values`, `otherwise`, `linear`), and for a seat
+        /// feature its highest level.
         var status: [String: JSONValue] = [:]
         var levels: Int?
     }
@@ -238,10 +238,26 @@ public enum ProfileDraft {
             if keys.contains(.airConditioner) { climate["airConditioner"] = .bool(true) }
             if keys.contains(.autoMode) { climate["autoMode"] = .bool(true) }
             if keys.contains(.airCirculation) { climate["recirculation"] = .bool(true) }
+            if keys.contains(.climateControl) { climate["climateControl"] = .bool(true) }
+            if keys.contains(.climateControl(zone: "rear")) {
+                climate["climateControlZones"] = .array([.object(["id": .string("rear"), "seats": .array([.string("rearLeft"), .string("rearRight")])])])
+            }
             root["climate"] = .object(climate)
         }
         let defrosters = ["front", "rear"].filter { keys.contains(PropertyKey("defroster.\($0)")) }
         if !defrosters.isEmpty { root["defrosters"] = .array(defrosters.map { .string($0) }) }
+        // Each seat with the highest level of each feature found.
+        var seats: [String: [String: JSONValue]] = [:]
+        for seat in CarSeat.physical {
+            for feature in SeatFeature.allCases {
+                if let levels = chosen[.seat(seat, feature)]?.levels {
+                    seats[seat.rawValue, default: ["seat": .string(seat.rawValue)]][feature.rawValue] = .integer(levels)
+                }
+            }
+        }
+        if !seats.isEmpty { root["seats"] = .array(CarSeat.physical.compactMap { seats[$0.rawValue].map { .object($0) } }) }
+        let signals = CarSignal.allCases.filter { keys.contains(.signal($0)) }
+        if !signals.isEmpty { root["carSignals"] = .array(signals.map { .string($0.rawValue) }) }
         root["lock"] = .bool(keys.contains(.locked))
         root["power"] = .object(["fuel": .bool(keys.contains(.fuelPercent)), "battery": .bool(false)])
         root["policies"] = .object(["confirmationTimeoutMs": .integer(2000), "unreachableAfterCycles": .integer(5)])
