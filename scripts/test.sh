@@ -340,7 +340,7 @@ stage_opendbc() {
     step "every opendbc DBC loads; decoding agrees with opendbc's parser"
     "$PY" "$REPO_ROOT/IntegrationTests/support/opendbc_corpus.py" --carplayctl "$bin" | tee -a "$RESULTS"
     # profile draft on every shipped opendbc DBC; each draft loads again with profile
-    # check, and its summary counts what its profile.json binds (~10 s).
+    # check, and its summary counts what its profile.json binds (~15 s).
     step "every opendbc DBC drafts a profile that profile check loads"
     "$PY" "$REPO_ROOT/IntegrationTests/support/opendbc_drafts.py" --carplayctl "$bin" | tee -a "$RESULTS"
 }
