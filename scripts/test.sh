@@ -13,7 +13,8 @@
 #      CARPLAYD_PROTECTION_VECTORS and CARPLAYD_OPENDBC_VECTORS exported
 #   5. carplayctl dbc decode against cantools on generated candump logs
 #   6. the real-car DBCs unchanged; every opendbc DBC loads and decodes as opendbc's
-#      parser does; every intent on every profile, frames checked with cantools
+#      parser does, and drafts a profile that loads again; every intent on every
+#      profile, frames checked with cantools
 # Then, in a full run:
 #   7. the release build, once: make build STATIC=1 (--static-swift-stdlib, .build/static)
 #      with carplay-bench, for the daemon tests, the systemd test and the package
@@ -343,6 +344,10 @@ stage_opendbc() {
     bin="$("$SWIFT" build --show-bin-path)/carplayctl"
     step "every opendbc DBC loads; decoding agrees with opendbc's parser and cantools"
     "$PY" "$REPO_ROOT/IntegrationTests/support/opendbc_corpus.py" --carplayctl "$bin" | tee -a "$RESULTS"
+    # profile draft on every shipped opendbc DBC; each draft loads again with profile
+    # check, and its summary counts what its profile.json binds (~15 s).
+    step "every opendbc DBC drafts a profile that profile check loads"
+    "$PY" "$REPO_ROOT/IntegrationTests/support/opendbc_drafts.py" --carplayctl "$bin" | tee -a "$RESULTS"
 }
 
 stage_intents() {

@@ -9,13 +9,15 @@ enum ProfileDraftCommand {
           draft   carplayctl profile draft DBC_FILE --out DIR [--role NODE] [--name NAME]
                   write DIR/profile.json, a schema-2 profile that `profile check` accepts,
                   with a copy of the DBC and DIR/DRAFT.md: the signals found for each
-                  property of the vocabulary by their names (Temp/Tmp/SetPt, AC/AirCnd,
-                  Defog/Dfg, Blower/Blw/Fan, Lock/Lk, Fuel/Fl, DTE/Rng, ...), units, ranges
-                  and value tables, each with a confidence and the reason. Every binding
-                  is read-only: the request signals found are listed, to bind once the
-                  car has shown what they do (carplayctl dbc diff). --role NODE: the node
-                  carplayd plays (messages it sends are requests, those it receives
-                  statuses). DIR must not hold a profile already.
+                  property of the vocabulary by the words of their names, in English,
+                  German and French (Temp/Aussentemp, AC/Klima, Defog/Dfg/degivrage,
+                  Blower/Blw/Geblaese, Lock/Verriegelung, Fuel/Tank, DTE/Reichweite, ...),
+                  units, ranges and value tables (ON/OFF choices), each with a confidence
+                  and the reason; qualifiers (QBit, Invalid, Fehler) are never values.
+                  Every binding is read-only: the request signals found are listed, to
+                  bind once the car has shown what they do (carplayctl dbc diff).
+                  --role NODE: the node carplayd plays (messages it sends are requests,
+                  those it receives statuses). DIR must not hold a profile already.
         """
 
     static func run(_ arguments: [String]) throws -> Int32 {

@@ -23,4 +23,21 @@ import Testing
         let role = try await CarplayctlTests.runOffThePool(["profile", "draft", dbc, "--out", out.path + "-x", "--role", "NOPE"])
         #expect(role.status == 2 && role.stderr.contains("has no node NOPE"), "\(role.stderr)")
     }
+
+    /// "N properties bound" is what profile.json binds: the fan's on/off that a fan level
+    /// brings with it is counted and listed (it said 8 and wrote 9).
+    @Test func theSummaryCountsWhatTheFileBinds() async throws {
+        let dbc = CarplayctlTests.repositoryRoot.appendingPathComponent("VehicleProfiles/gm-global-a-lowspeed/gm_global_a_lowspeed_1818125.dbc").path
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("carplayctl-draft-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let draft = try await CarplayctlTests.runOffThePool(["profile", "draft", dbc, "--out", out.path])
+        #expect(draft.status == 0, "\(draft.stderr)")
+        let profile = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("profile.json"))) as? [String: Any]
+        let bindings = (profile?["bindings"] as? [String: Any])?.keys.sorted() ?? []
+        #expect(bindings.contains("climate.fan") && bindings.contains("climate.fanSpeed"), "\(bindings)")
+        #expect(draft.stdout.contains(": \(bindings.count) properties bound read-only"), "\(draft.stdout)")
+        for key in bindings { #expect(draft.stdout.contains("\n  \(key)  "), "\(key) not listed: \(draft.stdout)") }
+        let report = try String(contentsOf: out.appendingPathComponent("DRAFT.md"), encoding: .utf8)
+        #expect(report.contains("| `climate.fan` | `Climate_Control_Basic_Status_LS.ClmCntFrBlwFnSp` |"), "\(report)")
+    }
 }
