@@ -156,10 +156,10 @@ func fuzzDeclared(_ rawID: UInt32, _ selector: UInt8) -> DeclaredChecksum {
     declared.xorOut = UInt16(truncatingIfNeeded: rawID >> 6) & (width8 ? 0xFF : 0xFFFF)
     declared.firstByte = Int((rawID >> 20) & 0x7F) - 64
     declared.lastByte = Int((rawID >> 7) & 0x7F) - 64
-    declared.reversed = selector & 8 != 0
+    declared.byteOrder = selector & 8 != 0 ? .reverse : .forward
     declared.checksumBits = selector & 16 != 0 ? .zero : .skip
     declared.frameIDBytes = Int((rawID >> 27) & 7) % 5
-    declared.frameIDBigEndian = rawID & 0x40 != 0
+    declared.frameIDOrder = rawID & 0x40 != 0 ? .big : .little
     declared.frameIDPosition = rawID & 0x80 != 0 ? .after : .before
     declared.length = [nil, .before, .after, nil][Int((rawID >> 4) & 3)]
     return declared
