@@ -126,7 +126,8 @@ extension DeclaredParameters {
     /// The parameters read from `reader` (every one absent from it stays nil).
     init(reading reader: ParameterReader) throws(IntentParseError) {
         self.init()
-        for parameter in Self.parameters { try parameter.read(reader, &self) }
+        // Only the few given are read (in declared order, so the first error is SiriKit's first).
+        for parameter in Self.parameters where reader[parameter.name] != nil { try parameter.read(reader, &self) }
     }
 
     /// The given parameters, in SiriKit order, as JSON values.
