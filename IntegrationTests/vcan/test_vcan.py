@@ -7,6 +7,7 @@ otherwise): IntegrationTests/vcan/run.sh. The binaries come from $CARPLAYD_BIN_D
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -80,7 +81,7 @@ class Rig:
         self.capture = self.dir / "candump.log"
         self.candump = subprocess.Popen(["candump", "-L", IFACE], stdout=open(self.capture, "w"), stderr=subprocess.DEVNULL)
         self.start_ecu(ecu, ecu_args)
-        self.daemon = Process("carplayd", [str(BIN / "carplayd"), "--can", IFACE, "--profile", str(REPO / "VehicleProfiles" / profile),
+        self.daemon = Process("carplayd", [str(BIN / "carplayd"), "--can", IFACE, "--profile", str(self.profile_folder(profile, ecu)),
                                            "--socket", self.socket, "--state-dir", str(self.dir / "state"), "--log-level", "debug",
                                            # Generous: in an emulated VM (TCG) a round trip takes far longer than on a car.
                                            "--confirmation-timeout", os.environ.get("CARPLAYD_CONFIRMATION_MS", "3000")])
@@ -96,6 +97,24 @@ class Rig:
             raise AssertionError("carplayd on %s not reachable:\n%s\n%s" % ((IFACE,) + logs))
         # Let every status message arrive once, so the state is complete.
         time.sleep(1.2)
+
+    # The Python ECU (python-can, a thread per cyclic message) stalled for over a second in
+    # the emulated VM with two CPU hogs on the host, and carplayd rightly answered
+    # vehicleUnreachable (fresh-clone run 14). What its tests check is an independent ECU's
+    # frames, not the reachability bound (carplay-ecu's tests hold that): its daemon gets
+    # the profile with a window of 40 cycles.
+    PYTHON_ECU_CYCLES = 40
+
+    def profile_folder(self, profile, ecu):
+        folder = REPO / "VehicleProfiles" / profile
+        if ecu != "python":
+            return folder
+        copy = self.dir / profile
+        shutil.copytree(folder, copy)
+        data = json.loads((copy / "profile.json").read_text())
+        data.setdefault("policies", {})["unreachableAfterCycles"] = self.PYTHON_ECU_CYCLES
+        (copy / "profile.json").write_text(json.dumps(data, indent=2))
+        return copy
 
     def wait_reachable(self, seconds):
         """Until carplayd answers and the vehicle is reachable; False after `seconds`."""
