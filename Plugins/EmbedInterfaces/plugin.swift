@@ -7,7 +7,7 @@ import PackagePlugin
 struct EmbedInterfaces: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         let docs = context.package.directoryURL.appending(path: "docs")
-        let interfaces = ["io.carplayd.Vehicle", "io.carplayd.Simulator"].map { docs.appending(path: "\($0).varlink") }
+        let interfaces = ["io.carplayd.Vehicle", "io.carplayd.Simulator", "io.carplayd.VSS"].map { docs.appending(path: "\($0).varlink") }
         let output = context.pluginWorkDirectoryURL.appending(path: "InterfaceTexts.swift")
         return [
             .buildCommand(

@@ -15,7 +15,8 @@ for path in arguments.dropFirst() {
     let text = try String(contentsOfFile: path, encoding: .utf8)
     let file = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
     let last = file.split(separator: ".").last.map(String.init) ?? file
-    let name = last.prefix(1).lowercased() + last.dropFirst()
+    // An acronym is lowercased whole (io.carplayd.VSS -> vss).
+    let name = last == last.uppercased() ? last.lowercased() : last.prefix(1).lowercased() + last.dropFirst()
     // A raw string whose delimiter the text cannot close early.
     var hashes = "#"
     while text.contains("\"" + hashes) { hashes += "#" }

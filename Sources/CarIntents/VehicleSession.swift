@@ -29,6 +29,8 @@ public final class VehicleSession: Sendable {
     public let profile: VehicleProfile
     public let controller: VehicleController
     public let engine: IntentEngine
+    /// The car by VSS paths (io.carplayd.VSS).
+    public let vss: VSSCatalog
     /// What plays the vehicle on the in-process bus; nil on a CAN interface.
     public let inProcessNode: (any InProcessNode)?
     /// The head unit's port (as `headUnitPort` made it).
@@ -50,6 +52,7 @@ public final class VehicleSession: Sendable {
         clock: any MonotonicClock = Timekeeper.loop
     ) {
         self.profile = profile
+        vss = VSSCatalog(profile: profile)
         switch vehicle {
         case let .bus(busPort):
             port = headUnitPort(busPort)

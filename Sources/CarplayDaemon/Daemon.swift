@@ -163,7 +163,10 @@ public final class Daemon: Sendable {
         let server = VarlinkServer(
             listener: listener, loop: loops[0], workers: loops,
             info: VarlinkServerInfo(vendor: "carplayd", product: "carplayd", version: version, url: "file:///usr/share/doc/carplayd/README.md"),
-            interfaces: [VarlinkInterfaceDescription(name: VehicleService.interfaceName, text: VehicleInterface.description)]
+            interfaces: [
+                VarlinkInterfaceDescription(name: VehicleService.interfaceName, text: VehicleInterface.description),
+                VarlinkInterfaceDescription(name: VSSInterface.name, text: VSSInterface.description),
+            ]
                 + (simulatorControl ? [VarlinkInterfaceDescription(name: SimulatorInterface.name, text: SimulatorInterface.description)] : []),
             service: service)
         do { try server.start() } catch {

@@ -28,8 +28,9 @@ public final class VehicleService: VarlinkService {
     /// Every method served, bound once to its declaration in io.carplayd.Vehicle; the
     /// simulator's are checked by SimulatorService, after its own access rule.
     static let methods = VarlinkMethodTable(
-        genericMethods.merging(intentMethods, uniquingKeysWith: { generic, _ in generic }).merging(simulatorMethods, uniquingKeysWith: { own, _ in own }),
-        declaredBy: [interface])
+        genericMethods.merging(intentMethods, uniquingKeysWith: { generic, _ in generic }).merging(simulatorMethods, uniquingKeysWith: { own, _ in own })
+            .merging(vssMethods, uniquingKeysWith: { own, _ in own }),
+        declaredBy: [interface, vssInterface])
 
     /// The methods that take any intent as data (Resolve, Confirm, Handle, Perform), and
     /// Describe, GetState, GetBusTraffic, Monitor.
@@ -58,7 +59,8 @@ public final class VehicleService: VarlinkService {
         let (authorized, session, deviceLock) = state.admit(peer)
         guard authorized else {
             log.warning("refused \(call.method) from uid \(peer.uid) gid \(peer.gid) (pid \(peer.pid)): not allowed")
-            replies.send(error: VarlinkError("io.carplayd.Vehicle.NotAuthorized", ["uid": .integer(Int(peer.uid)), "gid": .integer(Int(peer.gid))]))
+            replies.send(
+                error: VarlinkError("\(Self.errorInterface(of: call)).NotAuthorized", ["uid": .integer(Int(peer.uid)), "gid": .integer(Int(peer.gid))]))
             return
         }
         // A missing, unknown or mistyped parameter is named by its path.
@@ -66,10 +68,16 @@ public final class VehicleService: VarlinkService {
         switch Self.methods.handler(for: call) {
         case let .success(bound): handler = bound
         case let .failure(refusal):
-            replies.send(error: refusal.error(in: Self.interfaceName))
+            replies.send(error: refusal.error(in: Self.errorInterface(of: call)))
             return
         }
         await handler(self, Request(call: call, peer: peer, session: session, deviceLock: deviceLock, replies: replies))
+    }
+
+    /// The interface whose errors answer `call`: io.carplayd.VSS's own for its calls,
+    /// io.carplayd.Vehicle's for the others (the simulator's checks its own).
+    static func errorInterface(of call: VarlinkCall) -> String {
+        call.interface == vssInterfaceName ? vssInterfaceName : interfaceName
     }
 
     // MARK: - Methods
@@ -125,10 +133,12 @@ public final class VehicleService: VarlinkService {
 
     /// Runs a phase of an intent for a call, generic or typed: refused while shutting
     /// down, logged, and a refusal that is a typed error sent as one (then nil).
-    func run(_ phase: IntentPhase, _ intent: Intent, parameters: JSONValue, _ request: Request, logged: Bool = true) async -> IntentOutcome? {
+    func run(
+        _ phase: IntentPhase, _ intent: Intent, parameters: JSONValue, _ request: Request, logged: Bool = true, errorsIn interface: String = interfaceName
+    ) async -> IntentOutcome? {
         // Intents in flight finish before a graceful stop; new ones are refused.
         guard state.beginCall() else {
-            request.replies.send(error: Self.unavailable("carplayd is shutting down"))
+            request.replies.send(error: Self.unavailable("carplayd is shutting down", in: interface))
             return nil
         }
         defer { state.endCall() }
@@ -138,7 +148,7 @@ public final class VehicleService: VarlinkService {
         let (deviceLock, peer) = (request.deviceLock, request.peer)
         let outcome = await request.session.engine.run(phase, intent) { deviceLock.device(of: peer) }
         if let start { logIntent(outcome, parameters: parameters, latency: clock.now - start, peer: request.peer) }
-        if let error = Self.error(for: outcome) {
+        if let error = Self.error(for: outcome, in: interface) {
             request.replies.send(error: error)
             return nil
         }
@@ -149,18 +159,19 @@ public final class VehicleService: VarlinkService {
     /// parameter resolved; Handle and Perform refuse an intent restricted while the
     /// caller's device is locked, one the car-lock policy refuses, and an unreachable vehicle. Confirm answers every refusal in its response, and Perform
     /// an unresolved intent (its resolutions say why).
-    static func error(for outcome: IntentOutcome) -> VarlinkError? {
+    /// `interface`: whose errors (io.carplayd.VSS declares the same refusals).
+    static func error(for outcome: IntentOutcome, in interface: String = interfaceName) -> VarlinkError? {
         switch (outcome.phase, outcome.refusal) {
         case let (.handle, .notResolved(parameter, reason)?):
             invalidParameter(parameter, reason)
         case let (.handle, .restrictedWhileLocked(reason)?), let (.perform, .restrictedWhileLocked(reason)?):
-            VarlinkError("io.carplayd.Vehicle.RestrictedWhileLocked", ["intent": .string(outcome.resolution.intent.name.rawValue), "reason": .string(reason)])
+            VarlinkError("\(interface).RestrictedWhileLocked", ["intent": .string(outcome.resolution.intent.name.rawValue), "reason": .string(reason)])
         case (.handle, .carLocked?), (.perform, .carLocked?):
-            VarlinkError("io.carplayd.Vehicle.CarLocked", ["intent": .string(outcome.resolution.intent.name.rawValue)])
+            VarlinkError("\(interface).CarLocked", ["intent": .string(outcome.resolution.intent.name.rawValue)])
         case (.handle, .vehicleUnreachable?), (.perform, .vehicleUnreachable?):
-            unavailable("the vehicle sends no status frames")
-        case let (.handle, .busOff(interface)?), let (.perform, .busOff(interface)?):
-            VarlinkError("io.carplayd.Vehicle.BusOff", ["interface": .string(interface)])
+            unavailable("the vehicle sends no status frames", in: interface)
+        case let (.handle, .busOff(bus)?), let (.perform, .busOff(bus)?):
+            VarlinkError("\(interface).BusOff", ["interface": .string(bus)])
         default:
             nil
         }
@@ -231,8 +242,8 @@ public final class VehicleService: VarlinkService {
 
     // MARK: - Helpers
 
-    static func unavailable(_ reason: String) -> VarlinkError {
-        VarlinkError("io.carplayd.Vehicle.VehicleUnavailable", ["reason": .string(reason)])
+    static func unavailable(_ reason: String, in interface: String = interfaceName) -> VarlinkError {
+        VarlinkError("\(interface).VehicleUnavailable", ["reason": .string(reason)])
     }
 
     /// The intent of a Resolve/Confirm/Handle/Perform call (its parameters' types checked
