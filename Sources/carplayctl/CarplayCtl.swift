@@ -68,6 +68,7 @@ enum CarplayCtl {
             name: "profile", summary: "vehicle profiles (the car's mapping onto its DBC): check, draft from a DBC, try on the bus",
             usage: ProfileCommand.usage,
             run: ProfileCommand.run),
+        Verb(name: "vss", summary: "the VSS paths carplayd maps the car to (io.carplayd.VSS, carplayd-kuksa)", usage: VSSCommand.usage, run: VSSCommand.run),
         Verb(
             name: "perform", summary: "run one intent (JSON form) against a simulated vehicle, without a daemon", usage: PerformCommand.usage,
             run: PerformCommand.run),
