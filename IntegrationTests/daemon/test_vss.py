@@ -2,6 +2,8 @@
 carplayd-kuksa serves as KUKSA's API). Reads answer from the state; Actuate answers
 only once the car's status frames confirm, or with a typed error that says why not."""
 
+import json
+import os
 import subprocess
 import sys
 import threading
@@ -9,7 +11,7 @@ import threading
 import pytest
 import varlink
 
-from conftest import varlink_error
+from conftest import binary, varlink_error
 
 VSS = "io.carplayd.VSS"
 DRIVER_TEMPERATURE = "Vehicle.Cabin.HVAC.Station.Row1.Driver.Temperature"
@@ -134,3 +136,18 @@ def test_monitor_streams_a_change_made_through_the_intents(sedan):
         worker.join(timeout=120)
     assert seen.is_set()
     assert replies[-1]["values"] == {path: not start}, replies
+
+
+def test_carplayctl_status_by_vss_path(sedan):
+    carplayctl = os.path.join(os.path.dirname(binary()), "carplayctl")
+    assert os.access(carplayctl, os.X_OK), "no carplayctl beside carplayd at %s (build it)" % carplayctl
+    client, service = vss(sedan)
+    with client, service:
+        expected = service.Get(paths=[DRIVER_TEMPERATURE])["values"][DRIVER_TEMPERATURE]
+    text = subprocess.run([carplayctl, "status", "--vss", "--socket", sedan.socket], capture_output=True, text=True, timeout=60)
+    assert text.returncode == 0, text.stderr
+    assert "%s = %s\n" % (DRIVER_TEMPERATURE, expected) in text.stdout
+    assert text.stdout.endswith("reachable: yes\n")
+    raw = subprocess.run([carplayctl, "status", "--vss", "--json", "--socket", sedan.socket], capture_output=True, text=True, timeout=60)
+    assert raw.returncode == 0, raw.stderr
+    assert json.loads(raw.stdout)["values"][DRIVER_TEMPERATURE] == expected
