@@ -33,7 +33,7 @@ override SWIFT_FLAGS += --static-swift-stdlib -Xlinker -z -Xlinker now
 endif
 SCRATCH     ?=
 # The version is written once, as CarplaydVersion.current (carplayd --version, Varlink GetInfo).
-VERSION     := $(shell sed -n 's/^ *public static let current = "\([^"]*\)".*/\1/p' Sources/LinuxSupport/CarplaydVersion.swift)
+VERSION     := $(shell sed -n 's/^ *public static let current = "\([^"]*\)".*/\1/p' Sources/CarplaydProduct/CarplaydVersion.swift)
 DEB_ARCH    ?= $(shell dpkg --print-architecture 2>/dev/null)
 DEB_DIR     ?= .build/deb
 BINDIR      ?= $(PREFIX)/bin

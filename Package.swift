@@ -58,6 +58,9 @@ let package = Package(
 
         // The only place that talks to the Linux C libraries.
         .target(name: "LinuxSupport", dependencies: ["CSocketCAN", "CSystemd", "CCarplayLinux"]),
+        // What carplayd is as a product: its version, where its socket, state and
+        // configuration live; for the daemon, its clients and carplay-ecu alike.
+        .target(name: "CarplaydProduct", dependencies: ["LinuxSupport"]),
         // The executor runtime: epoll loops on threads of their own, and their timers.
         .target(name: "EventLoops", dependencies: ["LinuxSupport", "CCarplayLinux"]),
 
@@ -79,8 +82,8 @@ let package = Package(
         .target(
             name: "CarplayDaemon",
             dependencies: [
-                "CANBus", "CANKit", "CarIntents", "CarplayJSON", "EventLoops", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit",
-                "VehicleSimulator",
+                "CANBus", "CANKit", "CarIntents", "CarplaydProduct", "CarplayJSON", "EventLoops", "LinuxSupport", "SimulatorControl", "SocketCAN",
+                "Varlink", "VehicleKit", "VehicleSimulator",
             ],
             plugins: ["EmbedInterfaces"]),
         .plugin(name: "EmbedInterfaces", capability: .buildTool(), dependencies: ["embed-interfaces"]),
@@ -90,7 +93,10 @@ let package = Package(
         .executableTarget(name: "carplayd", dependencies: ["CarplayDaemon", "LinuxSupport"]),
         .executableTarget(
             name: "carplay-ecu",
-            dependencies: ["CANBus", "CarplayJSON", "EventLoops", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit", "VehicleSimulator"]),
+            dependencies: [
+                "CANBus", "CarplaydProduct", "CarplayJSON", "EventLoops", "LinuxSupport", "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit",
+                "VehicleSimulator",
+            ]),
         // The benchmark executables, beside their drivers: the load generator of
         // Benchmarks/intents (a client of a running carplayd) and the CPU cost of one
         // intent's frame path (Benchmarks/frames/run.sh).
@@ -101,7 +107,8 @@ let package = Package(
         .executableTarget(
             name: "carplayctl",
             dependencies: [
-                "CANKit", "CANBus", "SocketCAN", "VehicleKit", "VehicleSimulator", "CarIntents", "CarplayClient", "CarplayJSON", "LinuxSupport",
+                "CANKit", "CANBus", "SocketCAN", "VehicleKit", "VehicleSimulator", "CarIntents", "CarplayClient", "CarplaydProduct", "CarplayJSON",
+                "LinuxSupport",
             ]),
 
         // What the test targets share: the repository's paths, the DBC corpus, hex
@@ -125,6 +132,7 @@ let package = Package(
                 "CarplayClient", "CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit", "VehicleSimulator", "TestSupport",
             ]),
         .testTarget(name: "CarplayJSONTests", dependencies: ["CarplayJSON"]),
+        .testTarget(name: "CarplaydProductTests", dependencies: ["CarplaydProduct"]),
         .testTarget(
             name: "SimulatorControlTests",
             dependencies: [

@@ -1,5 +1,6 @@
 import CANBus
 import CarIntents
+import CarplaydProduct
 import EventLoops
 import LinuxSupport
 import SimulatorControl
@@ -381,7 +382,7 @@ public final class Daemon: Sendable {
     /// (next to a build), the installed ones.
     static func profileRoots() -> [String] {
         var roots: [String] = []
-        if let root = CarplaydPaths.environment()["CARPLAYD_PROFILES"] { roots.append(root) }
+        if let root = ProcessEnvironment.current()["CARPLAYD_PROFILES"] { roots.append(root) }
         if let executable = FileSystem.executablePath() {
             // .build/<triple>/<config>/carplayd -> the package root
             var directory = FileSystem.parentDirectory(of: executable)

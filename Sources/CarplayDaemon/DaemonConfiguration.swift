@@ -1,4 +1,5 @@
 import CarIntents
+import CarplaydProduct
 import LinuxSupport
 
 /// carplayd's settings: from the config file, then the command line (which wins).
@@ -120,7 +121,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         """
 
     /// Parses the command line (reading the config file it names, or the default one).
-    public static func parse(arguments: [String], environment: [String: String] = CarplaydPaths.environment(), readFile: (String) -> [UInt8]?)
+    public static func parse(arguments: [String], environment: [String: String] = ProcessEnvironment.current(), readFile: (String) -> [UInt8]?)
         throws(ConfigurationError) -> DaemonConfiguration
     {
         var configFile: String?

@@ -16,7 +16,7 @@ public struct Logger: Sendable {
     public let level: DaemonConfiguration.LogLevel
     public let sink: Sink
 
-    public init(level: DaemonConfiguration.LogLevel, environment: [String: String] = CarplaydPaths.environment()) {
+    public init(level: DaemonConfiguration.LogLevel, environment: [String: String] = ProcessEnvironment.current()) {
         self.level = level
         self.sink = SystemdJournal.isWanted(environment: environment) ? .journal : .standardError
     }

@@ -1,5 +1,6 @@
 import CANBus
 import CarplayJSON
+import CarplaydProduct
 import EventLoops
 import LinuxSupport
 import SimulatorControl

@@ -1,5 +1,6 @@
 import CarplayClient
 import CarplayJSON
+import CarplaydProduct
 import LinuxSupport
 
 /// The daemon could not be reached (no socket, nobody listening, or the connection

@@ -38,8 +38,8 @@ import Testing
     }
 
     @Test func theEnvironmentIsSetForTheProcess() {
-        setEnvironmentVariable("CARPLAYD_TEST_VARIABLE", to: "a=b")
+        ProcessEnvironment.set("CARPLAYD_TEST_VARIABLE", to: "a=b")
         defer { unsetenv("CARPLAYD_TEST_VARIABLE") }
-        #expect(CarplaydPaths.environment()["CARPLAYD_TEST_VARIABLE"] == "a=b")
+        #expect(ProcessEnvironment.current()["CARPLAYD_TEST_VARIABLE"] == "a=b")
     }
 }

@@ -11,7 +11,7 @@ OUT="$(mkdir -p "$4" && cd "$4" && pwd)"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 MAKE="${MAKE:-make}"
-[ -n "$VERSION" ] || { echo "deb: no version (CarplaydVersion.current in Sources/LinuxSupport/CarplaydVersion.swift)" >&2; exit 1; }
+[ -n "$VERSION" ] || { echo "deb: no version (CarplaydVersion.current in Sources/CarplaydProduct/CarplaydVersion.swift)" >&2; exit 1; }
 [ -n "$ARCH" ] || { echo "deb: no architecture (dpkg --print-architecture)" >&2; exit 1; }
 for tool in dpkg-deb dpkg-shlibdeps strip gzip perl; do
     command -v "$tool" >/dev/null 2>&1 || { echo "deb: $tool missing (apt-get install dpkg-dev binutils)" >&2; exit 1; }

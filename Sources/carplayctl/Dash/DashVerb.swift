@@ -71,7 +71,7 @@ enum DashVerb {
         return ExitCode.success
     }
 
-    static func environment(_ name: String) -> String? { CarplaydPaths.environment()[name] }
+    static func environment(_ name: String) -> String? { ProcessEnvironment.current()[name] }
 
     /// Applies a daemon event; true when the dash should end.
     static func apply(_ event: DashEvent, to model: inout DashModel, now: Double) -> Bool {

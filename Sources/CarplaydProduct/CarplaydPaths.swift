@@ -1,3 +1,5 @@
+import LinuxSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,7 +10,7 @@ public enum CarplaydPaths {
 
     /// `$CARPLAYD_SOCKET`, else `$XDG_RUNTIME_DIR/carplayd/io.carplayd.Vehicle` for a
     /// non-root user, `/run/carplayd/io.carplayd.Vehicle` for root.
-    public static func defaultSocket(environment: [String: String] = CarplaydPaths.environment(), uid: UInt32 = getuid()) -> String {
+    public static func defaultSocket(environment: [String: String] = ProcessEnvironment.current(), uid: UInt32 = getuid()) -> String {
         if let path = environment["CARPLAYD_SOCKET"], !path.isEmpty { return path }
         if uid != 0, let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
             return runtime + "/carplayd/" + socketName
@@ -19,7 +21,7 @@ public enum CarplaydPaths {
 
     /// `$STATE_DIRECTORY` (systemd's StateDirectory=), else `/var/lib/carplayd` for root,
     /// `$XDG_STATE_HOME/carplayd` or `~/.local/state/carplayd` otherwise.
-    public static func defaultStateDirectory(environment: [String: String] = CarplaydPaths.environment(), uid: UInt32 = getuid()) -> String {
+    public static func defaultStateDirectory(environment: [String: String] = ProcessEnvironment.current(), uid: UInt32 = getuid()) -> String {
         if let directory = environment["STATE_DIRECTORY"], !directory.isEmpty {
             return String(directory.split(separator: ":").first ?? Substring(directory))
         }
@@ -30,18 +32,4 @@ public enum CarplaydPaths {
     }
 
     public static let defaultConfigFile = "/etc/carplayd/carplayd.conf"
-
-    /// The process environment.
-    public static func environment() -> [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
-            }
-            pointer += 1
-        }
-        return result
-    }
 }
