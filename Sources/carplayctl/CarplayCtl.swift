@@ -87,9 +87,11 @@ enum CarplayCtl {
 
     static func run(arguments: [String]) async -> Int32 {
         var arguments = arguments
-        // `carplayctl --socket PATH VERB ...` works like `carplayctl VERB ... --socket PATH`.
+        // `carplayctl --socket PATH VERB ...` is `carplayctl VERB ... --socket PATH`: the
+        // verb reads it as it reads its own options (a verb without a daemon refuses it).
+        var socket: [String] = []
         if arguments.count >= 2, arguments[0] == "--socket" {
-            setEnvironmentVariable("CARPLAYD_SOCKET", to: arguments[1])
+            socket = Array(arguments[0...1])
             arguments.removeFirst(2)
         }
         guard let name = arguments.first else {
@@ -104,7 +106,7 @@ enum CarplayCtl {
             printError("carplayctl: unknown verb '\(name)'\nsee: carplayctl --help")
             return ExitCode.usage
         }
-        let rest = Array(arguments.dropFirst())
+        let rest = Array(arguments.dropFirst()) + socket
         if rest.first == "--help" || rest.first == "-h" {
             print(verb.usage)
             return ExitCode.success

@@ -322,6 +322,18 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         #expect(result.stdout == "")
     }
 
+    /// `carplayctl --socket PATH VERB` is the verb's own `--socket`: a daemon verb reaches
+    /// PATH, a verb without a daemon refuses the option.
+    @Test func socketBeforeTheVerb() async throws {
+        let daemon = try FakeDaemon()
+        let result = try await offThePool { try CarplayctlTests.run(["--socket", daemon.path, "lock", "--status"]) }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(daemon.calls.count == 2)
+        let offline = try await offThePool { try CarplayctlTests.run(["--socket", daemon.path, "vss", "catalog"]) }
+        #expect(offline.status == 2)
+        #expect(offline.stderr.hasPrefix("carplayctl vss: unknown argument --socket"), "\(offline.stderr)")
+    }
+
     @Test func socketFromTheEnvironment() async throws {
         let daemon = try FakeDaemon()
         let path = daemon.path
