@@ -18,4 +18,13 @@ do {
     try? FileDescriptor.standardError.writeAll("carplayd: \(error)\n\n\(DaemonConfiguration.usage)\n")
     exitProcess(2)
 }
-exitProcess(await Daemon(configuration: configuration, arguments: arguments).run())
+do {
+    try await Daemon(configuration: configuration, arguments: arguments).run()
+    exitProcess(0)
+} catch let failure as StartFailure {
+    // Logged by the daemon as it failed.
+    exitProcess(failure.exitCode)
+} catch {
+    try? FileDescriptor.standardError.writeAll("carplayd: \(error)\n")
+    exitProcess(1)
+}
