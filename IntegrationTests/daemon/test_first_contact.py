@@ -41,3 +41,19 @@ def test_the_readme_python_example_runs(daemons, tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "{'code': 'success'}" in result.stdout, result.stdout
     assert daemon.state()["seat.frontLeft.heating"] == 3
+
+
+def test_a_bad_option_or_setting_says_what_and_not_the_whole_usage(tmp_path):
+    """The daemon printed its 40-line usage page after a wrong value, which scrolled the one
+    useful line away; a config file's error is a data error, which gets no usage either."""
+    from conftest import binary
+    config = tmp_path / "carplayd.conf"
+    config.write_text("log-level = loud\n")
+    for argv, fragment in (([binary(), "--log-level", "loud"], "--log-level must be debug, info, warning or error, not loud"),
+                           ([binary(), "--bogus"], "unknown option --bogus"),
+                           ([binary(), "--config", str(config)], "loud")):
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2, result
+        lines = result.stderr.splitlines()
+        assert len(lines) == 2 and fragment in lines[0], result.stderr
+        assert lines[1] == "see: carplayd --help"

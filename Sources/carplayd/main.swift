@@ -15,7 +15,8 @@ let configuration: DaemonConfiguration
 do {
     configuration = try DaemonConfiguration.parse(arguments: arguments) { try? FileDescriptor.readFile(atPath: $0) }
 } catch {
-    try? FileDescriptor.standardError.writeAll("carplayd: \(error)\n\n\(DaemonConfiguration.usage)\n")
+    // The one line that says what is wrong stays in sight: no usage page after it.
+    try? FileDescriptor.standardError.writeAll("carplayd: \(error)\nsee: carplayd --help\n")
     exitProcess(2)
 }
 do {
