@@ -104,16 +104,24 @@ let package = Package(
             name: "carplay-bench", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit"], path: "Benchmarks/intents/carplay-bench"),
         .executableTarget(
             name: "frames-bench", dependencies: ["CANKit", "LinuxSupport", "VehicleKit", "VehicleSimulator"], path: "Benchmarks/frames", exclude: ["run.sh"]),
+        // carplayctl's full-screen views as a library: the dash (the live cabin, wanted
+        // vs actual, keys that send intents) and the bus watch, each a pure model and
+        // renderer, and the terminal they draw on.
+        // How carplayctl and the dash say things: an intent's reply as a sentence, values
+        // with their units.
+        .target(name: "CarplayText", dependencies: ["CarIntents", "CarplayClient", "CarplayJSON", "VehicleKit"]),
+        .target(
+            name: "CarplayDash", dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayClient", "CarplayJSON", "CarplayText", "LinuxSupport", "VehicleKit"]),
         .executableTarget(
             name: "carplayctl",
             dependencies: [
-                "CANKit", "CANBus", "SocketCAN", "VehicleKit", "VehicleSimulator", "CarIntents", "CarplayClient", "CarplaydProduct", "CarplayJSON",
-                "LinuxSupport",
+                "CANKit", "CANBus", "SocketCAN", "VehicleKit", "VehicleSimulator", "CarIntents", "CarplayClient", "CarplayDash", "CarplaydProduct",
+                "CarplayJSON", "CarplayText", "LinuxSupport",
             ]),
 
         // What the test targets share: the repository's paths, the DBC corpus, hex
         // helpers, a Varlink server on a temporary socket.
-        .target(name: "TestSupport", dependencies: ["CANBus", "EventLoops", "LinuxSupport", "Varlink"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CANBus", "CarplayJSON", "EventLoops", "LinuxSupport", "Varlink"], path: "Tests/TestSupport"),
 
         .testTarget(name: "CANKitTests", dependencies: ["CANKit", "CarplayJSON", "TestSupport"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport", "EventLoops"]),
@@ -147,6 +155,7 @@ let package = Package(
         // Runs the built carplayctl binary as a subprocess; depending on the executable
         // target makes SwiftPM build it before the tests. CANKit lists a DBC's names.
         // Varlink, LinuxSupport, CarplayJSON: the fake daemon of ClientVerbTests.
+        .testTarget(name: "CarplayDashTests", dependencies: ["CarplayDash", "CANKit", "CarplayClient", "CarplayJSON", "TestSupport"]),
         .testTarget(name: "carplayctlTests", dependencies: ["carplayctl", "CANKit", "Varlink", "LinuxSupport", "CarplayJSON", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import CarplayClient
 import CarplayJSON
+import CarplayText
 import VehicleKit
 
 /// `carplayctl car`: play the driver of a simulated car (io.carplayd.Simulator, on

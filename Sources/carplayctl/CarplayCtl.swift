@@ -1,3 +1,4 @@
+import CarplayText
 import LinuxSupport
 
 /// Exit codes, documented in `carplayctl --help` and docs/CLI.md.
@@ -133,9 +134,4 @@ enum CarplayCtl {
 
 func printError(_ text: String) {
     try? FileDescriptor.standardError.writeAll(text + "\n")
-}
-
-/// Left-aligns `text` in a column of `width` characters.
-func padded(_ text: String, _ width: Int) -> String {
-    text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
 }

@@ -1,4 +1,5 @@
 import CANKit
+import CarplayText
 import Dispatch
 import LinuxSupport
 

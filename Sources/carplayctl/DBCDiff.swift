@@ -1,5 +1,6 @@
 import CANKit
 import CarplayJSON
+import CarplayText
 import LinuxSupport
 
 /// `carplayctl dbc diff`: the signals that changed between two candump logs of a bus

@@ -1,4 +1,5 @@
 import CANKit
+import CarplayText
 
 /// `carplayctl dbc show`: the database as a table a person can scan.
 enum DBCTable {

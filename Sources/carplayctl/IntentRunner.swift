@@ -1,6 +1,7 @@
 import CarIntents
 import CarplayClient
 import CarplayJSON
+import CarplayText
 
 /// Runs one intent against the daemon, the way a person wants it:
 ///
@@ -46,12 +47,6 @@ enum IntentRunner {
     /// The vehicle confirmed it (or, for a reading, answered).
     static func succeeded(_ reply: PerformReply) -> Bool { reply.response.code == .success }
 
-    /// Parameter names in SiriKit order, then any others.
-    static func ordered(_ names: some Collection<String>, _ intent: IntentName) -> [String] {
-        let known = Intent.parameterNames(of: intent)
-        return known.filter(names.contains) + names.filter { !known.contains($0) }.sorted()
-    }
-
     /// Steps 1 and 2: the parameters to perform with.
     static func resolve(daemon: DaemonConnection, intent: IntentName, parameters: [String: JSONValue], options: DaemonOptions, interactive: Bool) throws
         -> [String: JSONValue]
@@ -61,7 +56,7 @@ enum IntentRunner {
             let reply = try daemon.run { try $0.resolve(IntentRequest(intent, parameters)) }
             if reply.ready { return parameters }
             let resolutions = reply.resolutions
-            let names = ordered(resolutions.keys, intent)
+            let names = IntentSentence.ordered(resolutions.keys, intent)
             if names.contains(where: { resolutions[$0]?.kind == .unsupported }) { return parameters }
             // A choice often settles the rest (the station picks the band): the most
             // specific question first, then Resolve again.
@@ -83,7 +78,7 @@ enum IntentRunner {
             let name = pending[0]
             switch resolutions[name]! {
             case let .confirmationRequired(value, reason):
-                guard try askYesNo("\(reason); use \(readableOption(value))?") else { throw OperationFailure("cancelled; nothing was changed") }
+                guard try askYesNo("\(reason); use \(IntentSentence.readableOption(value))?") else { throw OperationFailure("cancelled; nothing was changed") }
                 apply(name, value, to: &parameters, intent: intent)
             case let .disambiguation(choices):
                 guard !choices.isEmpty else { throw OperationFailure(question(for: name, .disambiguation(choices))) }
@@ -101,7 +96,7 @@ enum IntentRunner {
     static func question(for name: String, _ resolution: ResolutionResult) -> String {
         switch resolution {
         case let .confirmationRequired(value, reason):
-            return "\(reason): the car would use \(readableOption(value)); run again with --yes to accept, or give another value"
+            return "\(reason): the car would use \(IntentSentence.readableOption(value)); run again with --yes to accept, or give another value"
         case let .disambiguation(options):
             return "\(name) is ambiguous; give one of:\n" + numbered(options)
         case let .needsValue(reason):
@@ -131,16 +126,8 @@ enum IntentRunner {
         }
     }
 
-    /// "28 °C", "Jazz FM", "heating (level 2)".
-    static func readableOption(_ value: JSONValue) -> String {
-        if case var .object(object) = value, let feature = object.removeValue(forKey: "feature")?.stringValue {
-            return object.isEmpty ? feature : "\(feature) (\(readable(.object(object))))"
-        }
-        return readable(value)
-    }
-
     static func numbered(_ choices: [JSONValue]) -> String {
-        choices.enumerated().map { "  \($0.offset + 1). \(readableOption($0.element))" }.joined(separator: "\n")
+        choices.enumerated().map { "  \($0.offset + 1). \(IntentSentence.readableOption($0.element))" }.joined(separator: "\n")
     }
 
     // MARK: - Questions (on a terminal)
@@ -162,7 +149,7 @@ enum IntentRunner {
             output("choice [1-\(choices.count)]: ", newline: false)
             let answer = try readAnswer()
             if let index = Int(answer), choices.indices.contains(index - 1) { return choices[index - 1] }
-            if let match = choices.first(where: { readableOption($0).lowercased() == answer.lowercased() }) { return match }
+            if let match = choices.first(where: { IntentSentence.readableOption($0).lowercased() == answer.lowercased() }) { return match }
             output("give a number from 1 to \(choices.count)")
         }
         throw OperationFailure("no valid choice; nothing was changed")

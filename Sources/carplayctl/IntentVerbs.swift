@@ -1,5 +1,6 @@
 import CarIntents
 import CarplayJSON
+import CarplayText
 import VehicleKit
 
 /// One verb per intent: flags a person types -> the intent's JSON parameters ->

@@ -1,5 +1,6 @@
 import CarIntents
 import CarplayJSON
+import CarplayText
 import VehicleKit
 
 /// What a person types -> an intent parameter's JSON value. Used by the verbs' flags

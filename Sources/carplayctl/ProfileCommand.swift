@@ -1,3 +1,4 @@
+import CarplayText
 import LinuxSupport
 import VehicleKit
 

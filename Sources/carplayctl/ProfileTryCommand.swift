@@ -1,6 +1,7 @@
 import CANBus
 import CANKit
 import CarIntents
+import CarplayText
 import LinuxSupport
 import SocketCAN
 import Synchronization

@@ -1,5 +1,7 @@
 import CarplayClient
+import CarplayDash
 import CarplayJSON
+import CarplayText
 import LinuxSupport
 import VehicleKit
 

@@ -1,5 +1,7 @@
 import CarplayClient
 import CarplayJSON
+import Foundation
+import TestSupport
 import Testing
 
 @testable import carplayctl
@@ -9,10 +11,10 @@ import Testing
     /// Issue 25, item 7: extensions have a section of their own, after power and before
     /// whatever else the car reports.
     @Test func extensionsHaveASectionOfTheirOwn() throws {
-        let state = DashTests.getState.replacingOccurrences(
+        let state = SedanReplies.getState.replacingOccurrences(
             of: #""audio.source":"radio","#, with: #""audio.source":"radio","extension.outsideTemperature":12.5,"extension.autoDefog":false,"#)
-        let vehicle = try DescribeReply(["vehicle": .object(DashTests.object(DashTests.describe))]).description()
-        let text = StatusReport.render(try GetStateReply(DashTests.object(state)), vehicle: vehicle)
+        let vehicle = try DescribeReply(["vehicle": .object(SedanReplies.object(SedanReplies.describe))]).description()
+        let text = StatusReport.render(try GetStateReply(SedanReplies.object(state)), vehicle: vehicle)
         let lines = text.split(separator: "\n").map(String.init)
         let start = try #require(lines.firstIndex(of: "extensions"), Comment(rawValue: text))
         #expect(Array(lines[(start + 1)...].prefix(2)) == ["  auto defog    off", "  outside       12.5 °C"], Comment(rawValue: text))
@@ -21,13 +23,13 @@ import Testing
 
     /// Issue 25, item 6: why a bound property has no value is in GetState and shown.
     @Test func unreadablePropertiesAreListedWithWhy() throws {
-        var object = try DashTests.object(DashTests.getState)
+        var object = try SedanReplies.object(SedanReplies.getState)
         object["unreadable"] = .object(["power.fuelPercent": .string("FlLvlPctV = 1 says the value is not valid (valid: 0)")])
         let reply = try GetStateReply(object)
         #expect(reply.unreadable == ["power.fuelPercent": "FlLvlPctV = 1 says the value is not valid (valid: 0)"])
-        let vehicle = try DescribeReply(["vehicle": .object(DashTests.object(DashTests.describe))]).description()
+        let vehicle = try DescribeReply(["vehicle": .object(SedanReplies.object(SedanReplies.describe))]).description()
         let lines = StatusReport.render(reply, vehicle: vehicle).split(separator: "\n").map(String.init)
         #expect(lines.suffix(2) == ["unreadable", "  power.fuelPercent: FlLvlPctV = 1 says the value is not valid (valid: 0)"])
-        #expect(try GetStateReply(DashTests.object(DashTests.getState)).unreadable.isEmpty, "absent: every property read")
+        #expect(try GetStateReply(SedanReplies.object(SedanReplies.getState)).unreadable.isEmpty, "absent: every property read")
     }
 }

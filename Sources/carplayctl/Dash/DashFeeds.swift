@@ -1,5 +1,7 @@
 import CarplayClient
+import CarplayDash
 import CarplayJSON
+import CarplayText
 import LinuxSupport
 
 /// Everything that reaches the dash, in the order it arrived.

@@ -1,5 +1,6 @@
 import CANKit
 import CarplayClient
+import CarplayDash
 import CarplayJSON
 import LinuxSupport
 
@@ -91,7 +92,8 @@ enum DashVerb {
     static func runFullScreen(
         _ model: inout DashModel, _ events: AsyncStream<DashEvent>, _ sink: AsyncStream<DashEvent>.Continuation, _ options: DaemonOptions, colors: Bool
     ) async throws {
-        let screen = try DashScreen(colors: colors)
+        let screen: DashScreen
+        do { screen = try DashScreen(colors: colors) } catch { throw OperationFailure(error.description) }
         defer { screen.leave() }
         screen.draw(DashRenderer.render(model, columns: screen.size.columns, rows: screen.size.rows, now: monotonicSeconds()))
         for await event in events {

@@ -1,5 +1,6 @@
 import CANBus
 import CANKit
+import CarplayDash
 import LinuxSupport
 import SocketCAN
 
@@ -102,7 +103,8 @@ enum DBCWatch {
     }
 
     static func runFullScreen(_ watch: inout BusWatch, _ events: AsyncStream<Event>, source: String, colors: Bool) async throws {
-        let screen = try DashScreen(colors: colors)
+        let screen: DashScreen
+        do { screen = try DashScreen(colors: colors) } catch { throw OperationFailure(error.description) }
         defer { screen.leave() }
         var drawnAt = -Double.infinity
         screen.draw(watch.render(columns: screen.size.columns, rows: screen.size.rows, now: monotonicSeconds(), source: source))

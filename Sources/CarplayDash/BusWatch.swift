@@ -1,42 +1,43 @@
 import CANKit
+import CarplayText
 
 /// `carplayctl dbc watch`'s model: the live bus decoded by the DBC, per message its
 /// signals, rate and what changed last. Pure: frames and the time in, lines out.
-struct BusWatch: Sendable {
-    struct Signal: Sendable, Equatable {
+package struct BusWatch: Sendable {
+    package struct Signal: Sendable, Equatable {
         var name: String
         var value: SignalValue
         /// When the value last changed (monotonic seconds); nil: as first seen.
         var changedAt: Double?
     }
 
-    struct Message: Sendable {
-        var id: CANID
-        var name: String?
-        var frames = 0
+    package struct Message: Sendable {
+        package var id: CANID
+        package var name: String?
+        package var frames = 0
         /// Arrival times within the last second, for the rate.
-        var recent: [Double] = []
-        var data: [UInt8] = []
-        var signals: [Signal] = []
-        var error: String?
+        package var recent: [Double] = []
+        package var data: [UInt8] = []
+        package var signals: [Signal] = []
+        package var error: String?
     }
 
-    let database: DBCDatabase
+    package let database: DBCDatabase
     /// Shows only messages (or signals) whose name contains it, case-insensitively.
-    var filter: String
-    var messages: [CANID: Message] = [:]
-    var total = 0
+    package var filter: String
+    package var messages: [CANID: Message] = [:]
+    package var total = 0
     /// Rows scrolled past at the top.
-    var scroll = 0
+    package var scroll = 0
     /// How long a change stays highlighted.
-    static let highlightSeconds = 2.0
+    package static let highlightSeconds = 2.0
 
-    init(database: DBCDatabase, filter: String = "") {
+    package init(database: DBCDatabase, filter: String = "") {
         self.database = database
         self.filter = filter
     }
 
-    mutating func receive(_ frame: CANFrame, at now: Double) {
+    package mutating func receive(_ frame: CANFrame, at now: Double) {
         total += 1
         var message = messages[frame.id] ?? Message(id: frame.id, name: database.message(id: frame.id)?.name)
         message.frames += 1
@@ -63,7 +64,7 @@ struct BusWatch: Sendable {
 
     /// The messages to show, by ID, with the filter applied (a message whose name or
     /// any of whose signals' names contains it).
-    func shown() -> [Message] {
+    package func shown() -> [Message] {
         let needle = filter.lowercased()
         return messages.values.sorted { $0.id < $1.id }.filter { message in
             needle.isEmpty || (message.name ?? "").lowercased().contains(needle)
@@ -71,11 +72,11 @@ struct BusWatch: Sendable {
         }
     }
 
-    func rate(_ message: Message, now: Double) -> Int { message.recent.filter { now - $0 <= 1 }.count }
+    package func rate(_ message: Message, now: Double) -> Int { message.recent.filter { now - $0 <= 1 }.count }
 
     /// The screen: a status line, then per message a line and its signals, each change
     /// of the last seconds highlighted; `rows` x `columns`.
-    func render(columns: Int, rows: Int, now: Double, source: String) -> [DashLine] {
+    package func render(columns: Int, rows: Int, now: Double, source: String) -> [DashLine] {
         guard columns > 0, rows > 0 else { return [] }
         let shown = shown()
         var status = DashLine("dbc watch  \(shown.count)/\(messages.count) messages  \(total) frames", .title)
@@ -110,12 +111,12 @@ struct BusWatch: Sendable {
 
 extension BusWatch {
     /// A value for people: a float in two decimals (12.6, not 12.599999999999994).
-    static func text(_ value: SignalValue) -> String {
+    package static func text(_ value: SignalValue) -> String {
         if case let .float(number) = value { return readableNumber(number) }
         return value.description
     }
 }
 
 extension String {
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+    package func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

@@ -5,13 +5,13 @@ import CarplayClient
 /// carried: counts, the last frame) with its rate between readings, and the state keys
 /// its last frame changed (from the Monitor stream). Pure: readings come with the
 /// daemon's uptime.
-struct DashFrameTable: Sendable, Equatable {
-    struct Reading: Sendable, Equatable {
+package struct DashFrameTable: Sendable, Equatable {
+    package struct Reading: Sendable, Equatable {
         var uptime: Double
         var received: Int
     }
 
-    struct Message: Sendable, Equatable {
+    package struct Message: Sendable, Equatable {
         var id: CANID
         /// The DBC message's name, as the daemon's DBC has it.
         var name: String?
@@ -29,14 +29,14 @@ struct DashFrameTable: Sendable, Equatable {
     }
 
     /// Seconds the rate is averaged over.
-    static let window = 10.0
+    package static let window = 10.0
 
     /// By CAN ID, in ID order.
     private(set) var messages: [Message] = []
 
     /// A Monitor reply's frame (`(ts) iface ID#DATA`) and the keys it changed; lines that
     /// do not parse are left out (the daemon always writes candump -L).
-    mutating func record(line: String, keys: [String]) {
+    package mutating func record(line: String, keys: [String]) {
         guard let frame = Self.frame(line) else { return }
         let index = self.index(of: frame.id)
         messages[index].data = frame.data
@@ -45,7 +45,7 @@ struct DashFrameTable: Sendable, Equatable {
 
     /// A GetBusTraffic reply: counts, names and last payloads; a reading for the rates.
     /// An uptime below the last one is a new session (a reload): its counts start over.
-    mutating func apply(traffic reply: GetBusTrafficReply) {
+    package mutating func apply(traffic reply: GetBusTrafficReply) {
         let uptime = reply.uptime
         for entry in reply.messages {
             let index = self.index(of: entry.id)
@@ -63,7 +63,7 @@ struct DashFrameTable: Sendable, Equatable {
     }
 
     /// Frames received per second between the oldest and the newest reading of the window.
-    func rate(of message: Message) -> Double {
+    package func rate(of message: Message) -> Double {
         guard let first = message.readings.first, let last = message.readings.last, last.uptime > first.uptime else { return 0 }
         return Double(last.received - first.received) / (last.uptime - first.uptime)
     }
@@ -75,7 +75,7 @@ struct DashFrameTable: Sendable, Equatable {
         return index
     }
 
-    static func frame(_ line: String) -> CANFrame? {
+    package static func frame(_ line: String) -> CANFrame? {
         guard !line.isEmpty else { return nil }
         return (try? CandumpReader.record(line))??.frame
     }

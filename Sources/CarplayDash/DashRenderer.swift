@@ -1,41 +1,42 @@
 import CANKit
 import CarplayClient
 import CarplayJSON
+import CarplayText
 import VehicleKit
 
 /// How a piece of the screen is shown; the text alone always says it (markers, words),
 /// styles only add emphasis, so NO_COLOR and a capture read the same.
-enum DashStyle: Sendable, Equatable {
+package enum DashStyle: Sendable, Equatable {
     case plain, title, focused, selected, pending, failed, confirmed, dim
 }
 
 /// One screen line: styled pieces.
-struct DashLine: Sendable, Equatable {
-    struct Piece: Sendable, Equatable {
+package struct DashLine: Sendable, Equatable {
+    package struct Piece: Sendable, Equatable {
         var text: String
         var style: DashStyle
     }
-    var pieces: [Piece] = []
+    package var pieces: [Piece] = []
 
-    init(_ text: String = "", _ style: DashStyle = .plain) {
+    package init(_ text: String = "", _ style: DashStyle = .plain) {
         if !text.isEmpty { pieces = [Piece(text: text, style: style)] }
     }
 
-    var text: String { pieces.map(\.text).joined() }
-    var width: Int { pieces.reduce(0) { $0 + $1.text.count } }
+    package var text: String { pieces.map(\.text).joined() }
+    package var width: Int { pieces.reduce(0) { $0 + $1.text.count } }
 
-    mutating func append(_ text: String, _ style: DashStyle = .plain) {
+    package mutating func append(_ text: String, _ style: DashStyle = .plain) {
         if !text.isEmpty { pieces.append(Piece(text: text, style: style)) }
     }
 
-    static func + (line: DashLine, other: DashLine) -> DashLine {
+    package static func + (line: DashLine, other: DashLine) -> DashLine {
         var joined = line
         joined.pieces += other.pieces
         return joined
     }
 
     /// Exactly `width` columns: cut, or padded with spaces.
-    func fitted(to width: Int) -> DashLine {
+    package func fitted(to width: Int) -> DashLine {
         var result = DashLine()
         var left = width
         for piece in pieces where left > 0 {
@@ -55,8 +56,8 @@ struct DashLine: Sendable, Equatable {
 ///     frames       one row per CAN ID on the bus (GetBusTraffic): its rate, last data, counts, the keys it changed
 ///     row h-2      the last thing that happened (a request pending, confirmed, failed)
 ///     row h-1      the keys
-enum DashRenderer {
-    static func render(_ model: DashModel, columns: Int, rows: Int, now: Double) -> [DashLine] {
+package enum DashRenderer {
+    package static func render(_ model: DashModel, columns: Int, rows: Int, now: Double) -> [DashLine] {
         guard columns > 0, rows > 0 else { return [] }
         var lines: [DashLine] = [statusLine(model)]
         let footer = [noteLine(model), keyLine(model)]
@@ -76,7 +77,7 @@ enum DashRenderer {
     }
 
     /// The fallback view (a dumb terminal, a pipe): the status line and the cabin, as text.
-    static func plainText(_ model: DashModel, columns: Int = 80) -> [String] {
+    package static func plainText(_ model: DashModel, columns: Int = 80) -> [String] {
         ([statusLine(model)] + cabin(model, columns: columns) + [noteLine(model)])
             .map { line in
                 var text = line.fitted(to: columns).text
@@ -87,7 +88,7 @@ enum DashRenderer {
 
     // MARK: - Status and footer
 
-    static func statusLine(_ model: DashModel) -> DashLine {
+    package static func statusLine(_ model: DashModel) -> DashLine {
         var line = DashLine(" \(model.vehicle.name)", .title)
         // Intent mode is the default and unmarked: the 80 columns go to the bus.
         if model.mode == .panel { line.append("  PANEL (driver)", .pending) }
@@ -113,7 +114,7 @@ enum DashRenderer {
         return line
     }
 
-    static func rule(_ title: String, focused: Bool, columns: Int, extra: String = "") -> DashLine {
+    package static func rule(_ title: String, focused: Bool, columns: Int, extra: String = "") -> DashLine {
         var line = DashLine("─")
         line.append(focused ? "[\(title)]" : " \(title) ", focused ? .focused : .title)
         let tail = extra.isEmpty ? "" : "─ \(extra) "
@@ -121,7 +122,7 @@ enum DashRenderer {
         return line
     }
 
-    static func noteLine(_ model: DashModel) -> DashLine {
+    package static func noteLine(_ model: DashModel) -> DashLine {
         guard let note = model.note else { return DashLine() }
         let style: DashStyle =
             switch note.kind {
@@ -133,7 +134,7 @@ enum DashRenderer {
         return DashLine(" " + note.text, style)
     }
 
-    static func keyLine(_ model: DashModel) -> DashLine {
+    package static func keyLine(_ model: DashModel) -> DashLine {
         let text =
             model.showHelp
             ? " any key: back   q: quit"
@@ -145,14 +146,14 @@ enum DashRenderer {
         return DashLine(text, .dim)
     }
 
-    static func helpLines() -> [DashLine] {
+    package static func helpLines() -> [DashLine] {
         DashKeys.help.map { DashLine("  \(padded($0.0, 14))\($0.1)") }
             + [DashLine(), DashLine("  Values in flight show '→ target …'; refused ones '✗' (the reason below).")]
     }
 
     // MARK: - Cabin
 
-    static func cabin(_ model: DashModel, columns: Int) -> [DashLine] {
+    package static func cabin(_ model: DashModel, columns: Int) -> [DashLine] {
         var lines: [DashLine] = []
         let values = model.values
         let half = max(20, (columns - 6) / 2)
@@ -254,7 +255,7 @@ enum DashRenderer {
 
     /// One zone: its target temperature (and its own cabin temperature, if the car has
     /// one), then its seats with their levels.
-    static func box(_ model: DashModel, zone: DashVehicle.Zone, zoneIndex: Int, width: Int) -> [DashLine] {
+    package static func box(_ model: DashModel, zone: DashVehicle.Zone, zoneIndex: Int, width: Int) -> [DashLine] {
         let selected = zoneIndex == min(model.zoneIndex, max(0, model.vehicle.zones.count - 1))
         var title = zone.id
         // The driver's zone: named by the side, or the one with the driver's seat.
@@ -292,7 +293,7 @@ enum DashRenderer {
     }
 
     /// `label value`, and what is wanted of it: `→ target …` pending, `✗ target` refused.
-    static func value(_ model: DashModel, _ key: String, label: String, _ text: (JSONValue) -> String) -> DashLine {
+    package static func value(_ model: DashModel, _ key: String, label: String, _ text: (JSONValue) -> String) -> DashLine {
         var line = DashLine(label)
         line.append(model.values[key].map(text) ?? "?")
         if let wish = model.wanted[key] {
@@ -304,16 +305,16 @@ enum DashRenderer {
         return line
     }
 
-    static func flag(_ model: DashModel, _ key: String, _ label: String) -> DashLine {
+    package static func flag(_ model: DashModel, _ key: String, _ label: String) -> DashLine {
         value(model, key, label: "\(label) ") { readable($0) }
     }
 
-    static func celsius(_ value: JSONValue) -> String {
+    package static func celsius(_ value: JSONValue) -> String {
         value.doubleValue.map { "\(readableNumber($0)) °C" } ?? readable(value)
     }
 
     /// Fuel / charge and range, then any other power key as it is named (new ones appear).
-    static func powerText(_ values: [String: JSONValue]) -> String {
+    package static func powerText(_ values: [String: JSONValue]) -> String {
         var parts: [String] = []
         var keys = Set(values.keys.filter { $0.hasPrefix("power.") })
         func take(_ key: String) -> JSONValue? { keys.remove(key) == nil ? nil : values[key] }
@@ -330,12 +331,12 @@ enum DashRenderer {
 
     // MARK: - Frames
 
-    static func frameSummary(_ model: DashModel) -> String {
+    package static func frameSummary(_ model: DashModel) -> String {
         let count = model.frames.messages.count
         return "\(count) CAN ID\(count == 1 ? "" : "s") on the bus · untrusted \(model.bus?.untrustedFrames ?? 0)"
     }
 
-    static func framePane(_ model: DashModel, columns: Int, rows: Int) -> [DashLine] {
+    package static func framePane(_ model: DashModel, columns: Int, rows: Int) -> [DashLine] {
         guard rows > 0 else { return [] }
         var lines = [DashLine("  ID        " + padded("message", 18) + "  Hz  data              changed", .dim)]
         let messages = model.frames.messages
@@ -370,7 +371,7 @@ enum DashRenderer {
     }
 
     /// The selected frame decoded: with `--dbc`, every signal; without, the state keys it set.
-    static func signalLines(_ model: DashModel, _ message: DashFrameTable.Message) -> [DashLine] {
+    package static func signalLines(_ model: DashModel, _ message: DashFrameTable.Message) -> [DashLine] {
         guard let database = model.database else {
             let keys = message.keys.map { "\($0)=\(model.values[$0].map(readable) ?? "?")" }
             return [DashLine("      " + keys.joined(separator: "  ") + "   (signals: dash --dbc FILE)", .dim)]
@@ -384,12 +385,12 @@ enum DashRenderer {
         }
     }
 
-    static func oneDecimal(_ value: Double) -> String {
+    package static func oneDecimal(_ value: Double) -> String {
         let tenths = Int((value * 10).rounded())
         return "\(tenths / 10).\(tenths % 10)"
     }
 
-    static func leftPadded(_ text: String, _ width: Int) -> String {
+    package static func leftPadded(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 }

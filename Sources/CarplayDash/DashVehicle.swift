@@ -1,8 +1,8 @@
 import CarplayClient
 
 /// What the dash draws, from the daemon's `Describe`: only what the profile has.
-struct DashVehicle: Sendable, Equatable {
-    struct Zone: Sendable, Equatable {
+package struct DashVehicle: Sendable, Equatable {
+    package struct Zone: Sendable, Equatable {
         /// The zone's name in the state keys (`climate.temperature.ID`).
         var id: String
         /// Its seats, front first; the first is the zone's name in an intent (climateZone).
@@ -10,7 +10,7 @@ struct DashVehicle: Sendable, Equatable {
     }
 
     /// A seat's features: the highest level of each, 0 for none.
-    struct Seat: Sendable, Equatable {
+    package struct Seat: Sendable, Equatable {
         var name: String
         var heating = 0
         var cooling = 0
@@ -18,27 +18,29 @@ struct DashVehicle: Sendable, Equatable {
         var hasFeatures: Bool { heating + cooling + massage > 0 }
     }
 
-    var name: String
-    var zones: [Zone]
-    var seats: [Seat]
-    var driverSide: String?
-    var temperatureMin = 16.0
-    var temperatureMax = 28.0
-    var temperatureStep = 0.5
-    var fanSpeedLevels = 0
-    var defrosters: [String]
+    package var name: String
+    package var zones: [Zone]
+    package var seats: [Seat]
+    package var driverSide: String?
+    package var temperatureMin = 16.0
+    package var temperatureMax = 28.0
+    package var temperatureStep = 0.5
+    package var fanSpeedLevels = 0
+    package var defrosters: [String]
     /// The state keys the profile binds.
-    var properties: Set<String>
+    package var properties: Set<String>
     /// Named stations: band, frequency, name (to name what the radio plays).
-    var stations: [Station] = []
+    package var stations: [Station] = []
 
-    struct Station: Sendable, Equatable {
+    package struct Station: Sendable, Equatable {
         var band: String
         var frequency: Double
         var name: String
     }
 
-    init(name: String, zones: [Zone], seats: [Seat], driverSide: String? = nil, fanSpeedLevels: Int = 0, defrosters: [String] = [], properties: Set<String>) {
+    package init(
+        name: String, zones: [Zone], seats: [Seat], driverSide: String? = nil, fanSpeedLevels: Int = 0, defrosters: [String] = [], properties: Set<String>
+    ) {
         self.name = name
         self.zones = zones
         self.seats = seats
@@ -49,7 +51,7 @@ struct DashVehicle: Sendable, Equatable {
     }
 
     /// From Describe's `vehicle`; members it lacks mean the car lacks them.
-    init(describe vehicle: VehicleDescription) {
+    package init(describe vehicle: VehicleDescription) {
         name = vehicle.name ?? vehicle.identifier ?? "vehicle"
         properties = Set(vehicle.properties)
         zones = vehicle.zones.map { Zone(id: $0.id, seats: $0.seats.map(\.rawValue)) }
@@ -74,12 +76,12 @@ struct DashVehicle: Sendable, Equatable {
     }
 
     /// The station on `band` at `frequency`, if the profile names one.
-    func station(band: String, frequency: Double) -> String? {
+    package func station(band: String, frequency: Double) -> String? {
         stations.first { $0.band == band && abs($0.frequency - frequency) < 1e-6 }?.name
     }
 
-    func seat(named name: String) -> Seat? { seats.first { $0.name == name } }
+    package func seat(named name: String) -> Seat? { seats.first { $0.name == name } }
 
     /// The seats the dash can select: those with a feature.
-    var selectableSeats: [Seat] { seats.filter(\.hasFeatures) }
+    package var selectableSeats: [Seat] { seats.filter(\.hasFeatures) }
 }

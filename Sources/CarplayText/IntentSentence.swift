@@ -6,10 +6,10 @@ import VehicleKit
 /// The sentence a person reads after an intent: what was set (from the parameters sent
 /// and how the daemon resolved them, the response's fields and the state afterwards),
 /// or why it failed.
-enum IntentSentence {
+public enum IntentSentence {
     static let confirmed = " (confirmed by the vehicle)"
 
-    static func success(intent: IntentName, parameters p: [String: JSONValue], reply: PerformReply) -> String {
+    public static func success(intent: IntentName, parameters p: [String: JSONValue], reply: PerformReply) -> String {
         let resolutions = reply.resolutions
         let response = reply.response
         let state = reply.state
@@ -138,7 +138,7 @@ enum IntentSentence {
         }
     }
 
-    static func failure(intent: IntentName, reply: PerformReply) -> String {
+    public static func failure(intent: IntentName, reply: PerformReply) -> String {
         let response = reply.response
         var text: String
         if response.reason == IntentResponse.restrictedWhileLocked {
@@ -149,11 +149,11 @@ enum IntentSentence {
             switch response.reason {
             case "unresolved", IntentResponse.notResolved:
                 let resolutions = reply.resolutions
-                let problems = IntentRunner.ordered(resolutions.keys, intent).compactMap { name -> String? in
+                let problems = ordered(resolutions.keys, intent).compactMap { name -> String? in
                     switch resolutions[name] {
                     case nil, .success?, .notRequired?: nil
                     case let .needsValue(why)?, let .unsupported(why)?, let .confirmationRequired(_, why)?: "\(name): \(why)"
-                    case let .disambiguation(options)?: "\(name): one of \(options.map(IntentRunner.readableOption).joined(separator: ", "))"
+                    case let .disambiguation(options)?: "\(name): one of \(options.map(readableOption).joined(separator: ", "))"
                     }
                 }
                 text = problems.isEmpty ? "the request did not resolve" : problems.joined(separator: "; ")
@@ -170,6 +170,20 @@ enum IntentSentence {
             text += "; confirmed: \(confirmed.joined(separator: ", ")); not confirmed: \(failed.joined(separator: ", "))"
         }
         return "Failed: \(text)"
+    }
+
+    /// Parameter names in SiriKit order, then any others.
+    public static func ordered(_ names: some Collection<String>, _ intent: IntentName) -> [String] {
+        let known = Intent.parameterNames(of: intent)
+        return known.filter(names.contains) + names.filter { !known.contains($0) }.sorted()
+    }
+
+    /// "28 °C", "Jazz FM", "heating (level 2)".
+    public static func readableOption(_ value: JSONValue) -> String {
+        if case var .object(object) = value, let feature = object.removeValue(forKey: "feature")?.stringValue {
+            return object.isEmpty ? feature : "\(feature) (\(readable(.object(object))))"
+        }
+        return readable(value)
     }
 
     /// The zones a climate intent set, from `climateZone`'s resolution (the ids of the
@@ -231,7 +245,7 @@ enum IntentSentence {
     }
 
     /// "FM 101.1 MHz", "AM 1010 kHz", "DAB channel 12" from `radio.*` state keys.
-    static func radioText(_ state: [String: JSONValue]) -> String? {
+    public static func radioText(_ state: [String: JSONValue]) -> String? {
         guard let band = state["radio.band"]?.stringValue else { return nil }
         if band == "DAB" || band == "satellite", let channel = state["radio.channel"], channel != .null {
             return "\(band) channel \(readable(channel))"
@@ -243,7 +257,7 @@ enum IntentSentence {
     }
 
     /// "Fuel 62 %, range 420 km", "Charge 80 %, charging, 45 min to full".
-    static func powerText(_ power: PowerLevel) -> String? {
+    public static func powerText(_ power: PowerLevel) -> String? {
         var parts: [String] = []
         if let fuel = power.fuelPercentRemaining { parts.append("fuel \(readableNumber(fuel * 100)) %") }
         if let charge = power.chargePercentRemaining { parts.append("charge \(readableNumber(charge * 100)) %") }

@@ -1,7 +1,7 @@
 import CANKit
 import Testing
 
-@testable import carplayctl
+@testable import CarplayDash
 
 /// `dbc watch`'s model without a terminal: frames in, lines out.
 @Suite struct BusWatchTests {

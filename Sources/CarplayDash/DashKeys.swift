@@ -1,8 +1,9 @@
 import CarIntents
 import CarplayJSON
+import CarplayText
 
 /// A key as the dash reads it.
-enum DashKey: Sendable, Equatable {
+package enum DashKey: Sendable, Equatable {
     case character(Character)
     case tab, backTab, up, down, left, right, enter, escape
     /// Ctrl-C (raw mode turns off the terminal's signal keys, so it arrives as a byte).
@@ -12,7 +13,7 @@ enum DashKey: Sendable, Equatable {
 
     /// The keys in bytes read from a raw terminal: ANSI arrows (CSI and SS3 forms),
     /// back-tab, UTF-8 characters.
-    static func parse(_ bytes: [UInt8]) -> [DashKey] {
+    package static func parse(_ bytes: [UInt8]) -> [DashKey] {
         var keys: [DashKey] = []
         var index = 0
         while index < bytes.count {
@@ -57,9 +58,9 @@ enum DashKey: Sendable, Equatable {
 
 /// What a key does: pure, from the model; a request to send comes back to the caller,
 /// which sends it (the terminal layer never decides what a key means).
-enum DashKeys {
+package enum DashKeys {
     /// One line per key, for `?` and docs/CLI.md.
-    static let help: [(String, String)] = [
+    package static let help: [(String, String)] = [
         ("Tab", "switch between the cabin and the frame pane"),
         ("z Z  ← →", "select the next / previous climate zone"),
         ("s  ↑ ↓", "select the next / previous seat (cabin pane)"),
@@ -76,7 +77,7 @@ enum DashKeys {
     ]
 
     /// Applies `key`; returns the request it asks for, if any.
-    static func handle(_ key: DashKey, _ model: inout DashModel) -> DashRequest? {
+    package static func handle(_ key: DashKey, _ model: inout DashModel) -> DashRequest? {
         if model.showHelp {
             model.showHelp = false
             if key == .interrupt || key == .character("q") { model.quit = true }
@@ -146,7 +147,7 @@ enum DashKeys {
         return nil
     }
 
-    static func temperature(_ model: DashModel, up: Bool) -> DashRequest? {
+    package static func temperature(_ model: DashModel, up: Bool) -> DashRequest? {
         guard let zone = model.selectedZone else { return nil }
         let key = "climate.temperature.\(zone.id)"
         guard let current = model.wantedOrActual(key)?.doubleValue else { return nil }
@@ -159,7 +160,7 @@ enum DashKeys {
         return DashRequest(intent: .setClimateSettingsInCar, parameters: parameters, targets: [key: .number(target)])
     }
 
-    static func seatLevel(_ model: inout DashModel, _ feature: String) -> DashRequest? {
+    package static func seatLevel(_ model: inout DashModel, _ feature: String) -> DashRequest? {
         guard let seat = model.selectedSeat else { return missing("seat settings", &model) }
         let maximum = feature == "heating" ? seat.heating : feature == "cooling" ? seat.cooling : seat.massage
         let key = "seat.\(seat.name).\(feature)"
@@ -170,34 +171,34 @@ enum DashKeys {
         return DashRequest(intent: .setSeatSettingsInCar, parameters: parameters, targets: [key: .integer(level)])
     }
 
-    static func fan(_ model: inout DashModel, by step: Int) -> DashRequest? {
+    package static func fan(_ model: inout DashModel, by step: Int) -> DashRequest? {
         let key = "climate.fanSpeed"
         guard model.vehicle.properties.contains(key), model.vehicle.fanSpeedLevels > 0 else { return missing("fan speed", &model) }
         let speed = min(model.vehicle.fanSpeedLevels, max(1, (model.wantedOrActual(key)?.intValue ?? 0) + step))
         return DashRequest(intent: .setClimateSettingsInCar, parameters: ["fanSpeedIndex": .integer(speed)], targets: [key: .integer(speed)])
     }
 
-    static func toggle(_ model: inout DashModel, _ key: String, _ intent: IntentName, _ parameter: String) -> DashRequest? {
+    package static func toggle(_ model: inout DashModel, _ key: String, _ intent: IntentName, _ parameter: String) -> DashRequest? {
         guard model.vehicle.properties.contains(key) else { return missing(key, &model) }
         let on = !(model.wantedOrActual(key)?.boolValue ?? false)
         return DashRequest(intent: intent, parameters: [parameter: .bool(on)], targets: [key: .bool(on)])
     }
 
-    static func recirculation(_ model: inout DashModel) -> DashRequest? {
+    package static func recirculation(_ model: inout DashModel) -> DashRequest? {
         let key = "climate.airCirculation"
         guard model.vehicle.properties.contains(key) else { return missing("air circulation setting", &model) }
         let mode = model.wantedOrActual(key)?.stringValue == "recirculateAir" ? "freshAir" : "recirculateAir"
         return DashRequest(intent: .setClimateSettingsInCar, parameters: ["airCirculationMode": .string(mode)], targets: [key: .string(mode)])
     }
 
-    static func defroster(_ model: inout DashModel, _ which: String) -> DashRequest? {
+    package static func defroster(_ model: inout DashModel, _ which: String) -> DashRequest? {
         let key = "defroster.\(which)"
         guard model.vehicle.properties.contains(key) else { return missing("\(which) defroster", &model) }
         let on = !(model.wantedOrActual(key)?.boolValue ?? false)
         return DashRequest(intent: .setDefrosterSettingsInCar, parameters: ["defroster": .string(which), "enable": .bool(on)], targets: [key: .bool(on)])
     }
 
-    static func lock(_ model: inout DashModel) -> DashRequest? {
+    package static func lock(_ model: inout DashModel) -> DashRequest? {
         toggle(&model, "lock.locked", .setCarLockStatus, "locked")
     }
 }

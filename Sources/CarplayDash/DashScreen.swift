@@ -12,19 +12,24 @@ import LinuxSupport
 /// LinuxSupport, that is into carplayd too. Terminals that are not ANSI (TERM=dumb)
 /// get the plain view instead. Raw input and the window size come from LinuxSupport.
 /// The dash and `dbc watch` both take the terminal over through it.
-final class DashScreen {
+/// The terminal cannot be taken over (not a terminal, or raw mode refused).
+public struct TerminalUnavailable: Error, CustomStringConvertible {
+    public let description: String
+}
+
+public final class DashScreen {
     private let output = FileDescriptor.standardOutput
     private let colors: Bool
     private let raw: RawTerminalMode
     /// What each row shows now, to rewrite only the rows that changed (ssh links).
     private var shown: [DashLine] = []
     /// The window's size in cells, as of the last `resized()`.
-    private(set) var size: TerminalSize
+    package private(set) var size: TerminalSize
 
     /// Takes the terminal over: raw input, the alternate screen, the cursor hidden.
     /// Every way out must pass `leave()` (q, Ctrl-C as a key in raw mode, SIGINT, SIGTERM).
-    init(colors: Bool) throws(OperationFailure) {
-        do { raw = try RawTerminalMode(.standardInput) } catch { throw OperationFailure("cannot switch the terminal to raw input: \(error)") }
+    public init(colors: Bool) throws(TerminalUnavailable) {
+        do { raw = try RawTerminalMode(.standardInput) } catch { throw TerminalUnavailable(description: "cannot switch the terminal to raw input: \(error)") }
         self.colors = colors
         size = Terminal.size(of: .standardOutput) ?? TerminalSize(columns: 80, rows: 24)
         write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J")
@@ -32,24 +37,24 @@ final class DashScreen {
 
     /// Restores what the terminal showed before: styles off, cursor on, the normal
     /// screen back, cooked input.
-    func leave() {
+    package func leave() {
         write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
         raw.restore()
     }
 
     /// After SIGWINCH: the new size, and every row written again on the next `draw`.
-    func resized() {
+    package func resized() {
         size = Terminal.size(of: .standardOutput) ?? size
         invalidate()
     }
 
     /// Forgets what is shown (after a resize), so the next `draw` writes every row.
-    func invalidate() {
+    package func invalidate() {
         shown = []
         write("\u{1B}[0m\u{1B}[H\u{1B}[2J")
     }
 
-    func draw(_ lines: [DashLine]) {
+    package func draw(_ lines: [DashLine]) {
         var text = ""
         for (row, line) in lines.enumerated() where row >= shown.count || shown[row] != line {
             text += "\u{1B}[\(row + 1);1H" + styled(line) + "\u{1B}[0m\u{1B}[K"

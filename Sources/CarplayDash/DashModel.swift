@@ -2,99 +2,100 @@ import CANKit
 import CarIntents
 import CarplayClient
 import CarplayJSON
+import CarplayText
 
 /// What a key press asks the car to do: an intent as the verbs send it, and the values
 /// the state should then show (the "wanted" side of the cabin view). In panel mode the
 /// same targets are the driver's own change instead (`asDriver`: SetVehicleState, routed
 /// by `DashFeeds.send`); pending/confirmed marks work unchanged.
-struct DashRequest: Sendable, Equatable {
-    var intent: IntentName
-    var parameters: [String: JSONValue]
+package struct DashRequest: Sendable, Equatable {
+    package var intent: IntentName
+    package var parameters: [String: JSONValue]
     /// Property key -> the value the vehicle should report once it took the command.
-    var targets: [String: JSONValue]
+    package var targets: [String: JSONValue]
     /// The driver does it on the car's panel (io.carplayd.Simulator.SetVehicleState).
-    var asDriver = false
+    package var asDriver = false
 }
 
 /// Who the dash's keys act as: the voice assistant (intents to the daemon, the default)
 /// or the driver at the car's own panel (a simulated vehicle only).
-enum DashMode: Sendable, Equatable {
+package enum DashMode: Sendable, Equatable {
     case intents, panel
 }
 
 /// How a request ended, as the daemon said.
-enum DashRequestResult: Sendable, Equatable {
+package enum DashRequestResult: Sendable, Equatable {
     /// Confirmed by the vehicle: the sentence the verbs print, and the state afterwards.
     case confirmed(sentence: String, state: [String: JSONValue])
     case failed(reason: String)
 }
 
 /// A value asked for and not (yet) shown by the vehicle.
-struct DashWanted: Sendable, Equatable {
-    enum Phase: Sendable, Equatable {
+package struct DashWanted: Sendable, Equatable {
+    package enum Phase: Sendable, Equatable {
         case pending
         case failed(String)
     }
     /// Who asked: the dash's own request (its number), or a command the daemon announced
     /// on the Monitor stream (its id) -- another client's intent, or this dash's seen there.
-    enum Origin: Sendable, Equatable {
+    package enum Origin: Sendable, Equatable {
         case request(Int)
         case command(Int)
     }
-    var target: JSONValue
-    var phase: Phase
-    var origin: Origin
-    var since: Double
+    package var target: JSONValue
+    package var phase: Phase
+    package var origin: Origin
+    package var since: Double
 }
 
-enum DashPane: Sendable, Equatable {
+package enum DashPane: Sendable, Equatable {
     case cabin, frames
 }
 
 /// The line above the key hints: the last thing that happened.
-struct DashNote: Sendable, Equatable {
-    enum Kind: Sendable, Equatable { case info, pending, confirmed, failed }
-    var text: String
-    var kind: Kind
+package struct DashNote: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable { case info, pending, confirmed, failed }
+    package var text: String
+    package var kind: Kind
 }
 
 /// The dash's whole state. Updated only by the pure functions below (Monitor and GetState
 /// replies, request outcomes, time) and by `DashKeys` (key presses), so the tests drive
 /// it without a terminal or a daemon; `DashRenderer` draws it.
-struct DashModel: Sendable {
-    var vehicle: DashVehicle
+package struct DashModel: Sendable {
+    package var vehicle: DashVehicle
     /// The DBC of `--dbc`, to decode the selected frame's signals.
-    var database: DBCDatabase?
-    var values: [String: JSONValue] = [:]
+    package var database: DBCDatabase?
+    package var values: [String: JSONValue] = [:]
     /// When each key last changed by a Monitor reply (GetState does not overwrite them
     /// for a moment: its reading can be older than the stream's).
-    var streamedAt: [String: Double] = [:]
-    var reachable: Bool?
-    var bus: BusStatus?
+    package var streamedAt: [String: Double] = [:]
+    package var reachable: Bool?
+    package var bus: BusStatus?
     /// Why the daemon cannot be read right now, if it cannot.
-    var connectionProblem: String?
-    var wanted: [String: DashWanted] = [:]
+    package var connectionProblem: String?
+    package var wanted: [String: DashWanted] = [:]
     /// Commands of other clients the dash marked pending, by id: the keys it marked.
-    var commandsShown: [Int: [String]] = [:]
-    var frames = DashFrameTable()
-    var pane: DashPane = .cabin
-    var mode: DashMode = .intents
-    var zoneIndex = 0
+    package var commandsShown: [Int: [String]] = [:]
+    package var frames = DashFrameTable()
+    package var pane: DashPane = .cabin
+    package var mode: DashMode = .intents
+    package var zoneIndex = 0
     /// Index into `vehicle.selectableSeats`.
-    var seatIndex = 0
-    var frameIndex = 0
-    var showSignals = false
-    var showHelp = false
-    var note: DashNote?
-    var nextRequest = 1
-    var quit = false
+    package var seatIndex = 0
+    package var frameIndex = 0
+    package var showSignals = false
+    package var showHelp = false
+    package var note: DashNote?
+    package var nextRequest = 1
+    package var quit = false
 
     /// A failed mark stays this long unless the value changes first.
-    static let failedMarkSeconds = 8.0
+    package static let failedMarkSeconds = 8.0
     /// GetState leaves a key alone this long after the stream changed it.
-    static let streamPrecedenceSeconds = 1.5
+    package static let streamPrecedenceSeconds = 1.5
 
-    init(vehicle: DashVehicle, database: DBCDatabase? = nil) {
+    package init(vehicle: DashVehicle, database: DBCDatabase? = nil) {
         self.vehicle = vehicle
         self.database = database
     }
@@ -102,7 +103,7 @@ struct DashModel: Sendable {
     // MARK: - From the daemon
 
     /// A GetState reply: reachability, the bus, and every value the stream has not just set.
-    mutating func apply(state reply: GetStateReply, now: Double) {
+    package mutating func apply(state reply: GetStateReply, now: Double) {
         connectionProblem = nil
         reachable = reply.reachable
         bus = reply.bus
@@ -115,7 +116,7 @@ struct DashModel: Sendable {
 
     /// A Monitor reply: the changed keys' values and the frame that changed them, or a
     /// command in flight.
-    mutating func apply(monitor reply: MonitorReply, now: Double) {
+    package mutating func apply(monitor reply: MonitorReply, now: Double) {
         connectionProblem = nil
         if let command = reply.command {
             apply(command: command, now: now)
@@ -129,14 +130,14 @@ struct DashModel: Sendable {
     }
 
     /// A GetBusTraffic reply: what the bus carried, for the frame pane.
-    mutating func apply(traffic reply: GetBusTrafficReply) {
+    package mutating func apply(traffic reply: GetBusTrafficReply) {
         frames.apply(traffic: reply)
     }
 
     /// A command the daemon sent for an intent (any client's): its targets pending, then
     /// cleared when confirmed (the status already shows them) or marked failed. A key the
     /// dash's own request already waits for stays the request's: its outcome says more.
-    mutating func apply(command: MonitorReply.Command, now: Double) {
+    package mutating func apply(command: MonitorReply.Command, now: Double) {
         let id = command.id
         let targets = command.targets
         let intent = command.intent?.rawValue ?? "a command"
@@ -172,7 +173,7 @@ struct DashModel: Sendable {
     }
 
     /// The daemon could not be read (the stream broke, GetState failed).
-    mutating func lost(_ reason: String) {
+    package mutating func lost(_ reason: String) {
         connectionProblem = reason
         reachable = nil
         // A command's outcome may be lost with the stream: its marks would never clear.
@@ -195,7 +196,7 @@ struct DashModel: Sendable {
     // MARK: - Requests
 
     /// A request is on its way: its targets are pending. Returns its number for `finish`.
-    mutating func begin(_ request: DashRequest, now: Double) -> Int {
+    package mutating func begin(_ request: DashRequest, now: Double) -> Int {
         let number = nextRequest
         nextRequest += 1
         for (key, target) in request.targets {
@@ -209,12 +210,12 @@ struct DashModel: Sendable {
     }
 
     /// `climate.temperature.left=19`, keys in order.
-    static func assignments(_ values: [String: JSONValue]) -> String {
+    package static func assignments(_ values: [String: JSONValue]) -> String {
         values.keys.sorted().map { "\($0)=\(readable(values[$0]!))" }.joined(separator: " ")
     }
 
     /// The daemon answered request `number`.
-    mutating func finish(_ number: Int, _ result: DashRequestResult, now: Double) {
+    package mutating func finish(_ number: Int, _ result: DashRequestResult, now: Double) {
         switch result {
         case let .confirmed(sentence, state):
             for (key, value) in state where streamedAt[key].map({ now - $0 >= Self.streamPrecedenceSeconds }) ?? true {
@@ -232,7 +233,7 @@ struct DashModel: Sendable {
     }
 
     /// Time passes: failed marks fade.
-    mutating func expire(now: Double) {
+    package mutating func expire(now: Double) {
         for (key, wish) in wanted {
             if case .failed = wish.phase, now - wish.since >= Self.failedMarkSeconds { wanted[key] = nil }
         }
@@ -241,23 +242,23 @@ struct DashModel: Sendable {
     // MARK: - Reading
 
     /// What the dash works from for a relative change: the pending target, else the value.
-    func wantedOrActual(_ key: String) -> JSONValue? {
+    package func wantedOrActual(_ key: String) -> JSONValue? {
         if let wish = wanted[key], wish.phase == .pending { return wish.target }
         return values[key]
     }
 
-    var selectedZone: DashVehicle.Zone? {
+    package var selectedZone: DashVehicle.Zone? {
         vehicle.zones.isEmpty ? nil : vehicle.zones[min(zoneIndex, vehicle.zones.count - 1)]
     }
 
-    var selectedSeat: DashVehicle.Seat? {
+    package var selectedSeat: DashVehicle.Seat? {
         let seats = vehicle.selectableSeats
         return seats.isEmpty ? nil : seats[min(seatIndex, seats.count - 1)]
     }
 }
 
 /// Numbers compare by value (21 and 21.0 are the same temperature), the rest exactly.
-func sameValue(_ a: JSONValue, _ b: JSONValue) -> Bool {
+package func sameValue(_ a: JSONValue, _ b: JSONValue) -> Bool {
     if let x = a.doubleValue, let y = b.doubleValue { return abs(x - y) < 1e-9 }
     return a == b
 }
