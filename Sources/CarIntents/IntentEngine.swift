@@ -19,7 +19,7 @@ public final class IntentEngine: Sendable {
     private let persist: @Sendable ([SavedCarProfile]) throws -> Void
 
     private struct Shared {
-        var savedProfiles: [Int: SavedCarProfile]
+        var savedCarProfiles: [Int: SavedCarProfile]
         var running: [Int: Claim] = [:]
         var queue: [(id: Int, claim: Claim, continuation: CheckedContinuation<Int, Never>)] = []
         var nextClaim = 0
@@ -48,7 +48,7 @@ public final class IntentEngine: Sendable {
     /// `persist` is called with every saved car profile after each save (the daemon
     /// writes them to its state directory); a throw fails the save.
     public init(
-        profile: VehicleProfile, controller: VehicleController, savedProfiles: [SavedCarProfile] = [],
+        profile: VehicleProfile, controller: VehicleController, savedCarProfiles: [SavedCarProfile] = [],
         restrictedWhileLocked: Set<IntentName> = [], carIdentifier: String? = nil,
         persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in }
     ) {
@@ -56,7 +56,7 @@ public final class IntentEngine: Sendable {
         self.profile = profile
         self.controller = controller
         self.restrictedWhileLocked = restrictedWhileLocked
-        self.shared = Mutex(Shared(savedProfiles: Dictionary(savedProfiles.map { ($0.slot, $0) }, uniquingKeysWith: { _, last in last })))
+        self.shared = Mutex(Shared(savedCarProfiles: Dictionary(savedCarProfiles.map { ($0.slot, $0) }, uniquingKeysWith: { _, last in last })))
         self.persist = persist
     }
 
@@ -64,7 +64,7 @@ public final class IntentEngine: Sendable {
     public var handlesInFlight: Int { shared.withLock { $0.queue.count + $0.running.count } }
 
     private func savedList() -> [SavedCarProfile] {
-        shared.withLock { Self.sorted($0.savedProfiles) }
+        shared.withLock { Self.sorted($0.savedCarProfiles) }
     }
 
     private static func sorted(_ saved: [Int: SavedCarProfile]) -> [SavedCarProfile] {
@@ -82,12 +82,12 @@ public final class IntentEngine: Sendable {
     public func run(_ phase: IntentPhase, _ intent: Intent, device: () -> CallerDevice = { .unlocked }) async -> IntentOutcome {
         let busOff = controller.busOffInterface
         var (state, reachable) = controller.snapshot()
-        var resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedProfiles: savedList())
+        var resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedCarProfiles: savedList())
         if !reachable, busOff == nil, phase != .resolve, let action = resolution.action, action != .listCars,
             await controller.waitUntilReachable(timeout: controller.reachabilityWindow)
         {
             (state, reachable) = controller.snapshot()
-            resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedProfiles: savedList())
+            resolution = IntentResolver.resolve(intent, profile: profile, state: state, savedCarProfiles: savedList())
         }
         var outcome = IntentOutcome(
             phase: phase, resolution: resolution, response: IntentResponse(code: .ready), refusal: nil, frames: [], state: state, stateVersion: 0)
@@ -136,7 +136,7 @@ public final class IntentEngine: Sendable {
             if outcome.succeeded { response.fields.merge(IntentResponse.signalFields(signals)) { _, new in new } }
             return (response, outcome.frames)
 
-        case let .saveProfile(slot, name):
+        case let .saveCarProfile(slot, name):
             let state = controller.currentState
             var settings: [PropertyKey: PropertyValue] = [:]
             for key in state.keys where Self.isSavedInCarProfile(key) && profile.bindings[key]?.command != nil {
@@ -151,26 +151,26 @@ public final class IntentEngine: Sendable {
             let saved = SavedCarProfile(slot: slot, name: name, settings: settings)
             // Saves claim everything: no other save runs between these steps.
             let (previous, all) = shared.withLock { shared in
-                let previous = shared.savedProfiles[slot]
-                shared.savedProfiles[slot] = saved
-                return (previous, Self.sorted(shared.savedProfiles))
+                let previous = shared.savedCarProfiles[slot]
+                shared.savedCarProfiles[slot] = saved
+                return (previous, Self.sorted(shared.savedCarProfiles))
             }
             do {
                 try persist(all)
             } catch {
-                shared.withLock { $0.savedProfiles[slot] = previous }
+                shared.withLock { $0.savedCarProfiles[slot] = previous }
                 return (IntentResponse(code: .failure, reason: "storageError", fields: ["detail": .string("\(error)")]), [])
             }
             var fields: [String: JSONValue] = ["profileNumber": .integer(slot), "settings": .integer(settings.count)]
             if let name { fields["profileName"] = .string(name) }
             return (IntentResponse(code: .success, reason: nil, fields: fields), [])
 
-        case let .restoreProfile(slot):
-            guard let saved = shared.withLock({ $0.savedProfiles[slot] }) else {
+        case let .restoreCarProfile(slot):
+            guard let saved = shared.withLock({ $0.savedCarProfiles[slot] }) else {
                 return (IntentResponse(code: .failure, reason: "emptyProfile", fields: ["profileNumber": .integer(slot)]), [])
             }
             var targets = saved.settings.filter { profile.bindings[$0.key]?.command != nil }
-            if profile.bindings[.activeProfile]?.command != nil { targets[.activeProfile] = .integer(slot) }
+            if profile.bindings[.activeCarProfile]?.command != nil { targets[.activeCarProfile] = .integer(slot) }
             // One command per message, all at once: a rejection of one (say the audio
             // settings) does not hide what the others achieved.
             var groups: [String: [PropertyKey: PropertyValue]] = [:]

@@ -261,13 +261,13 @@ extension IntentResolver {
     /// `SaveProfileInCar`.
     ///
     /// - A car without profile slots -> `unsupported` on `profileNumber`.
-    /// - `profileNumber` in 1...profileSlots -> `success`, else `unsupported`.
+    /// - `profileNumber` in 1...carProfileSlots -> `success`, else `unsupported`.
     /// - `profileNumber` absent: the slot of a saved profile whose name equals `profileName`
     ///   (case-insensitive), else the first free slot, else `needsValue`.
-    /// - The action `saveProfile(slot:name:)` carries `profileName`, or the name already
+    /// - The action `saveCarProfile(slot:name:)` carries `profileName`, or the name already
     ///   saved in that slot when no name is given.
     static func resolveSaveProfile(_ p: SaveProfileInCarParameters, _ context: inout ResolutionContext) {
-        let slots = context.profile.profileSlots
+        let slots = context.profile.carProfileSlots
         if let name = p.profileName { context.results["profileName"] = .success(.string(name)) }
         guard slots > 0 else {
             context.results["profileNumber"] = .unsupported(reason: "\(context.car) has no profile memory")
@@ -283,10 +283,10 @@ extension IntentResolver {
             }
         } else {
             let wanted = p.profileName?.trimmingSpaces.lowercased()
-            if let wanted, let saved = context.savedProfiles.first(where: { $0.name?.lowercased() == wanted && (1...slots).contains($0.slot) }) {
+            if let wanted, let saved = context.savedCarProfiles.first(where: { $0.name?.lowercased() == wanted && (1...slots).contains($0.slot) }) {
                 slot = saved.slot
             } else {
-                let used = Set(context.savedProfiles.map(\.slot))
+                let used = Set(context.savedCarProfiles.map(\.slot))
                 slot = (1...slots).first { !used.contains($0) }
             }
             context.results["profileNumber"] =
@@ -294,14 +294,14 @@ extension IntentResolver {
                 ?? .needsValue(reason: "all \(slots) profiles are in use; say which one to overwrite")
         }
         if let slot {
-            let name = p.profileName ?? context.savedProfiles.first { $0.slot == slot }?.name
-            context.action = .saveProfile(slot: slot, name: name)
+            let name = p.profileName ?? context.savedCarProfiles.first { $0.slot == slot }?.name
+            context.action = .saveCarProfile(slot: slot, name: name)
         }
     }
 
     /// `SetProfileInCar`.
     ///
-    /// - The slot: `profileNumber` (1...profileSlots), else `profileName` (a saved profile's
+    /// - The slot: `profileNumber` (1...carProfileSlots), else `profileName` (a saved profile's
     ///   name, case-insensitive: several -> `disambiguation` of `{"profileNumber","profileName"}`,
     ///   none -> `unsupported`), else `isDefaultProfile: true` -> slot 1. None of them ->
     ///   `needsValue` on `profileNumber`. A name that does not match the given number ->
@@ -309,13 +309,13 @@ extension IntentResolver {
     /// - A slot with nothing saved -> `unsupported("profile 2 is empty")`.
     static func resolveSetProfile(_ p: SetProfileInCarParameters, _ context: inout ResolutionContext) {
         context.carName(p.carName)
-        let slots = context.profile.profileSlots
+        let slots = context.profile.carProfileSlots
         guard slots > 0 else {
             context.results[p.profileName != nil && p.profileNumber == nil ? "profileName" : "profileNumber"] =
                 .unsupported(reason: "\(context.car) has no profile memory")
             return
         }
-        func saved(_ slot: Int) -> SavedCarProfile? { context.savedProfiles.first { $0.slot == slot } }
+        func saved(_ slot: Int) -> SavedCarProfile? { context.savedCarProfiles.first { $0.slot == slot } }
         var slot: Int?
         var slotParameter = "profileNumber"
         if let number = p.profileNumber {
@@ -327,7 +327,7 @@ extension IntentResolver {
         }
         if let name = p.profileName {
             let wanted = name.trimmingSpaces.lowercased()
-            let matches = context.savedProfiles.filter { $0.name?.lowercased() == wanted && (1...slots).contains($0.slot) }.sorted { $0.slot < $1.slot }
+            let matches = context.savedCarProfiles.filter { $0.name?.lowercased() == wanted && (1...slots).contains($0.slot) }.sorted { $0.slot < $1.slot }
             if let number = p.profileNumber {
                 context.results["profileName"] =
                     matches.contains { $0.slot == number }
@@ -360,7 +360,7 @@ extension IntentResolver {
             context.results[slotParameter] = .unsupported(reason: "profile \(slot) is empty")
         } else {
             if slotParameter == "profileNumber" { context.results["profileNumber"] = .success(.integer(slot)) }
-            context.action = .restoreProfile(slot: slot)
+            context.action = .restoreCarProfile(slot: slot)
         }
     }
 

@@ -14,8 +14,8 @@ import VehicleKit
 ///
 /// The per-intent rules are documented on the `resolve…` functions.
 public enum IntentResolver {
-    public static func resolve(_ intent: Intent, profile: VehicleProfile, state: VehicleState, savedProfiles: [SavedCarProfile]) -> IntentResolution {
-        var context = ResolutionContext(profile: profile, state: state, savedProfiles: savedProfiles)
+    public static func resolve(_ intent: Intent, profile: VehicleProfile, state: VehicleState, savedCarProfiles: [SavedCarProfile]) -> IntentResolution {
+        var context = ResolutionContext(profile: profile, state: state, savedCarProfiles: savedCarProfiles)
         switch intent {
         case let .setClimateSettingsInCar(p): resolveClimate(p, &context)
         case let .setDefrosterSettingsInCar(p): resolveDefroster(p, &context)
@@ -102,7 +102,7 @@ public enum IntentResolver {
         case .airCirculation: ["airCirculationMode"]
         case .audioSource: ["audioSource", "relativeAudioSourceReference"]
         case .radioBand, .radioFrequency, .radioChannel: ["frequency", "channel", "stationName", "presetNumber", "radioType"]
-        case .activeProfile: ["profileNumber", "profileName"]
+        case .activeCarProfile: ["profileNumber", "profileName"]
         case .locked: ["locked"]
         default: []
         }
@@ -122,7 +122,7 @@ public enum IntentResolver {
 struct ResolutionContext {
     let profile: VehicleProfile
     let state: VehicleState
-    let savedProfiles: [SavedCarProfile]
+    let savedCarProfiles: [SavedCarProfile]
     var results: [String: ResolutionResult] = [:]
     /// Target values, for an action `.set(targets)`.
     var targets: [PropertyKey: PropertyValue] = [:]
@@ -136,10 +136,10 @@ struct ResolutionContext {
     /// Any other action.
     var action: IntentAction?
 
-    init(profile: VehicleProfile, state: VehicleState, savedProfiles: [SavedCarProfile]) {
+    init(profile: VehicleProfile, state: VehicleState, savedCarProfiles: [SavedCarProfile]) {
         self.profile = profile
         self.state = state
-        self.savedProfiles = savedProfiles
+        self.savedCarProfiles = savedCarProfiles
     }
 
     /// "the Example Sedan"

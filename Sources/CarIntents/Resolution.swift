@@ -104,9 +104,9 @@ public enum IntentAction: Sendable, Hashable {
     case set([PropertyKey: PropertyValue])
     case activateSignals([CarSignal])
     /// Store the current settings in this slot under this name (nil: no name).
-    case saveProfile(slot: Int, name: String?)
+    case saveCarProfile(slot: Int, name: String?)
     /// Apply the settings saved in this slot.
-    case restoreProfile(slot: Int)
+    case restoreCarProfile(slot: Int)
     case readLockStatus
     case readPowerLevel
     /// `ListCars`: the car this daemon drives, from its profile.
@@ -122,8 +122,8 @@ public enum IntentAction: Sendable, Hashable {
             for (key, value) in values { object[key.rawValue] = value.jsonValue }
             return ["set": .object(object)]
         case let .activateSignals(signals): return ["activateSignals": .array(signals.map { .string($0.rawValue) })]
-        case let .saveProfile(slot, name): return ["saveProfile": .object(["slot": .integer(slot), "name": name.map(JSONValue.string) ?? .null])]
-        case let .restoreProfile(slot): return ["restoreProfile": ["slot": .integer(slot)]]
+        case let .saveCarProfile(slot, name): return ["saveProfile": .object(["slot": .integer(slot), "name": name.map(JSONValue.string) ?? .null])]
+        case let .restoreCarProfile(slot): return ["restoreProfile": ["slot": .integer(slot)]]
         case .readLockStatus: return ["readLockStatus": [:]]
         case .listCars: return ["listCars": [:]]
         case .readPowerLevel: return ["readPowerLevel": [:]]

@@ -39,13 +39,13 @@ public final class VehicleSession: Sendable {
 
     /// Opens the head unit's port (on an in-process bus: before the node runs, since a
     /// port hears only frames sent after it receives), starts the controller reading it,
-    /// then the node. `savedProfiles` and `persist` are the engine's car profiles,
+    /// then the node. `savedCarProfiles` and `persist` are the engine's car profiles,
     /// `restrictedWhileLocked` its intents restricted while the caller's device is locked;
     /// `headUnitPort` lets a test put a faulty port between the controller and the bus.
     /// `clock`: the controller's time (tests pass a manual clock, and give it to the
     /// simulated vehicle too).
     public init(
-        profile: VehicleProfile, vehicle: Vehicle, savedProfiles: [SavedCarProfile] = [], restrictedWhileLocked: Set<IntentName> = [],
+        profile: VehicleProfile, vehicle: Vehicle, savedCarProfiles: [SavedCarProfile] = [], restrictedWhileLocked: Set<IntentName> = [],
         carIdentifier: String? = nil,
         persist: @escaping @Sendable ([SavedCarProfile]) throws -> Void = { _ in },
         headUnitPort: @Sendable (any CANPort) -> any CANPort = { $0 },
@@ -66,7 +66,7 @@ public final class VehicleSession: Sendable {
         // The controller receives: the node's first frames reach it.
         nodeTask = inProcessNode.map { node in Task(executorPreference: clock.executor) { await node.run() } }
         engine = IntentEngine(
-            profile: profile, controller: controller, savedProfiles: savedProfiles, restrictedWhileLocked: restrictedWhileLocked,
+            profile: profile, controller: controller, savedCarProfiles: savedCarProfiles, restrictedWhileLocked: restrictedWhileLocked,
             carIdentifier: carIdentifier, persist: persist)
     }
 

@@ -141,7 +141,7 @@ public final class Daemon: Sendable {
         }
         let identifier = profile.identifier
         return VehicleSession(
-            profile: profile, vehicle: vehicle, savedProfiles: store.load(profile: identifier), restrictedWhileLocked: configuration.restrictedWhileLocked,
+            profile: profile, vehicle: vehicle, savedCarProfiles: store.load(profile: identifier), restrictedWhileLocked: configuration.restrictedWhileLocked,
             carIdentifier: carIdentifier(profile: identifier),
             persist: { profiles in try store.save(profiles, profile: identifier) }, clock: clock)
     }

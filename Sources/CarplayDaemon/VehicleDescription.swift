@@ -18,7 +18,7 @@ enum VehicleDescription {
                     ])
                 }),
             "audioSources": .array(profile.audioSources.map { .string($0.rawValue) }),
-            "profileSlots": .integer(profile.profileSlots),
+            "profileSlots": .integer(profile.carProfileSlots),
             "lock": .bool(profile.hasLock),
             "carSignals": .array(profile.carSignals.map { .string($0.rawValue) }),
             "power": .object(["fuel": .bool(profile.power.fuel), "battery": .bool(profile.power.battery)]),

@@ -122,8 +122,8 @@ extension VehicleSimulation {
                 return missing("such radio property")
             }
         case "profile":
-            guard key == .activeProfile, profile.profileSlots > 0 else { return missing("car profile slots") }
-            return integer(in: 0...profile.profileSlots)
+            guard key == .activeCarProfile, profile.carProfileSlots > 0 else { return missing("car profile slots") }
+            return integer(in: 0...profile.carProfileSlots)
         case "lock":
             guard key == .locked else { return missing("such lock property") }
             return flag(profile.hasLock, "remote lock")
@@ -196,7 +196,7 @@ extension VehicleSimulation {
     private func integerRange(for key: PropertyKey) -> ClosedRange<Int> {
         switch key {
         case .fanSpeed: return 1...max(1, profile.climate?.fanSpeedLevels ?? 1)
-        case .activeProfile: return 0...max(0, profile.profileSlots)
+        case .activeCarProfile: return 0...max(0, profile.carProfileSlots)
         case .radioChannel:
             if let band = currentBand(tunesByChannel: true) {
                 return Int(band.range.min.rounded(.up))...max(Int(band.range.min.rounded(.up)), Int(band.range.max))
@@ -271,7 +271,7 @@ extension VehicleSimulation {
         case .radioChannel:
             guard let radio = profile.radio, let band = radio.bands.first(where: \.tunesByChannel) else { return nil }
             return defaultTuning(for: band, radio: radio)
-        case .activeProfile: return .integer(0)
+        case .activeCarProfile: return .integer(0)
         case .fuelPercent: return .number(62)
         case .chargePercent: return .number(71)
         case .distanceRemaining: return .number(420)

@@ -106,7 +106,7 @@ enum PerformCommand {
             }
         }
         let embedded = EmbeddedVehicle(VehicleSimulation(profile: profile, state: state, faults: faults))
-        let session = VehicleSession(profile: profile, vehicle: .inProcess(embedded), savedProfiles: saved)
+        let session = VehicleSession(profile: profile, vehicle: .inProcess(embedded), savedCarProfiles: saved)
         // The whole state first, so relative settings and the printed state are complete.
         guard await session.controller.waitUntilComplete(timeout: .seconds(3)) else {
             await session.stop()

@@ -89,6 +89,6 @@ import VehicleKit
         #expect(ResolutionResult.needsValue(reason: "n").jsonValue.serialized() == #"{"kind":"needsValue","reason":"n"}"#)
         #expect(ResolutionResult.unsupported(reason: "u").jsonValue.serialized() == #"{"kind":"unsupported","reason":"u"}"#)
         #expect(IntentAction.set([.fan: .bool(true), .fanSpeed: .integer(2)]).jsonValue.serialized() == #"{"set":{"climate.fan":true,"climate.fanSpeed":2}}"#)
-        #expect(IntentAction.saveProfile(slot: 2, name: nil).jsonValue.serialized() == #"{"saveProfile":{"name":null,"slot":2}}"#)
+        #expect(IntentAction.saveCarProfile(slot: 2, name: nil).jsonValue.serialized() == #"{"saveProfile":{"name":null,"slot":2}}"#)
     }
 }

@@ -31,8 +31,8 @@ import VehicleSimulator
             } else if key.rawValue.hasPrefix("seat.") {
                 let parts = key.rawValue.split(separator: ".")
                 maximum = CarSeat(rawValue: String(parts[1])).flatMap { profile.seat($0) }.map { $0.maximum(SeatFeature(rawValue: String(parts[2]))!) } ?? 1
-            } else if key == .activeProfile {
-                maximum = profile.profileSlots
+            } else if key == .activeCarProfile {
+                maximum = profile.carProfileSlots
             } else {
                 maximum = value + 1
             }

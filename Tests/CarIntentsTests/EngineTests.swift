@@ -170,7 +170,7 @@ struct Rig: Stoppable {
             let restore = try await rig.perform(#"{"intent":"SetProfileInCar","parameters":{"profileName":"alex"}}"#)
             #expect(restore.response.code == .success, "\(restore.response) \(restore.frames.map(\.logLine))")
             #expect(restore.state[.seat(.frontLeft, .massage)] == .integer(3))
-            #expect(restore.state[.activeProfile] == .integer(2))
+            #expect(restore.state[.activeCarProfile] == .integer(2))
         }
     }
 
@@ -182,7 +182,7 @@ struct Rig: Stoppable {
             let save = try await rig.perform(#"{"intent":"SaveProfileInCar","parameters":{"profileNumber":3}}"#)
             #expect(save.response.code == .success, "\(save.response)")
             #expect(save.frames.isEmpty, "\(save.frames.map(\.logLine))")
-            #expect(save.state[.activeProfile] != .integer(3))
+            #expect(save.state[.activeCarProfile] != .integer(3))
         }
     }
 

@@ -89,11 +89,11 @@ import Testing
     @Test func save() throws {
         let r = try resolve(request("SaveProfileInCar", #""profileNumber":2,"profileName":"Cleo""#), saved: saved)
         #expect(r["profileNumber"] == .success(2))
-        #expect(r.action == .saveProfile(slot: 2, name: "Cleo"))
+        #expect(r.action == .saveCarProfile(slot: 2, name: "Cleo"))
         // A name that is saved reuses its slot; otherwise the first free slot.
-        #expect(try resolve(request("SaveProfileInCar", #""profileName":"ANNA""#), saved: saved).action == .saveProfile(slot: 1, name: "ANNA"))
-        #expect(try resolve(request("SaveProfileInCar", #""profileName":"Dora""#), saved: saved).action == .saveProfile(slot: 2, name: "Dora"))
-        #expect(try resolve(request("SaveProfileInCar", #""profileNumber":3"#), saved: saved).action == .saveProfile(slot: 3, name: "Ben"))
+        #expect(try resolve(request("SaveProfileInCar", #""profileName":"ANNA""#), saved: saved).action == .saveCarProfile(slot: 1, name: "ANNA"))
+        #expect(try resolve(request("SaveProfileInCar", #""profileName":"Dora""#), saved: saved).action == .saveCarProfile(slot: 2, name: "Dora"))
+        #expect(try resolve(request("SaveProfileInCar", #""profileNumber":3"#), saved: saved).action == .saveCarProfile(slot: 3, name: "Ben"))
         #expect(
             try resolve(request("SaveProfileInCar", #""profileNumber":5"#), saved: saved)["profileNumber"]
                 == .unsupported(reason: "the Example Sedan has profiles 1…4, not 5"))
@@ -109,9 +109,9 @@ import Testing
         let r = try resolve(request("SetProfileInCar", #""profileName":"anna""#), saved: saved)
         #expect(r["profileName"] == .success("Anna"))
         #expect(r["profileNumber"] == .notRequired)
-        #expect(r.action == .restoreProfile(slot: 1))
-        #expect(try resolve(request("SetProfileInCar", #""profileNumber":3"#), saved: saved).action == .restoreProfile(slot: 3))
-        #expect(try resolve(request("SetProfileInCar", #""isDefaultProfile":true"#), saved: saved).action == .restoreProfile(slot: 1))
+        #expect(r.action == .restoreCarProfile(slot: 1))
+        #expect(try resolve(request("SetProfileInCar", #""profileNumber":3"#), saved: saved).action == .restoreCarProfile(slot: 3))
+        #expect(try resolve(request("SetProfileInCar", #""isDefaultProfile":true"#), saved: saved).action == .restoreCarProfile(slot: 1))
         let ambiguous = try resolve(request("SetProfileInCar", #""profileName":"Ben""#), saved: saved)
         #expect(ambiguous["profileName"] == .disambiguation([["profileNumber": 3, "profileName": "Ben"], ["profileNumber": 4, "profileName": "ben"]]))
         #expect(ambiguous.action == nil)

@@ -34,7 +34,7 @@ enum TestProfiles {
                 RadioStation(name: "Classic Jazz", type: .AM, frequency: 880),
             ],
             satelliteSubscribed: true),
-        audioSources: [.sourceRadio, .sourceBluetooth, .sourceUSB, .sourceAUX, .sourceCarPlay], profileSlots: 4, hasLock: true,
+        audioSources: [.sourceRadio, .sourceBluetooth, .sourceUSB, .sourceAUX, .sourceCarPlay], carProfileSlots: 4, hasLock: true,
         carSignals: [.audible, .visible], power: PowerCapabilities(fuel: true, battery: false),
         bindings: [:], protection: [:], acknowledgement: nil,
         policies: Policies(
@@ -68,7 +68,7 @@ enum TestProfiles {
             presets: [RadioPreset(number: 3, station: RadioStation(name: "Sat Hits", type: .satellite, channel: 20))],
             stations: [RadioStation(name: "Sat Hits", type: .satellite, channel: 20)],
             satelliteSubscribed: false),
-        audioSources: [.sourceBluetooth, .sourceUSB, .sourceCarPlay], profileSlots: 2, hasLock: true,
+        audioSources: [.sourceBluetooth, .sourceUSB, .sourceCarPlay], carProfileSlots: 2, hasLock: true,
         carSignals: [.visible], power: PowerCapabilities(fuel: false, battery: true),
         bindings: [:], protection: [:], acknowledgement: nil,
         policies: Policies(refusedWhileCarLocked: ["SetRadioStation"], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
@@ -76,7 +76,7 @@ enum TestProfiles {
     /// No climate, radio, seats, lock, signals, profile slots or power reporting.
     static let bare = VehicleProfile(
         identifier: "bare", displayName: "Bare Car", carNames: ["Bare"], driverSide: .left, database: emptyDatabase(),
-        climate: nil, defrosters: [], seats: [], radio: nil, audioSources: [], profileSlots: 0, hasLock: false,
+        climate: nil, defrosters: [], seats: [], radio: nil, audioSources: [], carProfileSlots: 0, hasLock: false,
         carSignals: [], power: PowerCapabilities(fuel: false, battery: false), bindings: [:], protection: [:], acknowledgement: nil,
         policies: Policies(refusedWhileCarLocked: [], confirmationTimeout: .milliseconds(500), unreachableAfterCycles: 5))
 }
@@ -86,7 +86,7 @@ func resolve(
     _ json: String, _ profile: VehicleProfile = TestProfiles.sedan, state: VehicleState = VehicleState(),
     saved: [SavedCarProfile] = []
 ) throws -> IntentResolution {
-    IntentResolver.resolve(try Intent(parsing: json), profile: profile, state: state, savedProfiles: saved)
+    IntentResolver.resolve(try Intent(parsing: json), profile: profile, state: state, savedCarProfiles: saved)
 }
 
 /// `{"intent":name,"parameters":{parameters}}`.

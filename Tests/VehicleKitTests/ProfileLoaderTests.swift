@@ -89,7 +89,7 @@ struct ProfileFixture {
         #expect(radio.bands.map(\.type) == [.FM, .AM])
         #expect(radio.presets.count == 6)
         #expect(profile.audioSources == [.sourceRadio, .sourceBluetooth, .sourceUSB, .sourceAUX, .sourceCarPlay])
-        #expect(profile.profileSlots == 3)
+        #expect(profile.carProfileSlots == 3)
         #expect(profile.hasLock)
         #expect(profile.carSignals == [.audible, .visible])
         #expect(profile.power == PowerCapabilities(fuel: true, battery: false))
@@ -138,7 +138,7 @@ struct ProfileFixture {
         #expect(radio.band(.satellite)?.range == SteppedRange(min: 1, max: 999, step: 1))
         #expect(!radio.satelliteSubscribed)
         #expect(profile.audioSources == [.sourceCarPlay, .sourceRadio, .sourceBluetooth, .sourceUSB, .sourceMemoryCard, .sourceHardDrive])
-        #expect(profile.profileSlots == 6)
+        #expect(profile.carProfileSlots == 6)
         #expect(profile.carSignals == [.visible])
         #expect(profile.power.fuel == false && profile.power.battery == true)
         #expect(profile.bindings[.fuelPercent] == nil)
@@ -272,7 +272,7 @@ struct ProfileFixture {
     @Test func onlyCommandedValuesMustDifferFromTheIdleValue() throws {
         var slots = try ProfileFixture("sedan")
         try slots.json(#""signal": "ProfileSlot", "idle": "NoRequest""#, #""signal": "ProfileSlot", "idle": 0"#)
-        #expect(try slots.load().bindings[.activeProfile]?.command != nil)
+        #expect(try slots.load().bindings[.activeCarProfile]?.command != nil)
 
         var seat = try ProfileFixture("sedan")
         try seat.json(#""signal": "HeatFrontLeft", "idle": "NoRequest""#, #""signal": "HeatFrontLeft", "idle": 0"#)

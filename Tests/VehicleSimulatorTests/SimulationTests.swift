@@ -88,7 +88,7 @@ enum TestVehicle {
                 zones: [ClimateZone(id: "left", seats: [.frontLeft])],
                 celsius: SteppedRange(min: 16, max: 28, step: 0.5), fahrenheit: SteppedRange(min: 61, max: 82, step: 1),
                 fanSpeedLevels: 7, airConditioner: false, autoMode: false, recirculation: false, climateControl: false),
-            defrosters: [], seats: [], radio: nil, audioSources: [], profileSlots: 0, hasLock: true, carSignals: [.audible],
+            defrosters: [], seats: [], radio: nil, audioSources: [], carProfileSlots: 0, hasLock: true, carSignals: [.audible],
             power: PowerCapabilities(fuel: false, battery: false),
             bindings: [
                 .temperature(zone: "left"): binding("TargetTemp", idle: 255),
@@ -273,7 +273,7 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
             ],
             presets: [], stations: [RadioStation(name: "Jazz", type: .FM, frequency: 101.1)], satelliteSubscribed: false)
         profile.audioSources = [.sourceRadio, .sourceBluetooth]
-        profile.profileSlots = 4
+        profile.carProfileSlots = 4
         var state = VehicleSimulation.defaultState(for: profile)
         state[.radioBand] = .enumeration("FM")
         state[.radioFrequency] = .number(101.1)
@@ -294,15 +294,15 @@ private func settled(_ profile: VehicleProfile) -> VehicleState {
         #expect(verdict([.radioBand: .enumeration("DAB")]) == .notAvailable)
         #expect(verdict([.audioSource: .enumeration("sourceUSB")]) == .notAvailable)
         #expect(verdict([.audioSource: .enumeration("sourceBluetooth")]) == nil)
-        #expect(verdict([.activeProfile: .integer(4)]) == nil)
-        #expect(verdict([.activeProfile: .integer(5)]) == .outOfRange)
+        #expect(verdict([.activeCarProfile: .integer(4)]) == nil)
+        #expect(verdict([.activeCarProfile: .integer(5)]) == .outOfRange)
         #expect(verdict([.locked: .bool(true), .signal(.visible): .bool(true)]) == .notAvailable, "no lights signal")
         #expect(verdict([PropertyKey.temperature(zone: "right"): .number(21)]) == .notAvailable)
 
         #expect(car.wrongValue(for: .audioSource, .enumeration("sourceBluetooth")) == .enumeration("sourceRadio"), "next case the car has, wrapping")
         #expect(car.wrongValue(for: .radioBand, .enumeration("FM")) == .enumeration("AM"))
         #expect(car.wrongValue(for: .radioFrequency, .number(108)) == .number(107.9))
-        #expect(car.wrongValue(for: .activeProfile, .integer(0)) == .integer(1))
+        #expect(car.wrongValue(for: .activeCarProfile, .integer(0)) == .integer(1))
         #expect(car.state[.radioChannel] == nil, "not bound in this test vehicle")
     }
 

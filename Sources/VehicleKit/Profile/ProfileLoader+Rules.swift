@@ -28,7 +28,7 @@ extension ProfileReader {
         case "radio.channel":
             let has = profile.radio?.bands.contains { $0.tunesByChannel } ?? false
             return (has, has, "a satellite or DAB radio band")
-        case "profile.active": return (profile.profileSlots > 0, profile.profileSlots > 0, "profileSlots > 0")
+        case "profile.active": return (profile.carProfileSlots > 0, profile.carProfileSlots > 0, "profileSlots > 0")
         case "lock.locked": return (profile.hasLock, profile.hasLock, "lock: true")
         case "signal.audible", "signal.visible":
             let has = profile.carSignals.contains { $0.rawValue == parts[1] }
@@ -75,7 +75,7 @@ extension ProfileReader {
         ]
         for seat in CarSeat.physical { for feature in SeatFeature.allCases { candidates.append(.seat(seat, feature)) } }
         candidates += [
-            .audioSource, .radioBand, .radioFrequency, .radioChannel, .activeProfile, .locked, "signal.audible", "signal.visible",
+            .audioSource, .radioBand, .radioFrequency, .radioChannel, .activeCarProfile, .locked, "signal.audible", "signal.visible",
             .fuelPercent, .chargePercent,
         ]
         return candidates.filter { capability(of: $0, in: profile).required }
@@ -190,10 +190,10 @@ extension ProfileReader {
                 }
             }
         }
-        if profile.profileSlots > 0 {
+        if profile.carProfileSlots > 0 {
             // Slot 0 ("none") is reported, never commanded: SetProfileInCar selects 1...slots.
             try expect(
-                bindings[.activeProfile], [0, Double(profile.profileSlots)], path: "profileSlots", describe: { "profile slot \($0.plainText())" },
+                bindings[.activeCarProfile], [0, Double(profile.carProfileSlots)], path: "profileSlots", describe: { "profile slot \($0.plainText())" },
                 commanded: { $0 != 0 })
         }
         // Temperatures a car reports: a signal that cannot carry an ordinary one (the

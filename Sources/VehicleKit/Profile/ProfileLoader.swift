@@ -120,8 +120,8 @@ struct ProfileReader {
         let seats = try parseSeats(root.optional("seats"))
         let radio = try root.optional("radio").map { node throws(ProfileError) in try parseRadio(node) }
         let audioSources = try uniqueList(root.optional("audioSources"), CarAudioSource.self, what: "audio source")
-        let profileSlots = try root.optional("profileSlots")?.integer() ?? 0
-        guard profileSlots >= 0 else { throw fail(root.path("profileSlots"), "must not be negative") }
+        let carProfileSlots = try root.optional("profileSlots")?.integer() ?? 0
+        guard carProfileSlots >= 0 else { throw fail(root.path("profileSlots"), "must not be negative") }
         let hasLock = try root.optional("lock")?.bool() ?? false
         let carSignals = try uniqueList(root.optional("carSignals"), CarSignal.self, what: "car signal")
         var power = PowerCapabilities(fuel: false, battery: false)
@@ -148,7 +148,7 @@ struct ProfileReader {
         var profile = VehicleProfile(
             identifier: Self.identifier(of: directory), displayName: displayName, carNames: carNames, driverSide: driverSide,
             database: database, climate: climate, defrosters: defrosters, seats: seats, radio: radio,
-            audioSources: audioSources, profileSlots: profileSlots, hasLock: hasLock, carSignals: carSignals, power: power,
+            audioSources: audioSources, carProfileSlots: carProfileSlots, hasLock: hasLock, carSignals: carSignals, power: power,
             bindings: [:], protection: declared.protection, acknowledgement: nil, messages: declared.settings, policies: policies)
         profile.car = car
 

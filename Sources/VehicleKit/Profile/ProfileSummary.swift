@@ -156,7 +156,7 @@ public struct ProfileSummary: Sendable, CustomStringConvertible {
             lines.append("radio bands: none")
         }
         lines.append("audio sources: \(profile.audioSources.count): \(profile.audioSources.map(\.rawValue).joined(separator: ", "))")
-        lines.append("profile slots: \(profile.profileSlots)")
+        lines.append("profile slots: \(profile.carProfileSlots)")
         // Car Commands the head unit can send, apart from what the car only reports.
         var commands: [String] = []
         var reported: [String] = []

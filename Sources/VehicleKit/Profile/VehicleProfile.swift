@@ -22,7 +22,7 @@ public struct VehicleProfile: Sendable {
     /// In the order `next` / `previous` cycle through them.
     public var audioSources: [CarAudioSource]
     /// Number of car-profile slots (`SaveProfileInCar` / `SetProfileInCar`), 0 for none.
-    public var profileSlots: Int
+    public var carProfileSlots: Int
     public var hasLock: Bool
     public var carSignals: [CarSignal]
     public var power: PowerCapabilities
@@ -41,7 +41,7 @@ public struct VehicleProfile: Sendable {
     public init(
         identifier: String, displayName: String, carNames: [String], driverSide: DriverSide, database: DBCDatabase,
         climate: ClimateCapabilities?, defrosters: [CarDefroster], seats: [SeatCapabilities], radio: RadioCapabilities?,
-        audioSources: [CarAudioSource], profileSlots: Int, hasLock: Bool, carSignals: [CarSignal], power: PowerCapabilities,
+        audioSources: [CarAudioSource], carProfileSlots: Int, hasLock: Bool, carSignals: [CarSignal], power: PowerCapabilities,
         bindings: [PropertyKey: PropertyBinding], protection: [String: MessageProtection], acknowledgement: AcknowledgementBinding?,
         messages: [String: MessageSettings] = [:], policies: Policies
     ) {
@@ -55,7 +55,7 @@ public struct VehicleProfile: Sendable {
         self.seats = seats
         self.radio = radio
         self.audioSources = audioSources
-        self.profileSlots = profileSlots
+        self.carProfileSlots = carProfileSlots
         self.hasLock = hasLock
         self.carSignals = carSignals
         self.power = power

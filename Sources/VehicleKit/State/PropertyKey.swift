@@ -84,7 +84,7 @@ public struct PropertyKey: Hashable, Sendable, Comparable, CustomStringConvertib
     public static let radioBand: PropertyKey = "radio.band"
     public static let radioFrequency: PropertyKey = "radio.frequency"
     public static let radioChannel: PropertyKey = "radio.channel"
-    public static let activeProfile: PropertyKey = "profile.active"
+    public static let activeCarProfile: PropertyKey = "profile.active"
     public static let locked: PropertyKey = "lock.locked"
     public static let fuelPercent: PropertyKey = "power.fuelPercent"
     public static let chargePercent: PropertyKey = "power.chargePercent"

@@ -125,7 +125,7 @@ public struct VSSCatalog: Sendable {
                 "Vehicle.Cabin.Infotainment.HMI.TemperatureUnit", .string, allowed: ["C", "F"], keys: [.temperatureUnit],
                 "The unit the car displays temperatures in.", sensor: true, conversion: .names(VSSNames.temperatureUnit)),
             Template(
-                "Vehicle.Cabin.CarProfile.ActiveSlot", .uint8, keys: [.activeProfile], "The active saved car profile (SiriKit's), 0 for none.",
+                "Vehicle.Cabin.CarProfile.ActiveSlot", .uint8, keys: [.activeCarProfile], "The active saved car profile (SiriKit's), 0 for none.",
                 overlay: true),
         ]
         for door in ["Row1.DriverSide", "Row1.PassengerSide", "Row2.DriverSide", "Row2.PassengerSide"] {
