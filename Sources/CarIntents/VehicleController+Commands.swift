@@ -21,18 +21,10 @@ extension VehicleController {
 
     func applyRetrying(_ targets: [PropertyKey: PropertyValue], timeout: Duration, origin: HeadUnit.CommandOrigin) async -> CommandOutcome {
         let first = await applyOnce(targets, timeout: timeout, origin: origin)
-        // A vehicle that has never acknowledged us may still hold the alive counters of
-        // a previous head unit (this daemon restarted): it drops our first frames as out
-        // of sequence and resynchronises. One more try settles it; later timeouts stand.
-        // Only setpoints are sent again: a press sent twice is two presses.
-        if profile.acknowledgement != nil, core.withLock({ $0.unit.acknowledgements == 0 }), case .timeout? = first.failure,
-            targets.keys.allSatisfy({ frames.commandKind(of: $0) == .setpoint })
-        {
-            var second = await applyOnce(targets, timeout: timeout, origin: origin)
-            second.frames = first.frames + second.frames
-            return second
-        }
-        return first
+        guard core.withLock({ $0.unit.resendsAfterResync(first) }) else { return first }
+        var second = await applyOnce(targets, timeout: timeout, origin: origin)
+        second.frames = first.frames + second.frames
+        return second
     }
 
     func applyOnce(_ targets: [PropertyKey: PropertyValue], timeout: Duration, origin: HeadUnit.CommandOrigin) async -> CommandOutcome {
@@ -41,34 +33,18 @@ extension VehicleController {
         guard reachable else {
             return CommandOutcome(targets: targets, confirmed: [:], failure: .vehicleUnreachable, frames: [])
         }
-        var direct = targets
-        var stepped: [(key: PropertyKey, value: PropertyValue, command: StepCommand)] = []
-        if hasSteps {
-            for (key, value) in targets {
-                guard let command = frames.stepCommand(of: key) else { continue }
-                stepped.append((key, value, command))
-                direct[key] = nil
-            }
-            stepped.sort { $0.key < $1.key }
-        }
+        let (direct, stepped) = core.withLock { $0.unit.split(targets) }
         var outcome = CommandOutcome(targets: targets, confirmed: [:], failure: nil, frames: [])
         if !direct.isEmpty {
-            // A toggle pressed without knowing the state could flip it the wrong way.
-            let toggles = hasToggles ? direct.keys.filter { frames.commandKind(of: $0) == .toggle } : []
             var context = context
-            if !toggles.isEmpty, toggles.contains(where: { context[$0] == nil }) {
+            let toggles = core.withLock { $0.unit.togglesToRead(direct, context: context) }
+            if !toggles.isEmpty {
                 guard let known = await state(knowing: toggles, timeout: timeout) else {
                     return CommandOutcome(targets: targets, confirmed: [:], failure: .timeout(waited: timeout, reported: [:]), frames: [])
                 }
                 context = known
             }
-            // A target the vehicle already shows is confirmed by the state, and a command
-            // message whose targets it all shows is not encoded or sent: a command whose
-            // status would not change could only be "confirmed" by a status frame sent
-            // before the vehicle took it (and encoding would spend its alive counter).
-            let shown = core.withLock { $0.unit.shownTargets(direct, in: context) }
-            let needed = Set(direct.keys.compactMap { shown[$0] == nil ? profile.bindings[$0]?.command?.message : nil })
-            let sending = direct.filter { shown[$0.key] == nil || profile.bindings[$0.key]?.command.map { needed.contains($0.message) } == true }
+            let (sending, shown) = core.withLock { $0.unit.sending(direct, context: context) }
             outcome.confirmed = shown.filter { sending[$0.key] == nil }
             if !sending.isEmpty {
                 let encoded = core.withLock { core in
@@ -87,8 +63,8 @@ extension VehicleController {
                 if sent.failure != nil { return outcome }
             }
         }
-        for (key, value, command) in stepped {
-            let result = await step(key, to: value, command: command, timeout: max(command.stepTimeout, timeout), origin: origin)
+        for target in stepped {
+            let result = await step(target, timeout: max(target.command.stepTimeout, timeout), origin: origin)
             outcome.frames += result.frames
             outcome.confirmed.merge(result.confirmed) { $1 }
             if let failure = result.failure {
@@ -99,37 +75,28 @@ extension VehicleController {
         return outcome
     }
 
-    /// Presses `key` up or down until the status shows `target`: each press waits up to
-    /// `timeout` for the status to move one step (the profile's step timeout, at least the
-    /// confirmation timeout); a press it does not follow ends in `timeout` naming what the
-    /// vehicle reports.
-    func step(_ key: PropertyKey, to target: PropertyValue, command: StepCommand, timeout: Duration, origin: HeadUnit.CommandOrigin) async -> CommandOutcome {
-        var outcome = CommandOutcome(targets: [key: target], confirmed: [:], failure: nil, frames: [])
-        let wanted = frames.reportedValue(target, for: key) ?? target
+    /// Presses a stepped property until the status shows its target, as the machine
+    /// decides each press (`HeadUnit.nextStep`); each press waits up to `timeout` for the
+    /// status to move one step (the profile's step timeout, at least the confirmation timeout).
+    func step(_ target: HeadUnit.SteppedTarget, timeout: Duration, origin: HeadUnit.CommandOrigin) async -> CommandOutcome {
+        let key = target.key
+        var outcome = CommandOutcome(targets: [key: target.value], confirmed: [:], failure: nil, frames: [])
         var presses = 0
         while true {
             var state = currentState
             if state[key] == nil { state = await self.state(knowing: [key], timeout: timeout) ?? state }
-            guard let current = state[key], let position = current.doubleValue, let goal = wanted.doubleValue else {
-                outcome.failure = .timeout(waited: timeout, reported: [:])
+            let decision = core.withLock { $0.unit.nextStep(target, current: state[key], presses: presses, timeout: timeout) }
+            let (up, next): (Bool, PropertyValue)
+            switch decision {
+            case let .reached(value):
+                outcome.confirmed[key] = value
                 return outcome
-            }
-            if HeadUnit.matches(current, wanted) {
-                outcome.confirmed[key] = current
+            case let .failed(failure):
+                outcome.failure = failure
                 return outcome
+            case let .press(direction, expecting):
+                (up, next) = (direction, expecting)
             }
-            let remaining = (goal - position) / command.step
-            guard abs(remaining) >= 0.5 else {
-                outcome.failure = .unencodable("\(key) = \(target) is not on the car's steps of \(command.step) from the \(current) it reports")
-                return outcome
-            }
-            guard presses < command.maxSteps else {
-                outcome.failure = .timeout(waited: timeout, reported: [key: current])
-                return outcome
-            }
-            let up = remaining > 0
-            let moved = position + (up ? command.step : -command.step)
-            let next: PropertyValue = if case .integer = current { .integer(Int(moved.rounded())) } else { .number(moved) }
             let encoded = core.withLock { core in
                 Result { () throws(VehicleFramesError) in try core.unit.stepFrames(for: key, up: up, context: state) }
             }

@@ -78,9 +78,6 @@ public final class VehicleController: Sendable {
     /// Command messages with a period: consecutive frames of one (a request held) go
     /// out that far apart.
     let pacing: [CANID: Duration]
-    /// Whether any property is commanded by steps / by toggle (asked per command).
-    let hasSteps: Bool
-    let hasToggles: Bool
     let core: Mutex<Core>
 
     struct Observer {
@@ -159,9 +156,6 @@ public final class VehicleController: Sendable {
             if let message = profile.database.message(named: name), let cycle = profile.cycleTime(of: message) { pacing[message.canID] = cycle }
         }
         self.pacing = pacing
-        let frames = frames
-        self.hasSteps = profile.bindings.keys.contains { frames.stepCommand(of: $0) != nil }
-        self.hasToggles = profile.bindings.keys.contains { frames.commandKind(of: $0) == .toggle }
         self.core = Mutex(Core(unit: unit))
     }
 

@@ -79,9 +79,17 @@ public struct HeadUnit: Sendable {
     /// When each cyclic message is next due; empty until `startCyclicSending`.
     var cyclicDue: [String: Instant] = [:]
 
+    /// Whether the profile presses any property one step at a time, or toggles one:
+    /// the policies that need them are skipped otherwise.
+    let hasSteps: Bool
+    let hasToggles: Bool
+
     public init(profile: VehicleProfile) {
         self.profile = profile
-        self.frames = VehicleFrames(profile: profile)
+        let frames = VehicleFrames(profile: profile)
+        self.frames = frames
+        hasSteps = profile.bindings.keys.contains { frames.stepCommand(of: $0) != nil }
+        hasToggles = profile.bindings.keys.contains { frames.commandKind(of: $0) == .toggle }
         let cycles = frames.statusMessages.values.compactMap(\.cycleTime)
         // The fastest cyclic message sets the pace: a live vehicle sends it every cycle.
         let fastest = cycles.min() ?? .milliseconds(100)
