@@ -98,8 +98,40 @@ public enum ProfileDraft {
             if chosen.values.contains(where: { $0.message.name == candidate.message.name && $0.signal.name == candidate.signal.name }) { continue }
             chosen[candidate.key] = candidate
         }
-        // Load, drop what the loader refuses, load again.
         var dropped: [Note] = []
+        let (json, bound) = loadable(chosen, database: database, dbcFile: dbcFile, bytes: bytes, name: name) { candidate, reason in
+            dropped.append(
+                Note(
+                    kind: .dropped, property: candidate.key.rawValue, message: candidate.message.name, signal: candidate.signal.name,
+                    confidence: candidate.confidence, reason: reason))
+        }
+        for candidate in bound.values.sorted(by: { $0.key < $1.key }) {
+            notes.append(
+                Note(
+                    kind: .bound, property: candidate.key.rawValue, message: candidate.message.name, signal: candidate.signal.name,
+                    confidence: candidate.confidence, reason: candidate.reason))
+            if candidate.message.cycleTime == nil {
+                notes.append(
+                    Note(
+                        kind: .assumed, property: candidate.key.rawValue, message: candidate.message.name, signal: candidate.signal.name,
+                        confidence: 0,
+                        reason:
+                            "\(dbcFile) gives no cycle time for \(candidate.message.name): 1000 ms assumed (messages.\(candidate.message.name).cycleTimeMs)"
+                    ))
+            }
+        }
+        let bindings = bound.mapValues { SignalReference(message: $0.message.name, signal: $0.signal.name) }
+        return Draft(json: json, notes: notes + dropped, bindings: bindings)
+    }
+
+    /// The profile of `chosen` as the loader takes it: load, drop the binding the loader
+    /// refuses (told to `dropped` with the loader's reason), load again. What is left and
+    /// its JSON; an empty profile when nothing is (still one the loader takes).
+    static func loadable(
+        _ chosen: [PropertyKey: Candidate], database: DBCDatabase, dbcFile: String, bytes: [UInt8], name: String,
+        dropped: (Candidate, String) -> Void
+    ) -> (json: JSONValue, bound: [PropertyKey: Candidate]) {
+        var chosen = chosen
         while true {
             // Fan levels bring the fan's on/off with them: the same signal, 0 = off. A
             // binding like any other, so the report counts and lists what the file binds.
@@ -116,26 +148,10 @@ public enum ProfileDraft {
             let files = ["draft/profile.json": Array(text.utf8), "draft/\(dbcFile)": bytes]
             do {
                 _ = try ProfileLoader.load(directory: "draft") { files[$0] }
-                for candidate in bound.values.sorted(by: { $0.key < $1.key }) {
-                    notes.append(
-                        Note(
-                            kind: .bound, property: candidate.key.rawValue, message: candidate.message.name, signal: candidate.signal.name,
-                            confidence: candidate.confidence, reason: candidate.reason))
-                    if candidate.message.cycleTime == nil {
-                        notes.append(
-                            Note(
-                                kind: .assumed, property: candidate.key.rawValue, message: candidate.message.name, signal: candidate.signal.name,
-                                confidence: 0,
-                                reason:
-                                    "\(dbcFile) gives no cycle time for \(candidate.message.name): 1000 ms assumed (messages.\(candidate.message.name).cycleTimeMs)"
-                            ))
-                    }
-                }
-                let bindings = bound.mapValues { SignalReference(message: $0.message.name, signal: $0.signal.name) }
-                return Draft(json: json, notes: notes + dropped, bindings: bindings)
+                return (json, bound)
             } catch {
                 // The property named in the error's path goes; a refusal no property
-                // causes leaves an empty draft (still a profile the loader takes).
+                // causes drops the first, until none is left.
                 let keys = bound.keys.sorted()
                 let named =
                     keys.first { error.path.contains("\"\($0.rawValue)\"") }
@@ -144,19 +160,12 @@ public enum ProfileDraft {
                 // A refused fan on/off that came with the fan level goes with the level.
                 let key = named == .fan && chosen[.fan] == nil ? .fanSpeed : named
                 guard let key, let candidate = chosen.removeValue(forKey: key) else {
-                    if chosen.isEmpty { return Draft(json: json, notes: notes + dropped, bindings: [:]) }
+                    if chosen.isEmpty { return (json, [:]) }
                     let first = chosen.keys.sorted()[0]
-                    let removed = chosen.removeValue(forKey: first)!
-                    dropped.append(
-                        Note(
-                            kind: .dropped, property: first.rawValue, message: removed.message.name, signal: removed.signal.name,
-                            confidence: removed.confidence, reason: "\(error.path): \(error.reason)"))
+                    dropped(chosen.removeValue(forKey: first)!, "\(error.path): \(error.reason)")
                     continue
                 }
-                dropped.append(
-                    Note(
-                        kind: .dropped, property: key.rawValue, message: candidate.message.name, signal: candidate.signal.name,
-                        confidence: candidate.confidence, reason: "\(error.path): \(error.reason)"))
+                dropped(candidate, "\(error.path): \(error.reason)")
             }
         }
     }
@@ -209,7 +218,7 @@ public enum ProfileDraft {
         ]
         let keys = chosen.keys
         // Zones with seats of their own first: "front" takes only the seats they leave.
-        let order = ["left", "right", "rearLeft", "rearRight", "rear", "front"]
+        let order = ["left", "right", "frontLeft", "frontRight", "rearLeft", "rearRight", "rear", "front"]
         let zones = keys.filter { $0.rawValue.hasPrefix("climate.temperature.") }.map { String($0.rawValue.dropFirst("climate.temperature.".count)) }
             .sorted { (order.firstIndex(of: $0) ?? order.count, $0) < (order.firstIndex(of: $1) ?? order.count, $1) }
         let climateKeys = keys.filter { $0.rawValue.hasPrefix("climate.") }
@@ -218,7 +227,8 @@ public enum ProfileDraft {
             if !zones.isEmpty {
                 let seats: [String: [String]] = [
                     "left": ["frontLeft"], "right": ["frontRight"], "front": ["frontLeft", "frontRight"], "rear": ["rearLeft", "rearRight"],
-                    "rearLeft": ["rearLeft"], "rearRight": ["rearRight"],
+                    "frontLeft": ["frontLeft"], "frontRight": ["frontRight"], "rearLeft": ["rearLeft"], "rearRight": ["rearRight"],
+                    "thirdRowLeft": ["thirdRowLeft"], "thirdRowRight": ["thirdRowRight"],
                 ]
                 var used = Set<String>()
                 climate["zones"] = .array(
@@ -259,7 +269,11 @@ public enum ProfileDraft {
         let signals = CarSignal.allCases.filter { keys.contains(.signal($0)) }
         if !signals.isEmpty { root["carSignals"] = .array(signals.map { .string($0.rawValue) }) }
         root["lock"] = .bool(keys.contains(.locked))
-        root["power"] = .object(["fuel": .bool(keys.contains(.fuelPercent)), "battery": .bool(false)])
+        let battery: Set<PropertyKey> = [
+            .chargePercent, .charging, .minutesToFull, .distanceRemainingElectric, .maximumDistanceElectric, .minimumBatteryCapacity,
+            .currentBatteryCapacity, .maximumBatteryCapacity, .activeConnector,
+        ]
+        root["power"] = .object(["fuel": .bool(keys.contains(.fuelPercent)), "battery": .bool(keys.contains(where: battery.contains))])
         root["policies"] = .object(["confirmationTimeoutMs": .integer(2000), "unreachableAfterCycles": .integer(5)])
         var messages: [String: JSONValue] = [:]
         var bindings: [String: JSONValue] = [:]
