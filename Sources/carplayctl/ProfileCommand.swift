@@ -14,12 +14,14 @@ enum ProfileCommand {
     static let subverbs: [Subverb] = [
         Subverb(name: "check", run: check),
         Subverb(name: "draft", run: ProfileDraftCommand.run),
+        Subverb(name: "import-kuksa", run: ProfileImportCommand.run),
         Subverb(name: "try", run: ProfileTryCommand.run),
     ]
 
     static let usage = """
         usage: carplayctl profile check DIR
                carplayctl profile draft DBC_FILE --out DIR [--role NODE] [--name NAME]
+               carplayctl profile import-kuksa MAPPING.json DBC_FILE --out DIR [--name NAME]
                carplayctl profile try DIR --can IFACE [--seconds N] [--commands]
 
           check   load DIR/profile.json and the DBC it names, check every rule of
@@ -31,6 +33,7 @@ enum ProfileCommand {
                   as an unreadable file does. A bound message with a signal named like a
                   checksum or counter and no protection declared is a warning.
         \(ProfileDraftCommand.usage)
+        \(ProfileImportCommand.usage)
         \(ProfileTryCommand.usage)
 
         A vehicle profile maps the car onto its DBC; the settings a driver saves in the
