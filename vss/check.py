@@ -5,9 +5,10 @@
     vss/check.py --catalog FILE          the same JSON from a file
 
 1. COVESA's vss-tools (`vspec export json --strict`) validates the vendored VSS 5.1
-   spec (vss/spec-5.1) with the errata (vss/errata-5.1.vspec) and carplayd's overlay
-   (vss/carplayd.vspec), and exports it twice: expanded (every instance's path) and
-   not expanded (the nodes the vspec files declare, with their instances).
+   spec (vss/spec-5.1) with the errata (vss/errata-5.1.vspec), alone and with carplayd's
+   overlay (vss/carplayd.vspec), and exports it: the standard catalog expanded (every
+   instance's path), and with the overlay expanded and not expanded (the nodes the
+   vspec files declare, with their instances). The three exports run side by side.
 2. Every path of carplayd's catalog must be a signal of the expanded export, with the
    same datatype and unit; its allowed values among the export's; its min/max within
    the export's; an actuator only where VSS has an actuator (carplayd may read an
@@ -53,7 +54,8 @@ def vspec_binary():
     return found
 
 
-def export(vspec, overlays, expand, out):
+def start_export(vspec, overlays, expand, out):
+    """Starts `vspec export json --strict` (the exports run side by side)."""
     argv = [vspec, "export", "json", "--strict",
             "-u", os.path.join(SPEC, "units.yaml"), "-q", os.path.join(SPEC, "quantities.yaml"),
             "-s", os.path.join(SPEC, "VehicleSignalSpecification.vspec")]
@@ -62,12 +64,19 @@ def export(vspec, overlays, expand, out):
     argv += ["--expand" if expand else "--no-expand", "-o", out]
     # A wide terminal: vss-tools' rich log wraps its messages to COLUMNS.
     env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
-    result = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
-    if result.returncode != 0 or not os.path.exists(out):
-        sys.stdout.write(result.stdout)
-        sys.stderr.write(result.stderr)
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return process, argv, overlays, out
+
+
+def finish_export(started):
+    """The exported tree, or None after printing why vss-tools refused."""
+    process, argv, overlays, out = started
+    stdout, stderr = process.communicate(timeout=600)
+    if process.returncode != 0 or not os.path.exists(out):
+        sys.stdout.write(stdout)
+        sys.stderr.write(stderr)
         print("FAIL: vss-tools refused the spec with %s (exit %d): %s"
-              % (", ".join(os.path.relpath(o, HERE) for o in overlays), result.returncode, " ".join(argv)))
+              % (", ".join(os.path.relpath(o, HERE) for o in overlays), process.returncode, " ".join(argv)))
         return None
     with open(out) as f:
         return json.load(f)
@@ -225,11 +234,11 @@ def main():
     os.makedirs(workdir, exist_ok=True)
     try:
         overlays = [ERRATA, args.overlay]
-        standard = export(vspec, [ERRATA], False, os.path.join(workdir, "vss_standard_noexpand.json"))
-        standard_expanded = export(vspec, [ERRATA], True, os.path.join(workdir, "vss_standard.json"))
-        expanded = export(vspec, overlays, True, os.path.join(workdir, "vss.json"))
-        unexpanded = export(vspec, overlays, False, os.path.join(workdir, "vss_noexpand.json"))
-        if standard is None or standard_expanded is None or expanded is None or unexpanded is None:
+        started = [start_export(vspec, [ERRATA], True, os.path.join(workdir, "vss_standard.json")),
+                   start_export(vspec, overlays, True, os.path.join(workdir, "vss.json")),
+                   start_export(vspec, overlays, False, os.path.join(workdir, "vss_noexpand.json"))]
+        standard_expanded, expanded, unexpanded = [finish_export(one) for one in started]
+        if standard_expanded is None or expanded is None or unexpanded is None:
             print("0 passed, 1 failed")
             return 1
     finally:
@@ -240,7 +249,8 @@ def main():
     standard_paths = set(leaves(standard_expanded))
     overlay = overlay_nodes(args.overlay)
     overlay_keys = set(overlay)
-    standard_keys = set(leaves(standard))
+    # The nodes (as declared, instances not expanded) of the standard catalog's signals.
+    standard_keys = {declared_node(unexpanded, path) for path in standard_paths}
     new_keys = overlay_keys - standard_keys
     extended_keys = overlay_keys & standard_keys
     print("vss-tools: VSS %s (%d signals expanded) with %s and %s validated (--strict)"
