@@ -228,3 +228,17 @@ def test_locking_through_kuksa(carplayd, kuksa):
         assert get_value(stub, LOCKED) is target
         stub.Actuate(actuate_request(LOCKED, bool=not target), timeout=RPC_TIMEOUT)
         assert get_value(stub, LOCKED) is (not target)
+
+
+def test_the_horn_is_momentary(carplayd, kuksa):
+    """Vehicle.Body.Horn.IsActive: true sounds it once (the car acknowledges the press);
+    false is nothing the car can carry out."""
+    horn = "Vehicle.Body.Horn.IsActive"
+    with kuksa.channel() as channel:
+        stub = kuksa.v2(channel)
+        started = time.monotonic()
+        stub.Actuate(actuate_request(horn, bool=True), timeout=RPC_TIMEOUT)
+        elapsed = time.monotonic() - started
+        code, details = rpc_error(stub.Actuate, actuate_request(horn, bool=False))
+    print("\nhorn: OK after %.1f ms; false: %s %s" % (elapsed * 1000, code, details))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and horn in details

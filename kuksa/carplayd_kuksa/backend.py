@@ -6,6 +6,7 @@ Every Varlink error becomes a KuksaError through errors.from_varlink; a socket t
 cannot be reached, CarplaydUnreachable.
 """
 
+import logging
 import socket
 import threading
 import time
@@ -15,6 +16,7 @@ import varlink
 from . import errors
 from .errors import KuksaError
 
+log = logging.getLogger("carplayd-kuksa")
 INTERFACE = "io.carplayd.VSS"
 # How long Describe's answer is reused before it is asked again: carplayd's profile can
 # change on a reload (SIGHUP), and an actuation or read checks types against it.
@@ -157,7 +159,12 @@ class Carplayd:
         backend's timeout."""
         wait = self.timeout if timeout is None else max(0.1, min(timeout, self.timeout))
         reply = self.call("Actuate", timeout=wait, targets=dict(targets))
-        return reply.get("values") or {}, reply.get("elapsed")
+        reported = reply.get("values") or {}
+        for path, target in targets.items():
+            if path in reported and reported[path] != target:
+                # carplayd resolves a target to the car's step (21.3 -> 21.5 °C) and confirms that.
+                log.info("%s: target %r, the car confirmed %r (its nearest step)", path, target, reported[path])
+        return reported, reply.get("elapsed")
 
     def monitor(self, paths=None):
         """A Subscription: the first reply has every path's current value, then one per change."""
