@@ -149,9 +149,16 @@ def main(argv=None):
         return 0
     from .server import StartError, run
     try:
-        return run(config, {"name": "carplayd-kuksa", "version": __version__})
+        code = run(config, {"name": "carplayd-kuksa", "version": __version__})
     except (StartError, stubs.StubError) as error:
         print("carplayd-kuksa: %s" % error, file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        return 0
+        code = 0
+    # Stopped: the server cancelled every call and removed its sockets. A worker still
+    # waiting on carplayd (an Actuate the car has not answered) must not hold the exit
+    # until its socket times out: the interpreter would join it.
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
