@@ -26,7 +26,6 @@ from pathlib import Path
 
 import grpc
 import pytest
-import varlink
 
 REPO = Path(__file__).resolve().parents[2]
 KUKSA = REPO / "kuksa"
