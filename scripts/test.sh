@@ -15,6 +15,8 @@
 #   6. the real-car DBCs unchanged; every opendbc DBC loads and decodes as opendbc's
 #      parser does, and drafts a profile that loads again; every intent on every
 #      profile, frames checked with cantools
+#  6b. vss: vss-tools validates VSS 5.1 with carplayd's overlay (vss/), and every path of
+#      `carplayctl vss catalog --json` is checked against it (vss/check.py)
 # Then, in a full run:
 #   7. the release build, once: make build STATIC=1 (--static-swift-stdlib, .build/static)
 #      with carplay-bench, for the daemon tests, the systemd test and the package
@@ -29,7 +31,9 @@
 #      with no toolchain (IntegrationTests/deb); while it runs on one core, 10-13 use the
 #      other:
 #  10. the fuzz targets' ASan build (Fuzz/build.sh), in the background at idle CPU priority
-#  11. the real carplayd end to end over its Varlink socket (IntegrationTests/daemon, pytest)
+#  11. the real carplayd end to end over its Varlink socket (IntegrationTests/daemon, pytest);
+#      then carplayd-kuksa in front of it, kuksa-client from PyPI as the client
+#      (IntegrationTests/kuksa, pytest: stage kuksa)
 #  12. a short soak: clients, vehicle faults, SIGTERM/SIGKILL restarts (IntegrationTests/soak)
 #  13. the fuzz targets, 30 s each, one per core the VM leaves (Fuzz/run.sh: DBC, profile,
 #      candump, frames, Varlink)
@@ -41,8 +45,8 @@
 #        scripts/test.sh --quick            stages 1-6 only (minutes), then the same line
 #        scripts/test.sh --only STAGE...   just those stages, in that order, no summary
 #          (stages: bootstrap format corpus build golden protection_vectors swift_test decode_cli
-#          real_dbcs opendbc intents release_build package under_load vm_suites_start fuzz_build daemon
-#          soak fuzz vm_suites (alone: in the foreground);
+#          real_dbcs opendbc intents vss release_build package under_load vm_suites_start fuzz_build daemon
+#          kuksa soak fuzz vm_suites (alone: in the foreground);
 #          and vcan, systemd, deb: each VM suite alone, in a boot of its own, deb with the
 #          package stage first. Each expects what earlier ones built, e.g. `--only corpus
 #          golden`; the release build and the package are made when missing)
@@ -59,6 +63,9 @@
 #   SWIFT                swift driver to use (default: swift on PATH)
 #   CARPLAYD_SOAK_MINUTES, CARPLAYD_SOAK_SEED  the soak stage (default 1.5 min, seed 1)
 #   CARPLAYD_FUZZ_SECONDS seconds per fuzz target (default 30; 0 skips the stage)
+#   CARPLAYD_BIN_DIR     for the vss and kuksa stages: the directory of the carplayd and
+#                        carplayctl to use instead of building them (default: vss the debug
+#                        build's carplayctl, kuksa the release build's carplayd)
 #
 # Exits non-zero on any failure.
 set -euo pipefail
@@ -367,6 +374,19 @@ stage_intents() {
     "$PY" "$REPO_ROOT/IntegrationTests/support/intents/check_intents.py" --carplayctl "$bin" "${profiles[@]}" | tee -a "$RESULTS"
 }
 
+stage_vss() {
+    # carplayd's VSS catalog against COVESA's VSS 5.1 and carplayd's overlay: vss-tools
+    # validates the vendored spec with vss/carplayd.vspec (--strict); every path of
+    # `carplayctl vss catalog --json` must be a signal of that export with the same
+    # datatype and unit (allowed values, min/max within VSS's), and every overlay signal
+    # must be used (vss/check.py, vss/README.md). CARPLAYD_BIN_DIR's carplayctl when set.
+    local bin
+    bin="${CARPLAYD_BIN_DIR:-$("$SWIFT" build --show-bin-path)}/carplayctl"
+    [ -x "$bin" ] || die "carplayctl not built: $bin (the build stage makes it; or set CARPLAYD_BIN_DIR)"
+    step "VSS 5.1 and carplayd's overlay validated by vss-tools; carplayd's catalog checked against them"
+    "$PY" "$REPO_ROOT/vss/check.py" --carplayctl "$bin" | tee -a "$RESULTS"
+}
+
 # The fuzz targets' ASan build (Fuzz/build.sh, swiftc outside SwiftPM) needs no other
 # stage's output but the sources, and ~2 CPU-minutes. A full run starts it after the last
 # SwiftPM build, in the background under SCHED_IDLE (chrt --idle): it gets only CPU time
@@ -427,6 +447,22 @@ stage_daemon() {
         bash "$REPO_ROOT/IntegrationTests/daemon/run.sh" 2>&1 | tee -a "$RESULTS"
 }
 
+stage_kuksa() {
+    # carplayd-kuksa (kuksa/) end to end: the release carplayd with its embedded simulated
+    # car behind it, kuksa-client from PyPI unmodified as the client -- reads, Subscribe,
+    # Actuate confirmed by the car, refusals and the car's faults as gRPC errors, the Unix
+    # socket's group and TCP's JWTs (IntegrationTests/kuksa). CARPLAYD_BIN_DIR's carplayd when
+    # set (a full run sets it to the release build's once the VM starts), else the release build.
+    local bin_dir="${CARPLAYD_BIN_DIR:-}"
+    if [ -z "$bin_dir" ]; then
+        need_release_build
+        bin_dir="$RELEASE_BIN"
+    fi
+    step "carplayd-kuksa end to end (IntegrationTests/kuksa, carplayd from $bin_dir)"
+    CARPLAYD_BIN="$bin_dir/carplayd" \
+        bash "$REPO_ROOT/IntegrationTests/kuksa/run.sh" 2>&1 | tee -a "$RESULTS"
+}
+
 stage_under_load() {
     # swift test and the daemon end to end again, with two CPU-bound processes beside them
     # (scripts/load-check.sh): a test that passes only on an idle machine fails here. Before
@@ -464,8 +500,8 @@ stage_systemd() {
 
 # The stages of each tier, in order: the quick tier first (a unit failure shows within
 # minutes), then what needs the release build, the fuzzer or the VM.
-QUICK_STAGES=(bootstrap format corpus build golden protection_vectors swift_test decode_cli real_dbcs opendbc intents)
-FULL_STAGES=("${QUICK_STAGES[@]}" release_build package under_load vm_suites_start fuzz_build daemon soak fuzz vm_suites)
+QUICK_STAGES=(bootstrap format corpus build golden protection_vectors swift_test decode_cli real_dbcs opendbc intents vss)
+FULL_STAGES=("${QUICK_STAGES[@]}" release_build package under_load vm_suites_start fuzz_build daemon kuksa soak fuzz vm_suites)
 
 # Wall time per stage: printed at each stage's end, and as a table (with the total) at
 # the end of the run -- also when a stage fails, for the stages that ran.

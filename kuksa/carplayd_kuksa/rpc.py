@@ -1,0 +1,60 @@
+"""The error boundary every RPC of both servicers runs inside.
+
+Each handler runs inside `unary` / `stream`: a KuksaError ends the call with its status
+and message (errors.TABLE); anything else is carplayd-kuksa's own fault, logged with its
+traceback on the server and answered INTERNAL -- the caller never sees a Python
+traceback.
+"""
+
+import functools
+import logging
+
+import grpc
+
+from .errors import KuksaError
+
+log = logging.getLogger("carplayd-kuksa")
+
+
+def _internal(method):
+    log.exception("%s failed", method)
+    return KuksaError("CarplaydProtocol", reason="carplayd-kuksa failed in %s (its log has the details)" % method)
+
+
+def unary(fn):
+    @functools.wraps(fn)
+    def wrapped(self, request, context):
+        try:
+            return fn(self, request, context)
+        except KuksaError as failure:
+            error = failure
+        except Exception:
+            error = _internal(fn.__name__)
+        log.info("%s: %s %s", fn.__name__, error.status.name, error.message)
+        context.abort(error.status, error.message)
+    return wrapped
+
+
+def stream(fn):
+    @functools.wraps(fn)
+    def wrapped(self, request, context):
+        try:
+            yield from fn(self, request, context)
+            return
+        except KuksaError as failure:
+            error = failure
+        except Exception:
+            if not context.is_active():
+                return  # the caller went away; its stream was closed under us
+            error = _internal(fn.__name__)
+        if context.is_active():
+            log.info("%s: %s %s", fn.__name__, error.status.name, error.message)
+            context.abort(error.status, error.message)
+    return wrapped
+
+
+def unimplemented(name, why):
+    def handler(self, request_or_iterator, context):
+        context.abort(grpc.StatusCode.UNIMPLEMENTED, "%s is not served by carplayd-kuksa: %s" % (name, why))
+    handler.__name__ = name
+    return handler
