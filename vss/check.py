@@ -180,10 +180,11 @@ def number(value):
     return None if value is None else float(value)
 
 
-def check_signal(signal, vss, declared, new_keys, extended_keys):
+def check_signal(signal, vss, declared, new_keys, extended_keys, standard_paths):
     """The reasons this catalog signal does not fit the export (empty: it fits). new_keys:
-    the overlay's signals that VSS lacks; a standard signal the overlay only extends
-    (Played.Source's allowed values) may be marked overlay or not."""
+    the overlay's signals that VSS lacks; a path at an instance only the overlay declares
+    (a third row of seats) is the overlay's too; a standard signal the overlay only
+    extends (Played.Source's allowed values) may be marked overlay or not."""
     path = signal["path"]
     node = vss.get(path)
     if node is None:
@@ -209,7 +210,7 @@ def check_signal(signal, vss, declared, new_keys, extended_keys):
         problems.append("entryType %r (sensor or actuator)" % signal["entryType"])
     elif signal["entryType"] == "actuator" and node.get("type") != "actuator":
         problems.append("an actuator here, a %s in VSS" % node.get("type"))
-    in_overlay = declared.get(path) in new_keys
+    in_overlay = declared.get(path) in new_keys or path not in standard_paths
     if "overlay" not in signal:
         problems.append("no \"overlay\" flag")
     elif bool(signal["overlay"]) != in_overlay and not (signal["overlay"] and declared.get(path) in extended_keys):
@@ -266,7 +267,7 @@ def main():
             failures.append("%s: listed twice in the catalog" % path)
             continue
         seen.add(path)
-        problems = check_signal(signal, vss, declared, new_keys, extended_keys)
+        problems = check_signal(signal, vss, declared, new_keys, extended_keys, standard_paths)
         if problems:
             failures.append("%s: %s" % (path, "; ".join(problems)))
         else:
@@ -286,8 +287,8 @@ def main():
     found = [signal["path"] for signal in signals if signal["path"] in vss]
     instances = [path for path in found if path not in standard_paths and declared.get(path) not in new_keys]
     if instances:
-        print("note: %d paths are standard VSS %s signals at instances only the overlay declares (e.g. %s): "
-              "their \"overlay\" flag may be false" % (len(instances), RELEASE, instances[0]))
+        print("note: %d paths are VSS %s signals at instances only the overlay declares (e.g. %s): "
+              "marked overlay" % (len(instances), RELEASE, instances[0]))
     from_overlay = [path for path in found if declared.get(path) in new_keys]
     print("found: %d of %d catalog paths in the export: %d standard VSS %s signals (%d with values the overlay adds, "
           "%d at the overlay's instances), %d new in the overlay"

@@ -43,6 +43,7 @@ TABLE = {
     "NotActuatable": (S.INVALID_ARGUMENT, None,
                       "Tried to set a value for a non-actuator: {path} ({reason})"),
     "InvalidValue": (S.INVALID_ARGUMENT, (400, "bad_request"), "{path}: invalid value: {reason}"),
+    "InvalidParameter": (S.INVALID_ARGUMENT, (400, "bad_request"), "{parameter}: {reason}"),
     "VehicleUnavailable": (S.UNAVAILABLE, None, "the car is not available: {reason}"),
     "BusOff": (S.UNAVAILABLE, None, "the CAN controller of {interface} is bus-off"),
     "NotAuthorized": (S.PERMISSION_DENIED, None,

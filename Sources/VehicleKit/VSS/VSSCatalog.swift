@@ -54,8 +54,9 @@ public struct VSSCatalog: Sendable {
             for seat in zone.seats {
                 list.append(
                     Template(
-                        "\(hvac).Station.\(rows.station(seat)).Temperature", .float, unit: "celsius", keys: [.temperature(zone: zone.id)],
-                        "Temperature set point of the climate zone serving this seat.", seat: seat))
+                        "\(hvac).Station.\(rows.station(seat)).Temperature", .float, unit: "celsius", min: climate?.celsius?.min,
+                        max: climate?.celsius?.max, keys: [.temperature(zone: zone.id)],
+                        "Temperature set point of the climate zone serving this seat, within the car's range.", seat: seat))
             }
         }
         for zone in climate?.climateControlZones ?? [] {
@@ -98,15 +99,15 @@ public struct VSSCatalog: Sendable {
                     Template(
                         "Vehicle.Cabin.Seat.\(rows.seat(seat)).HeatingCooling", .int8, unit: "percent", min: -100, max: 100,
                         keys: [.seat(seat, .heating), .seat(seat, .cooling)],
-                        "Heating (positive) or cooling (negative) level as a percentage of the seat's highest.",
+                        "Heating (positive) or cooling (negative) level as a percentage of the seat's highest.", overlay: rows.isThirdRow(seat),
                         conversion: .heatingCooling(heating: capability.heating, cooling: capability.cooling), seat: seat))
             }
             if capability.massage > 0 {
                 list.append(
                     Template(
                         "Vehicle.Cabin.Seat.\(rows.seat(seat)).MassageLevel", .uint8, unit: "percent", min: 0, max: 100, keys: [.seat(seat, .massage)],
-                        "Massage level as a percentage of the seat's highest; 0 is off.", conversion: .zeroBasedPercent(levels: capability.massage),
-                        seat: seat))
+                        "Massage level as a percentage of the seat's highest; 0 is off.", overlay: rows.isThirdRow(seat),
+                        conversion: .zeroBasedPercent(levels: capability.massage), seat: seat))
             }
         }
         let media = "Vehicle.Cabin.Infotainment.Media"
@@ -227,6 +228,10 @@ struct VSSRows {
         let left = seat == .frontLeft || seat == .rearLeft || seat == .thirdRowLeft
         return left == (driverSide == .left)
     }
+
+    /// VSS 5.1 has two rows of seats; carplayd's overlay adds the third (its HVAC
+    /// stations have three).
+    func isThirdRow(_ seat: CarSeat) -> Bool { row(seat) == 3 }
 
     /// `Row1.DriverSide`.
     func seat(_ seat: CarSeat) -> String { "Row\(row(seat)).\(isDriverSide(seat) ? "DriverSide" : "PassengerSide")" }
