@@ -22,7 +22,7 @@
 #      with carplay-bench, for the daemon tests, the systemd test and the package
 #   8. the Debian package: make deb-files, lintian, man pages, dpkg -x with /opt/swift
 #      masked (IntegrationTests/deb/host.sh)
-#  8b. under load: corpus, golden vectors, swift test and the daemon end to end once more,
+#  8b. under load: corpus, golden vectors, swift test, the daemon and carplayd-kuksa once more,
 #      beside two CPU-bound processes (scripts/load-check.sh; before the VM starts)
 #   9. ONE boot of the systemd VM (IntegrationTests/vm-suites), started in the background
 #      at nice 10 (vm_suites_start), for, in order: the vcan bench (IntegrationTests/vcan;
@@ -464,12 +464,12 @@ stage_kuksa() {
 }
 
 stage_under_load() {
-    # swift test and the daemon end to end again, with two CPU-bound processes beside them
-    # (scripts/load-check.sh): a test that passes only on an idle machine fails here. Before
-    # the VM starts, so that the load is the hogs' alone.
+    # swift test, the daemon and carplayd-kuksa end to end again, with two CPU-bound
+    # processes beside them (scripts/load-check.sh): a test that passes only on an idle
+    # machine fails here. Before the VM starts, so that the load is the hogs' alone.
     need_release_build
-    step "swift test and the daemon beside two CPU hogs (scripts/load-check.sh)"
-    bash "$REPO_ROOT/scripts/load-check.sh" --runs 1 --hogs 2 corpus golden protection_vectors swift_test daemon | tee -a "$RESULTS"
+    step "swift test, the daemon and carplayd-kuksa beside two CPU hogs (scripts/load-check.sh)"
+    bash "$REPO_ROOT/scripts/load-check.sh" --runs 1 --hogs 2 corpus golden protection_vectors swift_test daemon kuksa | tee -a "$RESULTS"
 }
 
 stage_soak() {
