@@ -67,6 +67,8 @@ package struct DashModel: Sendable {
     /// The DBC of `--dbc`, to decode the selected frame's signals.
     package var database: DBCDatabase?
     package var values: [String: JSONValue] = [:]
+    /// Each property key's VSS paths (io.carplayd.VSS.Describe), for the frame detail.
+    package var vssPaths: [String: [String]] = [:]
     /// When each key last changed by a Monitor reply (GetState does not overwrite them
     /// for a moment: its reading can be older than the stream's).
     package var streamedAt: [String: Double] = [:]

@@ -370,19 +370,29 @@ package enum DashRenderer {
         return Array(lines.prefix(rows))
     }
 
-    /// The selected frame decoded: with `--dbc`, every signal; without, the state keys it set.
+    /// The selected frame decoded: with `--dbc`, every signal; without, the state keys it
+    /// set. Then each key's VSS paths, where the daemon names them.
     package static func signalLines(_ model: DashModel, _ message: DashFrameTable.Message) -> [DashLine] {
-        guard let database = model.database else {
+        var lines: [DashLine]
+        if let database = model.database {
+            if let dbc = database.message(id: message.id) {
+                do {
+                    lines = try dbc.codec.decode(message.data).map { DashLine("      \($0.name) = \($0.value)", .dim) }
+                } catch {
+                    lines = [DashLine("      \(error)", .failed)]
+                }
+            } else {
+                lines = [DashLine("      not in the DBC", .dim)]
+            }
+        } else {
             let keys = message.keys.map { "\($0)=\(model.values[$0].map(readable) ?? "?")" }
-            return [DashLine("      " + keys.joined(separator: "  ") + "   (signals: dash --dbc FILE)", .dim)]
+            lines = [DashLine("      " + keys.joined(separator: "  ") + "   (signals: dash --dbc FILE)", .dim)]
         }
-        guard let dbc = database.message(id: message.id) else { return [DashLine("      not in the DBC", .dim)] }
-        do {
-            let signals = try dbc.codec.decode(message.data)
-            return signals.map { DashLine("      \($0.name) = \($0.value)", .dim) }
-        } catch {
-            return [DashLine("      \(error)", .failed)]
+        for key in message.keys {
+            guard let paths = model.vssPaths[key], !paths.isEmpty else { continue }
+            lines.append(DashLine("      \(key) → " + paths.joined(separator: ", "), .dim))
         }
+        return lines
     }
 
     package static func oneDecimal(_ value: Double) -> String {

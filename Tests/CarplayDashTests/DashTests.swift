@@ -93,6 +93,18 @@ import Testing
         #expect(pane[2].hasPrefix("  400       ClimateStatus      0.0  0708"), "\(pane)")
     }
 
+    /// The frame detail names each key the frame set by its VSS paths (io.carplayd.VSS).
+    @Test func theFrameDetailNamesTheVSSPaths() throws {
+        var model = try Self.sedan()
+        model.vssPaths = ["lock.locked": ["Vehicle.Cabin.Door.Row1.DriverSide.IsLocked", "Vehicle.Cabin.Door.Row1.PassengerSide.IsLocked"]]
+        model.apply(monitor: try Self.monitor("(2.000000) vcan0 430#AA", ["lock.locked": .bool(true)]), now: 101.5)
+        let message = try #require(model.frames.messages.first { $0.idText == "430" })
+        let lines = DashRenderer.signalLines(model, message).map(\.text)
+        #expect(lines.first?.contains("lock.locked=on") == true, "\(lines)")
+        #expect(
+            lines.last == "      lock.locked → Vehicle.Cabin.Door.Row1.DriverSide.IsLocked, Vehicle.Cabin.Door.Row1.PassengerSide.IsLocked", "\(lines)")
+    }
+
     @Test func candumpIDsReadBack() {
         #expect(CANID(candump: "400") == CANID(standard: 0x400))
         #expect(CANID(candump: "18FEF100") == CANID(extended: 0x18FE_F100))
