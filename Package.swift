@@ -75,15 +75,18 @@ let package = Package(
         // The client side of io.carplayd.Vehicle and io.carplayd.Simulator: typed requests,
         // replies and errors, decoded once (a reply that does not fit names its JSON path),
         // in the types and enums the daemon's side uses.
-        .target(name: "CarplayClient", dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayJSON", "Varlink", "VehicleKit"]),
+        // The replies of carplayd's interfaces as types, each written by the daemon and read
+        // by its clients through the same description.
+        .target(name: "CarplayProtocol", dependencies: ["CANBus", "CANKit", "CarplayJSON"]),
+        .target(name: "CarplayClient", dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayJSON", "CarplayProtocol", "Varlink", "VehicleKit"]),
 
         // The daemon: configuration, the Varlink service, daemon state, lifecycle. Its
         // interface texts are docs/*.varlink, embedded at build time.
         .target(
             name: "CarplayDaemon",
             dependencies: [
-                "CANBus", "CANKit", "CarIntents", "CarplaydProduct", "CarplayJSON", "EventLoops", "LinuxSupport", "SimulatorControl", "SocketCAN",
-                "Varlink", "VehicleKit", "VehicleSimulator",
+                "CANBus", "CANKit", "CarIntents", "CarplaydProduct", "CarplayJSON", "CarplayProtocol", "EventLoops", "LinuxSupport",
+                "SimulatorControl", "SocketCAN", "Varlink", "VehicleKit", "VehicleSimulator",
             ],
             plugins: ["EmbedInterfaces"]),
         .plugin(name: "EmbedInterfaces", capability: .buildTool(), dependencies: ["embed-interfaces"]),
@@ -109,14 +112,15 @@ let package = Package(
         // renderer, and the terminal they draw on.
         // How carplayctl and the dash say things: an intent's reply as a sentence, values
         // with their units.
-        .target(name: "CarplayText", dependencies: ["CarIntents", "CarplayClient", "CarplayJSON", "VehicleKit"]),
+        .target(name: "CarplayText", dependencies: ["CarIntents", "CarplayClient", "CarplayJSON", "CarplayProtocol", "VehicleKit"]),
         .target(
-            name: "CarplayDash", dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayClient", "CarplayJSON", "CarplayText", "LinuxSupport", "VehicleKit"]),
+            name: "CarplayDash",
+            dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayClient", "CarplayJSON", "CarplayProtocol", "CarplayText", "LinuxSupport", "VehicleKit"]),
         .executableTarget(
             name: "carplayctl",
             dependencies: [
                 "CANKit", "CANBus", "SocketCAN", "VehicleKit", "VehicleSimulator", "CarIntents", "CarplayClient", "CarplayDash", "CarplaydProduct",
-                "CarplayJSON", "CarplayText", "LinuxSupport",
+                "CarplayJSON", "CarplayProtocol", "CarplayText", "LinuxSupport",
             ]),
 
         // What the test targets share: the repository's paths, the DBC corpus, hex
@@ -137,7 +141,8 @@ let package = Package(
         .testTarget(
             name: "CarplayClientTests",
             dependencies: [
-                "CarplayClient", "CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit", "VehicleSimulator", "TestSupport",
+                "CarplayClient", "CANBus", "CANKit", "CarIntents", "CarplayJSON", "CarplayProtocol", "LinuxSupport", "Varlink", "VehicleKit",
+                "VehicleSimulator", "TestSupport",
             ]),
         .testTarget(name: "CarplayJSONTests", dependencies: ["CarplayJSON"]),
         .testTarget(name: "CarplaydProductTests", dependencies: ["CarplaydProduct"]),
@@ -155,8 +160,10 @@ let package = Package(
         // Runs the built carplayctl binary as a subprocess; depending on the executable
         // target makes SwiftPM build it before the tests. CANKit lists a DBC's names.
         // Varlink, LinuxSupport, CarplayJSON: the fake daemon of ClientVerbTests.
-        .testTarget(name: "CarplayDashTests", dependencies: ["CarplayDash", "CANKit", "CarplayClient", "CarplayJSON", "TestSupport"]),
-        .testTarget(name: "carplayctlTests", dependencies: ["carplayctl", "CANKit", "Varlink", "LinuxSupport", "CarplayJSON", "TestSupport"]),
+        .testTarget(name: "CarplayDashTests", dependencies: ["CarplayDash", "CANKit", "CarplayClient", "CarplayJSON", "CarplayProtocol", "TestSupport"]),
+        .testTarget(name: "CarplayProtocolTests", dependencies: ["CarplayProtocol", "CANBus", "CANKit", "CarplayJSON"]),
+        .testTarget(
+            name: "carplayctlTests", dependencies: ["carplayctl", "CANKit", "Varlink", "LinuxSupport", "CarplayJSON", "CarplayProtocol", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

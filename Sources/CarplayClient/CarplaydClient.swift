@@ -1,5 +1,6 @@
 import CarIntents
 import CarplayJSON
+import CarplayProtocol
 import Varlink
 
 /// A connection to carplayd, or to carplay-ecu's `--control` socket: the methods of

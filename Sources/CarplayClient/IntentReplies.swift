@@ -1,5 +1,6 @@
 import CarIntents
 import CarplayJSON
+import CarplayProtocol
 import VehicleKit
 
 /// What the generic intent methods take: an intent as data.

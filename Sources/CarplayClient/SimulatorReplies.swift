@@ -1,4 +1,5 @@
 import CarplayJSON
+import CarplayProtocol
 import VehicleKit
 
 /// io.carplayd.Simulator's GetVehicle: what the vehicle itself holds (not what its status

@@ -2,6 +2,7 @@ import CANBus
 import CANKit
 import CarIntents
 import CarplayJSON
+import CarplayProtocol
 import LinuxSupport
 import Synchronization
 import Varlink
@@ -89,36 +90,24 @@ public final class VehicleService: VarlinkService {
     func getState(_ request: Request) {
         let session = request.session
         let (current, reachable) = session.controller.snapshot()
-        let health = session.busHealth()
-        var bus: [String: JSONValue] = [
-            "interface": .string(session.interface), "kind": .string(session.simulatedVehicle != nil ? "embedded" : "socketcan"),
-            "untrustedFrames": .integer(session.controller.untrustedFrames), "state": .string(health.state.rawValue),
-            "droppedFrames": .integer(Int(health.droppedFrames)), "errorFrames": .integer(health.errorFrames),
-            "restarts": .integer(health.restarts),
-        ]
-        if let lastError = health.lastError { bus["lastError"] = .string(lastError) }
-        var parameters: [String: JSONValue] = ["state": current.jsonValue, "reachable": .bool(reachable), "bus": .object(bus)]
-        let unreadable = session.controller.unreadable
-        if !unreadable.isEmpty {
-            parameters["unreadable"] = .object(Dictionary(uniqueKeysWithValues: unreadable.map { ($0.key.rawValue, JSONValue.string($0.value)) }))
-        }
-        request.replies.send(VarlinkReply(parameters: parameters))
+        let bus = BusStatus(
+            interface: session.interface, kind: session.simulatedVehicle != nil ? "embedded" : "socketcan",
+            untrustedFrames: session.controller.untrustedFrames, health: session.busHealth())
+        guard case let .object(state) = current.jsonValue else { preconditionFailure("a state is an object") }
+        let unreadable = session.controller.unreadable.reduce(into: [String: String]()) { $0[$1.key.rawValue] = $1.value }
+        request.replies.send(VarlinkReply(parameters: GetStateReply(state: state, reachable: reachable, bus: bus, unreadable: unreadable).json))
     }
 
     func getBusTraffic(_ request: Request) {
-        let (messages, uptime) = request.session.controller.traffic()
+        let (traffic, uptime) = request.session.controller.traffic()
         let database = request.session.profile.database
-        let entries: [JSONValue] = messages.map { message in
-            var entry: [String: JSONValue] = [
-                "id": .string(message.id.description), "received": .integer(message.received),
-                "untrusted": .integer(message.untrusted), "sent": .integer(message.sent),
-            ]
-            if let name = database.message(id: message.id)?.name { entry["name"] = .string(name) }
-            if let last = message.lastReceived { entry["lastFrame"] = .string(last.logLine) }
-            return .object(entry)
+        let messages = traffic.map { message in
+            GetBusTrafficReply.Message(
+                id: message.id, name: database.message(id: message.id)?.name, received: message.received, untrusted: message.untrusted,
+                sent: message.sent, lastFrame: message.lastReceived?.logLine)
         }
         let seconds = Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18
-        request.replies.send(VarlinkReply(parameters: ["messages": .array(entries), "uptime": .number(seconds)]))
+        request.replies.send(VarlinkReply(parameters: GetBusTrafficReply(messages: messages, uptime: seconds).json))
     }
 
     /// Resolve, Confirm, Handle and Perform: one phase runner, one serializer.

@@ -1,5 +1,6 @@
 import CANKit
 import CarplayClient
+import CarplayProtocol
 
 /// The frame pane's figures: every CAN ID the daemon's GetBusTraffic reports (all the bus
 /// carried: counts, the last frame) with its rate between readings, and the state keys

@@ -2,6 +2,7 @@ import CANKit
 import CarIntents
 import CarplayClient
 import CarplayJSON
+import CarplayProtocol
 import CarplayText
 
 /// What a key press asks the car to do: an intent as the verbs send it, and the values

@@ -1,6 +1,7 @@
 import CarplayClient
 import CarplayDash
 import CarplayJSON
+import CarplayProtocol
 import CarplayText
 import LinuxSupport
 import VehicleKit

@@ -3,6 +3,7 @@ import CANKit
 import CarIntents
 import CarplayClient
 import CarplayJSON
+import CarplayProtocol
 import Testing
 import Varlink
 import VehicleKit

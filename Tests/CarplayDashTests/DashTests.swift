@@ -1,6 +1,7 @@
 import CANKit
 import CarplayClient
 import CarplayJSON
+import CarplayProtocol
 import Foundation
 import TestSupport
 import Testing

@@ -22,25 +22,25 @@ extension CarplaydReply {
 // What every decoder reads more than once.
 extension JSONNode {
     /// An array, each element read by `element`.
-    func array<Element>(_ element: (JSONNode) throws(JSONContentError) -> Element) throws(JSONContentError) -> [Element] {
+    package func array<Element>(_ element: (JSONNode) throws(JSONContentError) -> Element) throws(JSONContentError) -> [Element] {
         var elements: [Element] = []
         for node in try array() { elements.append(try element(node)) }
         return elements
     }
 
-    func strings() throws(JSONContentError) -> [String] {
+    package func strings() throws(JSONContentError) -> [String] {
         try array { node throws(JSONContentError) in try node.string() }
     }
 
     /// An object of the interface's free-form `object` type (the state, a fault plan).
-    func members() throws(JSONContentError) -> [String: JSONValue] {
+    package func members() throws(JSONContentError) -> [String: JSONValue] {
         try object().fields
     }
 }
 
 extension JSONObject {
     /// An optional array member, each element read by `element`; absent is empty.
-    func list<Element>(_ key: String, _ element: (JSONNode) throws(JSONContentError) -> Element) throws(JSONContentError) -> [Element] {
+    package func list<Element>(_ key: String, _ element: (JSONNode) throws(JSONContentError) -> Element) throws(JSONContentError) -> [Element] {
         try optional(key)?.array(element) ?? []
     }
 }
