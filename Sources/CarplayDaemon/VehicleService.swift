@@ -208,24 +208,23 @@ public final class VehicleService: VarlinkService {
         case let .changed(change):
             var changed: [String: JSONValue] = [:]
             for key in change.keys { changed[key.rawValue] = change.state[key]?.jsonValue ?? .null }
-            return ["keys": .array(change.keys.map { .string($0.rawValue) }), "state": .object(changed), "frame": .string(change.frame.logLine)]
+            return MonitorReply(keys: change.keys.map(\.rawValue), state: changed, frame: change.frame.logLine).json
         case let .command(progress):
             var targets: [String: JSONValue] = [:]
             for (key, value) in progress.targets { targets[key.rawValue] = value.jsonValue }
-            var command: [String: JSONValue] = ["id": .integer(progress.id), "targets": .object(targets)]
-            if let intent = progress.intent { command["intent"] = .string(intent.rawValue) }
+            var command = MonitorReply.Command(id: progress.id, intent: progress.intent, targets: targets, status: .pending)
             switch progress.stage {
-            case .pending: command["status"] = .string("pending")
-            case .confirmed: command["status"] = .string("confirmed")
+            case .pending: break
+            case .confirmed: command.status = .confirmed
             case let .failed(failure):
-                command["status"] = .string("failed")
-                command["reason"] = .string(failure.reason)
-                command["detail"] = .string(failure.description)
+                command.status = .failed
+                command.reason = failure.reason
+                command.detail = failure.description
             case let .appliedLate(after):
-                command["status"] = .string("appliedLate")
-                command["detail"] = .string("the vehicle applied it \(after) after it timed out")
+                command.status = .appliedLate
+                command.detail = "the vehicle applied it \(after) after it timed out"
             }
-            return ["command": .object(command)]
+            return MonitorReply(command: command).json
         }
     }
 

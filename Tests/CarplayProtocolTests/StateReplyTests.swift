@@ -1,5 +1,6 @@
 import CANBus
 import CANKit
+import CarIntents
 import CarplayJSON
 import Testing
 
@@ -36,5 +37,20 @@ import Testing
 
     @Test func aMemberOfTheWrongTypeNamesItsPath() {
         #expect(throws: JSONContentError.self) { try GetStateReply(["state": .object([:]), "reachable": .string("yes"), "bus": .object([:])]) }
+    }
+}
+
+/// Monitor's two kinds of reply read back as written.
+@Suite struct MonitorReplyTests {
+    @Test func aChangeAndACommandRoundTrip() throws {
+        let change = MonitorReply(keys: ["lock.locked"], state: ["lock.locked": .bool(true)], frame: "(1.000000) vcan0 430#01")
+        let readChange = try MonitorReply(change.json)
+        #expect(readChange.keys == ["lock.locked"] && readChange.state == change.state && readChange.frame == change.frame && readChange.command == nil)
+        let failed = MonitorReply.Command(
+            id: 7, intent: .setCarLockStatus, targets: ["lock.locked": .bool(true)], status: .failed, reason: "timeout", detail: "no status")
+        let readCommand = try MonitorReply(MonitorReply(command: failed).json)
+        #expect(readCommand.command == failed && readCommand.keys.isEmpty && readCommand.frame == nil)
+        // Only `command` is present in a command's reply, as the interface says.
+        #expect(Set(MonitorReply(command: failed).json.keys) == ["command"])
     }
 }
