@@ -45,6 +45,14 @@ DATA_TYPES = {"string": "DATA_TYPE_STRING", "boolean": "DATA_TYPE_BOOLEAN", "int
               "double[]": "DATA_TYPE_DOUBLE_ARRAY"}
 
 
+
+# A numeric field's ValueRestriction branch and how its bounds are written.
+RESTRICTIONS = {
+    "int32": ("signed", int), "int64": ("signed", int),
+    "uint32": ("unsigned", int), "uint64": ("unsigned", int),
+    "float": ("floating_point", float), "double": ("floating_point", float),
+}
+
 def scalar(datatype):
     """(field, Python type, range, is_array) of a VSS datatype; KuksaError for one
     carplayd-kuksa does not know."""
@@ -217,28 +225,13 @@ def v1_metadata(stubs, signal, members=None):
         lo, hi, allowed = signal.get("min"), signal.get("max"), signal.get("allowed")
         if field == "string" and allowed:
             meta.value_restriction.string.allowed_values.extend(allowed)
-        elif field in ("int32", "int64") and (lo is not None or hi is not None or allowed):
-            target = meta.value_restriction.signed
+        elif field in RESTRICTIONS and (lo is not None or hi is not None or allowed):
+            branch, number = RESTRICTIONS[field]
+            target = getattr(meta.value_restriction, branch)
             target.SetInParent()
             if lo is not None:
-                target.min = int(lo)
+                target.min = number(lo)
             if hi is not None:
-                target.max = int(hi)
-            target.allowed_values.extend(int(a) for a in allowed or [])
-        elif field in ("uint32", "uint64") and (lo is not None or hi is not None or allowed):
-            target = meta.value_restriction.unsigned
-            target.SetInParent()
-            if lo is not None:
-                target.min = int(lo)
-            if hi is not None:
-                target.max = int(hi)
-            target.allowed_values.extend(int(a) for a in allowed or [])
-        elif field in ("float", "double") and (lo is not None or hi is not None or allowed):
-            target = meta.value_restriction.floating_point
-            target.SetInParent()
-            if lo is not None:
-                target.min = float(lo)
-            if hi is not None:
-                target.max = float(hi)
-            target.allowed_values.extend(float(a) for a in allowed or [])
+                target.max = number(hi)
+            target.allowed_values.extend(number(a) for a in allowed or [])
     return meta
