@@ -120,3 +120,38 @@ def test_sigterm_ends_open_subscriptions(carplayd, workdir):
     assert not reader.thread.is_alive()
     assert isinstance(reader.error, grpc.RpcError)
     assert not os.path.exists(server.socket)
+
+
+def test_stubs_made_as_one_user_are_read_by_another(workdir):
+    """make install-kuksa generates the stubs as root, beside the package, for the service's
+    user and for users' own instances: the directory is readable as the umask allows, not
+    mkdtemp's 0700."""
+    root = workdir / "stubs"
+    old = os.umask(0o022)
+    try:
+        result = subprocess.run([sys.executable, str(ENTRY), "--generate-stubs"], capture_output=True, text=True,
+                                timeout=120, env=dict(os.environ, CARPLAYD_KUKSA_STUBS=str(root)))
+    finally:
+        os.umask(old)
+    assert result.returncode == 0, result.stderr
+    made = [entry for entry in root.iterdir() if not entry.name.startswith(".")]
+    assert len(made) == 1, made
+    assert (made[0].stat().st_mode & 0o777) == 0o755, oct(made[0].stat().st_mode)
+
+
+def test_an_installed_copy_a_user_cannot_write_to_uses_the_users_cache(workdir, monkeypatch):
+    """A user's own instance of a copy in /usr/lib: the stubs install-kuksa made there are
+    used; where none were made, the user's cache, not beside the package (read-only)."""
+    monkeypatch.syspath_prepend(str(ENTRY.parent))
+    from carplayd_kuksa import stubs
+    installed = workdir / "installed"
+    (installed / "proto").mkdir(parents=True)
+    monkeypatch.setattr(stubs, "PROTO_ROOT", str(installed / "proto"))
+    monkeypatch.setattr(stubs, "fingerprint", lambda: "f")
+    monkeypatch.setattr(os, "access", lambda path, mode: False)  # as a user: root may write anywhere
+    monkeypatch.delenv("CARPLAYD_KUKSA_STUBS", raising=False)
+    monkeypatch.delenv("CACHE_DIRECTORY", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(workdir / "cache"))
+    assert stubs.cache_root() == str(workdir / "cache" / "carplayd-kuksa" / "stubs")
+    (installed / ".stubs" / "f").mkdir(parents=True)
+    assert stubs.cache_root() == str(installed / ".stubs")

@@ -24,13 +24,22 @@ class StubError(Exception):
 
 
 def cache_root():
-    """Where generated stubs go: $CARPLAYD_KUKSA_STUBS, systemd's $CACHE_DIRECTORY, else
-    kuksa/.stubs beside the package (gitignored)."""
+    """Where the stubs are, or are generated: $CARPLAYD_KUKSA_STUBS; else kuksa/.stubs beside
+    the package (gitignored) when it holds them already (make install-kuksa makes them
+    there) or may be written; else systemd's $CACHE_DIRECTORY; else the user's cache
+    ($XDG_CACHE_HOME or ~/.cache, carplayd-kuksa/stubs): an installed copy in /usr/lib
+    run by a user in their own session."""
     if os.environ.get("CARPLAYD_KUKSA_STUBS"):
         return os.environ["CARPLAYD_KUKSA_STUBS"]
+    beside = os.path.join(os.path.dirname(PROTO_ROOT), ".stubs")
+    if os.path.isdir(os.path.join(beside, fingerprint())):
+        return beside
     if os.environ.get("CACHE_DIRECTORY"):
         return os.path.join(os.environ["CACHE_DIRECTORY"].split(":")[0], "stubs")
-    return os.path.join(os.path.dirname(PROTO_ROOT), ".stubs")
+    if os.access(beside if os.path.isdir(beside) else os.path.dirname(beside), os.W_OK):
+        return beside
+    user_cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(user_cache, "carplayd-kuksa", "stubs")
 
 
 def fingerprint():
@@ -73,6 +82,11 @@ def generate(root=None):
             raise StubError("grpcio-tools' protoc failed on %s" % PROTO_ROOT)
         for package in ("kuksa", "kuksa/val", "kuksa/val/v1", "kuksa/val/v2"):
             open(os.path.join(scratch, package, "__init__.py"), "a").close()
+        # mkdtemp made it 0700: readable as the umask allows, as every other file here is
+        # (make install-kuksa generates them as root for the service's user and others).
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(scratch, 0o755 & ~umask)
         try:
             os.rename(scratch, target)
         except OSError:
