@@ -12,15 +12,15 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$REPO_ROOT/.venv"
 
 APT_PACKAGES=(libsocketcan-dev libsystemd-dev pkg-config python3-venv can-utils tmux)
-# opendbc (the DBC corpus and its parser and packer, a peer) with its own dependencies pinned.
-# carplayd-kuksa (kuksa/) and its tests: grpcio and grpcio-tools (the stubs from kuksa/proto)
-# at the version kuksa-client 0.6.0 pins, protobuf within both's range, PyJWT with
-# cryptography (KUKSA's RS256 tokens); kuksa-client, unmodified, is the tests' client;
-# vss-tools validates VSS 5.1 and carplayd's overlay (vss/).
-PIP_PACKAGES=(cantools==45.1.0 python-can==4.6.1 varlink==31.0.0 pytest==8.3.4 pytest-xdist==3.6.1 autosar-e2e==1.0.0
+# opendbc (the DBC corpus and its parser and packer, a peer) with its own dependencies pinned;
+# kuksa-client, unmodified, is carplayd-kuksa's tests' client; vss-tools validates VSS 5.1
+# and carplayd's overlay (vss/). What carplayd-kuksa itself runs on is pinned once, in
+# kuksa/requirements.txt (make install-kuksa reads it too).
+PIP_PACKAGES=(cantools==45.1.0 python-can==4.6.1 pytest==8.3.4 pytest-xdist==3.6.1 autosar-e2e==1.0.0
     opendbc==0.3.1 numpy==2.4.6 tqdm==4.70.1 pycapnp==2.1.0 pycryptodome==4.5.0
-    grpcio==1.82.1 grpcio-tools==1.82.1 protobuf==7.36.2 PyJWT==2.15.1 cryptography==51.0.1
     kuksa-client==0.6.0 vss-tools==6.1.0)
+mapfile -t KUKSA_PACKAGES < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO_ROOT/kuksa/requirements.txt")
+PIP_PACKAGES+=("${KUKSA_PACKAGES[@]}")
 
 WITH_VENV=1
 for arg in "$@"; do
