@@ -45,6 +45,34 @@ import Testing
         #expect(profile.climate?.zones.map(\.id) == ["frontLeft"])
     }
 
+    /// KUKSA's published mappings (for VSS 3 and 4) read the outside temperature as
+    /// OBD.AmbientAirTemperature, a branch VSS 5 deprecates: it is the same quantity.
+    @Test func anOBDPathIsTakenAsTheStandardPathOfTheSameQuantity() throws {
+        let dbc = Array(
+            """
+            VERSION ""
+            BU_: CAR
+            BO_ 640 Ambient: 8 CAR
+             SG_ AmbientTempFiltered : 0|8@1+ (0.5,-40) [-40|87.5] "C" CAR
+            BA_DEF_ BO_ "GenMsgCycleTime" INT 0 65535;
+            BA_ "GenMsgCycleTime" BO_ 640 1000;
+            """.utf8)
+        let mapping = Array(
+            #"{"Vehicle":{"children":{"OBD":{"children":{"AmbientAirTemperature":{"datatype":"float","unit":"celsius","dbc2vss":{"signal":"AmbientTempFiltered"}}}}}}}"#
+                .utf8)
+        let entries = try KuksaMapping.entries(mapping, file: "vss_dbc.json")
+        let database = try DBCDatabase(parsing: String(decoding: dbc, as: UTF8.self))
+        let outcome = KuksaMapping.profile(entries, database: database, dbcFile: "car.dbc", bytes: dbc, name: "Imported")
+        #expect(outcome.notTaken.isEmpty, "\(outcome.notTaken)")
+        let taken = try #require(outcome.taken.first)
+        #expect(taken.path == "Vehicle.OBD.AmbientAirTemperature")
+        #expect(taken.key == .outsideTemperature)
+        #expect(taken.how.contains("as Vehicle.Exterior.AirTemperature"), "\(taken.how)")
+        let files = ["imported/profile.json": Array(outcome.json.serialized().utf8), "imported/car.dbc": dbc]
+        let profile = try ProfileLoader.load(directory: "imported") { files[$0] }
+        #expect(profile.bindings[.outsideTemperature] != nil)
+    }
+
     @Test func aMalformedMappingNamesWhere() {
         #expect(throws: JSONContentError.self) { try KuksaMapping.entries(Array(#"{"Vehicle": {"children": "#.utf8), file: "m.json") }
         do {

@@ -87,7 +87,8 @@ public enum KuksaMapping {
         var taken: [(path: String, key: PropertyKey, message: String, signal: String, how: String)] = []
         var notTaken: [(path: String, reason: String)] = []
         for entry in entries {
-            guard let vss = catalog.signal(entry.path) else {
+            let standard = sameQuantity[entry.path]
+            guard let vss = catalog.signal(entry.path) ?? standard.flatMap({ catalog.signal($0.path) }) else {
                 notTaken.append((entry.path, "carplayd has no property for this VSS path (carplayctl vss catalog)"))
                 continue
             }
@@ -114,12 +115,14 @@ public enum KuksaMapping {
                 continue
             }
             var status: [String: JSONValue] = [:]
-            var how = "as the DBC scales it"
+            let readAs = standard.map { "as \($0.path), the same quantity (\($0.why)); " } ?? ""
+            var how = readAs + "as the DBC scales it"
             if let mapping = entry.mapping {
                 switch values(mapping, for: vss) {
                 case let .success(values):
                     status["values"] = .object(values)
-                    how = "by table: " + values.keys.sorted().map { "\($0) <- \(readable(values[$0]!))" }.joined(separator: "; ")
+                    let table = values.keys.sorted().map { "\($0) <- \(readable(values[$0]!))" }
+                    how = readAs + "by table: " + table.joined(separator: "; ")
                 case let .failure(reason):
                     notTaken.append((entry.path, reason.description))
                     continue
@@ -143,6 +146,13 @@ public enum KuksaMapping {
         notTaken.sort { $0.path < $1.path }
         return Outcome(json: json, taken: taken, notTaken: notTaken)
     }
+
+    /// OBD paths (a branch VSS deprecated in 5.0, which KUKSA's published mappings, written
+    /// for VSS 3 and 4, still use) that carry the same quantity as one of carplayd's.
+    static let sameQuantity: [String: (path: String, why: String)] = [
+        "Vehicle.OBD.AmbientAirTemperature": ("Vehicle.Exterior.AirTemperature", "OBD PID 46 is the air outside the car"),
+        "Vehicle.OBD.FuelLevel": ("Vehicle.Powertrain.FuelSystem.RelativeLevel", "OBD PID 2F is the tank's level in percent"),
+    ]
 
     /// The messages that carry a signal of that name. KUKSA names only the signal; where a
     /// request and its status share the name, the status is the cyclic one.
