@@ -77,7 +77,7 @@ let package = Package(
         // in the types and enums the daemon's side uses.
         // The replies of carplayd's interfaces as types, each written by the daemon and read
         // by its clients through the same description.
-        .target(name: "CarplayProtocol", dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayJSON"]),
+        .target(name: "CarplayProtocol", dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayJSON", "VehicleKit"]),
         .target(name: "CarplayClient", dependencies: ["CANBus", "CANKit", "CarIntents", "CarplayJSON", "CarplayProtocol", "Varlink", "VehicleKit"]),
 
         // The daemon: configuration, the Varlink service, daemon state, lifecycle. Its
@@ -161,7 +161,7 @@ let package = Package(
         // target makes SwiftPM build it before the tests. CANKit lists a DBC's names.
         // Varlink, LinuxSupport, CarplayJSON: the fake daemon of ClientVerbTests.
         .testTarget(name: "CarplayDashTests", dependencies: ["CarplayDash", "CANKit", "CarplayClient", "CarplayJSON", "CarplayProtocol", "TestSupport"]),
-        .testTarget(name: "CarplayProtocolTests", dependencies: ["CarplayProtocol", "CANBus", "CANKit", "CarIntents", "CarplayJSON"]),
+        .testTarget(name: "CarplayProtocolTests", dependencies: ["CarplayProtocol", "CANBus", "CANKit", "CarIntents", "CarplayJSON", "VehicleKit"]),
         .testTarget(
             name: "carplayctlTests", dependencies: ["carplayctl", "CANKit", "Varlink", "LinuxSupport", "CarplayJSON", "CarplayProtocol", "TestSupport"]),
     ],

@@ -54,6 +54,16 @@ public final class CarplaydClient {
         if let mismatch { throw .unexpectedReply(mismatch) }
     }
 
+    // MARK: - io.carplayd.VSS
+
+    /// What this car binds by VSS path.
+    public func describeVSS() throws(CarplaydClientError) -> VSSDescribeReply { try request([:]) }
+
+    /// The values of `paths` (every signal when nil) in VSS's units.
+    public func getVSS(paths: [String]? = nil) throws(CarplaydClientError) -> VSSGetReply {
+        try request(paths.map { ["paths": .array($0.map { .string($0) })] } ?? [:])
+    }
+
     // MARK: - io.carplayd.Simulator
 
     /// Replaces the simulated vehicle's fault plan (docs/SIMULATION.md); `{"rules": []}` clears it.

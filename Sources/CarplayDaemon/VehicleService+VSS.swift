@@ -1,5 +1,6 @@
 import CarIntents
 import CarplayJSON
+import CarplayProtocol
 import Varlink
 import VehicleKit
 
@@ -19,14 +20,13 @@ extension VehicleService {
     ]
 
     func describeVSS(_ request: Request) {
-        let signals: [JSONValue] = request.session.vss.signals.map(\.json)
-        request.replies.send(VarlinkReply(parameters: ["release": .string(VSSCatalog.release), "signals": .array(signals)]))
+        request.replies.send(VarlinkReply(parameters: VSSDescribeReply(release: VSSCatalog.release, signals: request.session.vss.signals).json))
     }
 
     func getVSS(_ request: Request) {
         guard let signals = Self.vssSignals(request) else { return }
         let (state, reachable) = request.session.controller.snapshot()
-        request.replies.send(VarlinkReply(parameters: ["values": Self.values(of: signals, in: state), "reachable": .bool(reachable)]))
+        request.replies.send(VarlinkReply(parameters: VSSGetReply(values: Self.values(of: signals, in: state), reachable: reachable).json))
     }
 
     func monitorVSS(_ request: Request) async {
@@ -39,14 +39,15 @@ extension VehicleService {
         // Subscribed before the first reading: no change falls between them.
         let events = controller.events()
         var last = controller.snapshot().state
-        guard request.replies.send(VarlinkReply(parameters: ["values": Self.values(of: signals, in: last)], continues: true)) else { return }
+        guard request.replies.send(VarlinkReply(parameters: VSSMonitorReply(values: Self.values(of: signals, in: last)).json, continues: true)) else { return }
         for await event in events {
             guard case let .changed(change) = event else { continue }
             last.merge(change.state)
             let changedKeys = Set(change.keys)
             let touched = signals.filter { $0.keys.contains(where: changedKeys.contains) }
-            guard case let .object(values) = Self.values(of: touched, in: last), !values.isEmpty else { continue }
-            guard request.replies.send(VarlinkReply(parameters: ["values": .object(values)], continues: true)) else { break }
+            let values = Self.values(of: touched, in: last)
+            guard !values.isEmpty else { continue }
+            guard request.replies.send(VarlinkReply(parameters: VSSMonitorReply(values: values).json, continues: true)) else { break }
         }
     }
 
@@ -99,7 +100,7 @@ extension VehicleService {
         let elapsed = clock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let state = session.controller.snapshot().state
-        request.replies.send(VarlinkReply(parameters: ["values": Self.values(of: confirmed, in: state), "elapsed": .number(seconds)]))
+        request.replies.send(VarlinkReply(parameters: VSSActuateReply(values: Self.values(of: confirmed, in: state), elapsedSeconds: seconds).json))
     }
 
     /// The signals a call's `paths` name (all when absent), or nil after sending
@@ -119,13 +120,13 @@ extension VehicleService {
     }
 
     /// `{path: value}` of the signals the state has a value for.
-    static func values(of signals: [VSSSignal], in state: VehicleState) -> JSONValue {
+    static func values(of signals: [VSSSignal], in state: VehicleState) -> [String: JSONValue] {
         var values: [String: JSONValue] = [:]
         for signal in signals {
             guard let value = signal.value(in: state) else { continue }
             values[signal.path] = value.jsonValue
         }
-        return .object(values)
+        return values
     }
 
     static func invalidValue(_ path: String, _ reason: String) -> VarlinkError {

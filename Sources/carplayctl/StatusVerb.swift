@@ -28,9 +28,9 @@ extension StateVerbs {
         return try withDaemonErrorsAsJSON(options.json) {
             let daemon = try DaemonConnection(options)
             if byVSSPath {
-                let reply = try daemon.run { try $0.call("io.carplayd.VSS.Get") }
+                let reply = try daemon.run { try $0.getVSS() }
                 if options.json {
-                    output(JSONValue.object(reply).serialized())
+                    output(JSONValue.object(reply.json).serialized())
                 } else {
                     output(vssLines(reply), newline: false)
                 }
@@ -50,15 +50,12 @@ extension StateVerbs {
 
     /// io.carplayd.VSS.Get's reply as "path = value" lines in path order, then whether
     /// the vehicle is reachable.
-    static func vssLines(_ reply: [String: JSONValue]) -> String {
+    static func vssLines(_ reply: VSSGetReply) -> String {
         var text = ""
-        if case let .object(values)? = reply["values"] {
-            for (path, value) in values.sorted(by: { $0.key < $1.key }) {
-                let shown = value.stringValue ?? value.serialized()
-                text += "\(path) = \(shown)\n"
-            }
+        for (path, value) in reply.values.sorted(by: { $0.key < $1.key }) {
+            text += "\(path) = \(value.stringValue ?? value.serialized())\n"
         }
-        text += "reachable: \(reply["reachable"]?.boolValue == true ? "yes" : "no")\n"
+        text += "reachable: \(reply.reachable ? "yes" : "no")\n"
         return text
     }
 }

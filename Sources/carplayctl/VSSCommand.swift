@@ -1,4 +1,5 @@
 import CarplayJSON
+import CarplayProtocol
 import VehicleKit
 
 /// `carplayctl vss`: carplayd's VSS mapping (VSSCatalog), offline.
@@ -41,7 +42,7 @@ enum VSSCommand {
             catalog = .everything
         }
         if json {
-            output(JSONValue.object(["release": .string(VSSCatalog.release), "signals": .array(catalog.signals.map(\.json))]).serialized())
+            output(JSONValue.object(VSSDescribeReply(release: VSSCatalog.release, signals: catalog.signals).json).serialized())
         } else {
             for signal in catalog.signals {
                 let unit = signal.unit.map { " \($0)" } ?? ""

@@ -1,5 +1,5 @@
 /// A VSS datatype, as the specification spells it.
-public enum VSSDatatype: String, Sendable, Hashable {
+public enum VSSDatatype: String, Sendable, Hashable, CaseIterable {
     case boolean, uint8, int8, uint16, uint32, float, string
 
     /// The range an integer datatype holds; nil for the others.
@@ -15,7 +15,7 @@ public enum VSSDatatype: String, Sendable, Hashable {
 }
 
 /// Whether a client may set the signal: VSS's entry types, of which carplayd serves two.
-public enum VSSEntryType: String, Sendable, Hashable { case sensor, actuator }
+public enum VSSEntryType: String, Sendable, Hashable, CaseIterable { case sensor, actuator }
 
 /// A value as VSS carries it.
 public enum VSSValue: Sendable, Hashable, CustomStringConvertible {

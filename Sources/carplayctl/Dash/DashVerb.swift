@@ -48,7 +48,7 @@ enum DashVerb {
             model.apply(state: try daemon.run { try $0.getState() }, now: monotonicSeconds())
             // The frame detail names each key's VSS paths; a daemon without io.carplayd.VSS
             // (an older one) leaves them out.
-            if let described = try? daemon.run({ try $0.call("io.carplayd.VSS.Describe") }) { model.vssPaths = Self.vssPaths(described) }
+            if let described = try? daemon.run({ try $0.describeVSS() }) { model.vssPaths = described.pathsByKey }
             return model
         }
 
@@ -73,17 +73,6 @@ enum DashVerb {
             await runPlain(&model, events)
         }
         return ExitCode.success
-    }
-
-    /// Property key -> the VSS paths reading it, from io.carplayd.VSS.Describe's reply.
-    static func vssPaths(_ described: [String: JSONValue]) -> [String: [String]] {
-        var paths: [String: [String]] = [:]
-        guard case let .array(signals)? = described["signals"] else { return paths }
-        for case let .object(signal) in signals {
-            guard let path = signal["path"]?.stringValue, case let .array(keys)? = signal["keys"] else { continue }
-            for case let .string(key) in keys { paths[key, default: []].append(path) }
-        }
-        return paths
     }
 
     static func environment(_ name: String) -> String? { ProcessEnvironment.current()[name] }
