@@ -135,7 +135,8 @@ let package = Package(
         .testTarget(
             name: "CarplayDaemonTests",
             dependencies: [
-                "CarplayDaemon", "SimulatorControl", "Varlink", "CarplayJSON", "LinuxSupport", "CANBus", "CANKit", "CarIntents", "VehicleSimulator",
+                "CarplayDaemon", "SimulatorControl", "Varlink", "CarplayJSON", "CarplayProtocol", "LinuxSupport", "CANBus", "CANKit", "CarIntents",
+                "VehicleSimulator",
                 "TestSupport",
             ]),
         .testTarget(
@@ -161,7 +162,9 @@ let package = Package(
         // target makes SwiftPM build it before the tests. CANKit lists a DBC's names.
         // Varlink, LinuxSupport, CarplayJSON: the fake daemon of ClientVerbTests.
         .testTarget(name: "CarplayDashTests", dependencies: ["CarplayDash", "CANKit", "CarplayClient", "CarplayJSON", "CarplayProtocol", "TestSupport"]),
-        .testTarget(name: "CarplayProtocolTests", dependencies: ["CarplayProtocol", "CANBus", "CANKit", "CarIntents", "CarplayJSON", "VehicleKit"]),
+        .testTarget(
+            name: "CarplayProtocolTests",
+            dependencies: ["CarplayProtocol", "CANBus", "CANKit", "CarIntents", "CarplayJSON", "LinuxSupport", "TestSupport", "VehicleKit"]),
         .testTarget(
             name: "carplayctlTests", dependencies: ["carplayctl", "CANKit", "Varlink", "LinuxSupport", "CarplayJSON", "CarplayProtocol", "TestSupport"]),
     ],

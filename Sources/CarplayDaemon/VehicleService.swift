@@ -84,7 +84,7 @@ public final class VehicleService: VarlinkService {
     // MARK: - Methods
 
     func describe(_ request: Request) {
-        request.replies.send(VarlinkReply(parameters: ["vehicle": VehicleDescription.json(request.session.profile)]))
+        request.replies.send(VarlinkReply(parameters: DescribeReply(request.session.profile).json))
     }
 
     func getState(_ request: Request) {

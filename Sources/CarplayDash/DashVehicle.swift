@@ -1,4 +1,5 @@
 import CarplayClient
+import CarplayProtocol
 
 /// What the dash draws, from the daemon's `Describe`: only what the profile has.
 package struct DashVehicle: Sendable, Equatable {
@@ -52,25 +53,25 @@ package struct DashVehicle: Sendable, Equatable {
 
     /// From Describe's `vehicle`; members it lacks mean the car lacks them.
     package init(describe vehicle: VehicleDescription) {
-        name = vehicle.name ?? vehicle.identifier ?? "vehicle"
+        name = vehicle.name
         properties = Set(vehicle.properties)
-        zones = vehicle.zones.map { Zone(id: $0.id, seats: $0.seats.map(\.rawValue)) }
+        zones = (vehicle.climate?.zones ?? []).map { Zone(id: $0.id, seats: $0.seats.map(\.rawValue)) }
         // A profile without a zone list still has its temperature keys.
         if zones.isEmpty {
             zones = properties.filter { $0.hasPrefix("climate.temperature.") }.sorted()
                 .map { Zone(id: String($0.dropFirst("climate.temperature.".count)), seats: []) }
         }
         seats = vehicle.seats.map { Seat(name: $0.seat.rawValue, heating: $0.heating, cooling: $0.cooling, massage: $0.massage) }
-        driverSide = vehicle.driverSide?.rawValue
-        if let celsius = vehicle.celsius {
+        driverSide = vehicle.driverSide.rawValue
+        if let celsius = vehicle.climate?.celsius {
             temperatureMin = celsius.min
             temperatureMax = celsius.max
             temperatureStep = celsius.step
         }
-        fanSpeedLevels = vehicle.fanSpeedLevels ?? 0
+        fanSpeedLevels = vehicle.climate?.fanSpeedLevels ?? 0
         defrosters = vehicle.defrosters.map(\.rawValue)
         // Stations on a channel (DAB, satellite) are not named by frequency.
-        stations = vehicle.stations.compactMap { station in
+        stations = (vehicle.radio?.stations ?? []).compactMap { station in
             station.frequency.map { Station(band: station.type.rawValue, frequency: $0, name: station.name) }
         }
     }

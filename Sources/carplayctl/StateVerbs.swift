@@ -123,7 +123,7 @@ enum StateVerbs {
         """
 
     static func describe(_ arguments: [String]) throws -> Int32 {
-        try showReply(arguments, { try $0.describe() }, render: { outline(.object($0.vehicle)) })
+        try showReply(arguments, { try $0.describe() }, render: { outline($0.vehicle.json) })
     }
 
     /// An indented outline of a JSON value: `key: value` for scalars and lists of
@@ -240,9 +240,7 @@ enum StatusReport {
 
         // Vehicle.
         lines.append("vehicle")
-        if let name = vehicle.name {
-            row("car", name + (vehicle.identifier.map { " (profile \($0))" } ?? ""))
-        }
+        row("car", "\(vehicle.name) (profile \(vehicle.identifier))")
         row("reachable", reply.reachable ? "yes" : "no")
         row("bus", members(reply.bus).map { "\($0.name) \($0.value)" }.joined(separator: ", "))
 

@@ -41,7 +41,7 @@ extension StateVerbs {
                 output(JSONValue.object(reply.json).serialized())
             } else {
                 // Which car's state this is: a daemon serves one profile, chosen or the default.
-                let vehicle = try daemon.run { try $0.describe().description() }
+                let vehicle = try daemon.run { try $0.describe().vehicle }
                 output(StatusReport.render(reply, vehicle: vehicle), newline: false)
             }
             return ExitCode.success

@@ -146,33 +146,6 @@ import VehicleKit
         }
     }
 
-    @Test func describeGivesWhatTheDashDraws() throws {
-        let reply = try DescribeReply([
-            "vehicle": [
-                "name": "Example Sedan", "driverSide": "left", "defrosters": ["front", "rear"], "properties": ["lock.locked"],
-                "climate": [
-                    "zones": [["id": "left", "seats": ["frontLeft", "rearLeft"]]], "celsius": ["min": 16, "max": 28, "step": 0.5], "fanSpeedLevels": 7,
-                ],
-                "seats": [["seat": "frontLeft", "heating": 3, "cooling": 0, "massage": 0]],
-                "radio": ["stations": [["name": "Jazz FM", "type": "FM", "frequency": 102.2], ["name": "Ski", "type": "DAB", "channel": 12]]],
-            ]
-        ])
-        let vehicle = try reply.description()
-        #expect(vehicle.name == "Example Sedan" && vehicle.driverSide == .left && vehicle.defrosters == [.front, .rear])
-        #expect(vehicle.zones == [.init(id: "left", seats: [.frontLeft, .rearLeft])] && vehicle.fanSpeedLevels == 7 && vehicle.celsius?.step == 0.5)
-        #expect(vehicle.seats.map(\.seat) == [.frontLeft] && vehicle.seats[0].heating == 3)
-        #expect(vehicle.stations.map(\.type) == [.FM, .DAB] && vehicle.stations[1].channel == 12)
-        // The members a car lacks are absent.
-        let bare = try DescribeReply(["vehicle": ["identifier": "bare"]]).description()
-        #expect(bare.name == nil && bare.zones.isEmpty && bare.seats.isEmpty && bare.celsius == nil)
-        #expect(
-            throws: CarplaydClientError.unexpectedReply(
-                JSONContentError(file: "io.carplayd.Vehicle.Describe", path: "vehicle.seats[0].seat", reason: "missing required key \"seat\""))
-        ) {
-            try DescribeReply(["vehicle": ["seats": [["heating": 1]]]]).description()
-        }
-    }
-
     @Test func theSimulatorsReplies() throws {
         let vehicle = try GetVehicleReply([
             "state": ["lock.locked": true], "faults": ["rules": [["kind": "reject"]]], "statistics": ["commandsReceived": 3],

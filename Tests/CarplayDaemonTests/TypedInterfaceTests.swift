@@ -1,6 +1,7 @@
 import CANBus
 import CarIntents
 import CarplayJSON
+import CarplayProtocol
 import Foundation
 import TestSupport
 import Testing
@@ -135,6 +136,8 @@ import VehicleSimulator
         }
         let state = session.controller.currentState
         #expect(interface.mismatch(of: state.groupedJSON, against: .named("VehicleState"), path: "state") == nil)
+        let described = interface.mismatch(of: DescribeReply(profile).json, against: try #require(interface.methods["Describe"]).output)
+        #expect(described == nil, "\(profileName) Describe: \(described!)")
         await session.stop()
         let monitor = try #require(interface.methods["Monitor"])
         var kinds = Set<String>()

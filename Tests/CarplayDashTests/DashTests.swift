@@ -17,7 +17,7 @@ import Testing
     static func object(_ text: String) throws -> [String: JSONValue] { try SedanReplies.object(text) }
 
     static func sedan() throws -> DashModel {
-        var model = DashModel(vehicle: DashVehicle(describe: try DescribeReply(["vehicle": .object(object(describe))]).description()))
+        var model = DashModel(vehicle: DashVehicle(describe: try DescribeReply(["vehicle": .object(object(describe))]).vehicle))
         model.apply(state: try GetStateReply(object(getState)), now: 100)
         return model
     }
@@ -337,7 +337,7 @@ import Testing
     @Test func extensionsHaveALineOfTheirOwn() throws {
         let describe = Self.describe.replacingOccurrences(
             of: #""audio.source","#, with: #""audio.source","extension.autoDefog","extension.outsideTemperature","#)
-        var model = DashModel(vehicle: DashVehicle(describe: try DescribeReply(["vehicle": .object(Self.object(describe))]).description()))
+        var model = DashModel(vehicle: DashVehicle(describe: try DescribeReply(["vehicle": .object(Self.object(describe))]).vehicle))
         model.apply(state: try GetStateReply(Self.object(Self.getState)), now: 100)
         model.apply(monitor: try Self.monitor("", ["extension.outsideTemperature": .number(12.5), "extension.autoDefog": .bool(true)]), now: 101)
         let text = DashRenderer.plainText(model)

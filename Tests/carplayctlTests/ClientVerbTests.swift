@@ -67,9 +67,13 @@ final class FakeDaemon: Sendable {
     ]
     static let describe: [String: JSONValue] = [
         "vehicle": [
-            "identifier": "test-sedan", "name": "Test Sedan", "carNames": ["Alex's car"],
+            "identifier": "test-sedan", "name": "Test Sedan", "carNames": ["Alex's car"], "driverSide": "left", "defrosters": ["rear"],
+            "seats": [["seat": "frontLeft", "heating": 3, "cooling": 0, "massage": 0]], "audioSources": [], "profileSlots": 2, "lock": true,
+            "carSignals": [], "power": ["fuel": true, "battery": false], "properties": ["lock.locked"],
+            "policies": ["refusedWhileCarLocked": [], "confirmationTimeoutMs": 300],
             "climate": [
                 "zones": [["id": "left", "seats": ["frontLeft"]], ["id": "right", "seats": ["frontRight"]]], "fanSpeedLevels": 7,
+                "airConditioner": true, "autoMode": false, "recirculation": false, "climateControl": false, "climateControlZones": [],
             ],
         ]
     ]
@@ -550,16 +554,39 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stdout == """
+                audioSources: (none)
                 carNames: Alex's car
+                carSignals: (none)
                 climate:
+                  airConditioner: yes
+                  autoMode: no
+                  climateControl: no
+                  climateControlZones: (none)
                   fanSpeedLevels: 7
+                  recirculation: no
                   zones:
                     - id: left
                       seats: frontLeft
                     - id: right
                       seats: frontRight
+                defrosters: rear
+                driverSide: left
                 identifier: test-sedan
+                lock: yes
                 name: Test Sedan
+                policies:
+                  confirmationTimeoutMs: 300
+                  refusedWhileCarLocked: (none)
+                power:
+                  battery: no
+                  fuel: yes
+                profileSlots: 2
+                properties: lock.locked
+                seats:
+                  - cooling: 0
+                    heating: 3
+                    massage: 0
+                    seat: frontLeft
 
                 """)
         let asJSON = try await ctl(["describe", "--json"], daemon)

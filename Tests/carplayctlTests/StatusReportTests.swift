@@ -14,7 +14,7 @@ import Testing
     @Test func extensionsHaveASectionOfTheirOwn() throws {
         let state = SedanReplies.getState.replacingOccurrences(
             of: #""audio.source":"radio","#, with: #""audio.source":"radio","extension.outsideTemperature":12.5,"extension.autoDefog":false,"#)
-        let vehicle = try DescribeReply(["vehicle": .object(SedanReplies.object(SedanReplies.describe))]).description()
+        let vehicle = try DescribeReply(["vehicle": .object(SedanReplies.object(SedanReplies.describe))]).vehicle
         let text = StatusReport.render(try GetStateReply(SedanReplies.object(state)), vehicle: vehicle)
         let lines = text.split(separator: "\n").map(String.init)
         let start = try #require(lines.firstIndex(of: "extensions"), Comment(rawValue: text))
@@ -28,7 +28,7 @@ import Testing
         object["unreadable"] = .object(["power.fuelPercent": .string("FlLvlPctV = 1 says the value is not valid (valid: 0)")])
         let reply = try GetStateReply(object)
         #expect(reply.unreadable == ["power.fuelPercent": "FlLvlPctV = 1 says the value is not valid (valid: 0)"])
-        let vehicle = try DescribeReply(["vehicle": .object(SedanReplies.object(SedanReplies.describe))]).description()
+        let vehicle = try DescribeReply(["vehicle": .object(SedanReplies.object(SedanReplies.describe))]).vehicle
         let lines = StatusReport.render(reply, vehicle: vehicle).split(separator: "\n").map(String.init)
         #expect(lines.suffix(2) == ["unreadable", "  power.fuelPercent: FlLvlPctV = 1 says the value is not valid (valid: 0)"])
         #expect(try GetStateReply(SedanReplies.object(SedanReplies.getState)).unreadable.isEmpty, "absent: every property read")

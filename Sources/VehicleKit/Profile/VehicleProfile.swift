@@ -219,6 +219,12 @@ public struct RadioBand: Sendable, Hashable {
     public var range: SteppedRange
     public var unit: String
 
+    package init(type: RadioType, range: SteppedRange, unit: String) {
+        self.type = type
+        self.range = range
+        self.unit = unit
+    }
+
     /// Satellite and DAB tune by channel, the others by frequency.
     public var tunesByChannel: Bool { type == .satellite || type == .DAB }
 }
@@ -241,6 +247,11 @@ public struct RadioStation: Sendable, Hashable {
 public struct RadioPreset: Sendable, Hashable {
     public var number: Int
     public var station: RadioStation
+
+    package init(number: Int, station: RadioStation) {
+        self.number = number
+        self.station = station
+    }
 }
 
 public struct RadioCapabilities: Sendable, Hashable {
@@ -250,6 +261,13 @@ public struct RadioCapabilities: Sendable, Hashable {
     /// False when satellite radio needs a subscription the car does not have
     /// (`SetRadioStation` then answers `failureNotSubscribed`).
     public var satelliteSubscribed: Bool
+
+    package init(bands: [RadioBand], presets: [RadioPreset], stations: [RadioStation], satelliteSubscribed: Bool) {
+        self.bands = bands
+        self.presets = presets
+        self.stations = stations
+        self.satelliteSubscribed = satelliteSubscribed
+    }
 
     public func band(_ type: RadioType) -> RadioBand? { bands.first { $0.type == type } }
 }

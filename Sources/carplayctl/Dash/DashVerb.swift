@@ -43,7 +43,7 @@ enum DashVerb {
         // The first readings before the screen changes: an unreachable daemon is exit 3.
         var model = try withDaemonErrorsAsJSON(false) { () throws -> DashModel in
             let daemon = try DaemonConnection(options)
-            let vehicle = try daemon.run { try $0.describe().description() }
+            let vehicle = try daemon.run { try $0.describe().vehicle }
             var model = DashModel(vehicle: DashVehicle(describe: vehicle), database: database)
             model.apply(state: try daemon.run { try $0.getState() }, now: monotonicSeconds())
             // The frame detail names each key's VSS paths; a daemon without io.carplayd.VSS
