@@ -155,3 +155,21 @@ def test_an_installed_copy_a_user_cannot_write_to_uses_the_users_cache(workdir, 
     assert stubs.cache_root() == str(workdir / "cache" / "carplayd-kuksa" / "stubs")
     (installed / ".stubs" / "f").mkdir(parents=True)
     assert stubs.cache_root() == str(installed / ".stubs")
+
+
+def test_a_socket_already_of_its_group_is_not_chowned(workdir, monkeypatch):
+    """Under the unit (Group=carplay) the socket is born with its group, and chown is
+    outside the unit's system call filter (@privileged: EPERM): it must not be called."""
+    monkeypatch.syspath_prepend(str(ENTRY.parent))
+    from carplayd_kuksa import server
+    path = workdir / "k.sock"
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+
+        def refused(*_):
+            raise PermissionError(1, "Operation not permitted")
+        monkeypatch.setattr(os, "chown", refused)
+        server.open_unix_sockets([("unix", str(path), os.getegid(), "own", "test")])
+        assert (path.stat().st_mode & 0o777) == 0o660
+        with pytest.raises(server.StartError, match="cannot give it group"):
+            server.open_unix_sockets([("unix", str(path), os.getegid() + 1, "other", "test")])

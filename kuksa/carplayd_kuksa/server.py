@@ -130,7 +130,10 @@ def open_unix_sockets(bound):
             continue
         _, path, gid, group_name, source = item
         try:
-            os.chown(path, -1, gid)
+            # Under the unit the group is the process's own already; chown is outside its
+            # system call filter (@privileged), so it is called only when needed.
+            if os.stat(path).st_gid != gid:
+                os.chown(path, -1, gid)
             os.chmod(path, 0o660)
         except OSError as error:
             raise StartError("unix:%s: cannot give it group %s (from %s): %s; run carplayd-kuksa as a member "
