@@ -4,6 +4,9 @@
 #   make install             build, then install under $(DESTDIR)$(PREFIX)
 #   make install-files       install without building (binaries from $(BIN_SRC))
 #   make uninstall
+#   make install-kuksa       carplayd-kuksa (docs/KUKSA.md): its files and unit, and a venv
+#                            of its own with kuksa/requirements.txt (pip; KUKSA_PIP_FLAGS)
+#   make uninstall-kuksa
 #   make build STATIC=1      the same, the Swift runtime linked in (no toolchain needed
 #                            where it runs), in .build/static (docs/DEPLOY.md)
 #   make build EXTRA_PROGRAMS=carplay-bench   more products, built with the same flags
@@ -49,6 +52,11 @@ LIBDIR_SD   ?= $(PREFIX)/lib
 endif
 SYSUSERSDIR ?= $(LIBDIR_SD)/sysusers.d
 NETWORKDIR  ?= $(LIBDIR_SD)/systemd/network
+# carplayd-kuksa: the program, its package, KUKSA's protos and its venv live together.
+KUKSADIR    ?= $(PREFIX)/lib/carplayd-kuksa
+# Debian's: the service runs as its own user, who cannot reach a python under /root (pyenv).
+KUKSA_PYTHON ?= /usr/bin/python3
+KUKSA_PIP_FLAGS ?=
 
 PROGRAMS = carplayd carplayctl carplay-ecu
 # Built by `make build` too, not installed.
@@ -59,7 +67,7 @@ BIN_SRC ?= $(shell $(SWIFT) build -c release $(SCRATCH_FLAG) --show-bin-path 2>/
 
 INSTALL ?= install
 
-.PHONY: all build install install-files uninstall deb deb-files man version
+.PHONY: all build install install-files uninstall install-kuksa uninstall-kuksa deb deb-files man version
 
 all: build
 
@@ -85,6 +93,32 @@ install-files:
 	    $(INSTALL) -m 0644 $$d* $(DESTDIR)$(DATADIR)/VehicleProfiles/$$n/ || exit 1; done
 	$(INSTALL) -m 0644 Systemd/carplayd.conf.example $(DESTDIR)$(SYSCONFDIR)/carplayd/carplayd.conf.example
 	$(INSTALL) -m 0644 README.md docs/*.md docs/*.varlink $(DESTDIR)$(DOCDIR)/
+
+# A venv is not relocatable: it is made where it will run, $(DESTDIR)$(KUKSADIR), so a
+# DESTDIR other than the final root (a chroot) does not give a working one. The stubs are
+# generated here, beside the package, where the unit (ProtectSystem=strict) and a user's
+# own instance find them. KUKSA_PIP_FLAGS="--no-index --find-links DIR": from wheels.
+install-kuksa:
+	$(INSTALL) -d $(DESTDIR)$(KUKSADIR)/carplayd_kuksa $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(DOCDIR)
+	$(INSTALL) -m 0755 kuksa/carplayd-kuksa $(DESTDIR)$(KUKSADIR)/carplayd-kuksa
+	$(INSTALL) -m 0644 kuksa/requirements.txt $(DESTDIR)$(KUKSADIR)/requirements.txt
+	$(INSTALL) -m 0644 kuksa/carplayd_kuksa/*.py $(DESTDIR)$(KUKSADIR)/carplayd_kuksa/
+	cd kuksa && find proto -type f | while read -r f; do $(INSTALL) -D -m 0644 "$$f" "$(DESTDIR)$(KUKSADIR)/$$f" || exit 1; done
+	rm -rf $(DESTDIR)$(KUKSADIR)/venv $(DESTDIR)$(KUKSADIR)/.stubs
+	$(KUKSA_PYTHON) -m venv $(DESTDIR)$(KUKSADIR)/venv
+	$(DESTDIR)$(KUKSADIR)/venv/bin/python -m pip install --disable-pip-version-check --quiet $(KUKSA_PIP_FLAGS) \
+	    -r kuksa/requirements.txt
+	env -u CARPLAYD_KUKSA_STUBS -u CACHE_DIRECTORY PYTHONDONTWRITEBYTECODE=1 \
+	    $(DESTDIR)$(KUKSADIR)/venv/bin/python $(DESTDIR)$(KUKSADIR)/carplayd-kuksa --generate-stubs
+	sed -e 's|/usr/lib/carplayd-kuksa/|$(KUKSADIR)/|g' -e 's|/usr/share/doc/carplayd/|$(DOCDIR)/|g' \
+	    Systemd/carplayd-kuksa.service > $(DESTDIR)$(UNITDIR)/carplayd-kuksa.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/carplayd-kuksa.service
+	$(INSTALL) -m 0644 Systemd/carplayd-kuksa.sysusers $(DESTDIR)$(SYSUSERSDIR)/carplayd-kuksa.conf
+	$(INSTALL) -m 0644 docs/KUKSA.md $(DESTDIR)$(DOCDIR)/
+
+uninstall-kuksa:
+	rm -rf $(DESTDIR)$(KUKSADIR)
+	rm -f $(DESTDIR)$(UNITDIR)/carplayd-kuksa.service $(DESTDIR)$(SYSUSERSDIR)/carplayd-kuksa.conf
 
 version:
 	@echo $(VERSION)

@@ -10,8 +10,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../support/checks.sh"
 ctl() { timeout 20 /usr/bin/carplayctl --socket "$SOCK" "$@"; }
 mainpid() { systemctl show -p MainPID --value carplayd.service; }
 finish() {
-    echo "---- journal (carplayd, carplay-ecu@vcan0), last lines"
-    journalctl --no-pager -u carplayd.service -u carplay-ecu@vcan0.service -u carplayd.socket | tail -n 40
+    echo "---- journal (carplayd, carplay-ecu@vcan0, carplayd-kuksa), last lines"
+    journalctl --no-pager -u carplayd.service -u carplay-ecu@vcan0.service -u carplayd.socket -u carplayd-kuksa.service | tail -n 40
     summary
     exit
 }
@@ -79,6 +79,70 @@ check "LockedHint cleared: unlocking succeeds" grep -q "confirmed by the vehicle
 out="$(timeout 20 setpriv --reuid=driver --regid=driver --init-groups /usr/bin/carplayctl --socket "$SOCK" unlock 2>&1)"; echo "$out"
 check "no session (setpriv): refused by default, naming why" grep -q "needs an unlocked device: .*no logind session" <<<"$out"
 check "journal: the refusal is logged" bash -c 'journalctl -u carplayd.service --no-pager | grep -q "refused (restrictedWhileLocked)"'
+
+# carplayd-kuksa (docs/KUKSA.md): make install-kuksa (its venv from the wheels the host
+# downloaded: the VM has no network), its unit under this systemd, kuksa-client as the
+# client. Through the system unit, carplayd sees carplayd-kuksa as the caller: in no
+# session, so the central lock is refused (sessionless-callers = refuse). A user's own
+# carplayd-kuksa, started in their session, carries that session's lock: per caller.
+WHEELS="${CARPLAYD_KUKSA_WHEELS:?}"
+KDIR=/usr/lib/carplayd-kuksa
+KSOCK=/run/carplayd-kuksa/kuksa.sock
+TEMPERATURE=Vehicle.Cabin.HVAC.Station.Row1.Driver.Temperature
+LOCKED=Vehicle.Cabin.Door.Row1.DriverSide.IsLocked
+# --no-compile: bytecode compiled at each start instead, minutes saved in an emulated VM.
+make -s -C "$REPO" install-kuksa PREFIX=/usr KUKSA_PIP_FLAGS="--no-index --find-links $WHEELS --no-compile" >/tmp/install-kuksa.log 2>&1 \
+    && ok "make install-kuksa PREFIX=/usr" || { bad "make install-kuksa PREFIX=/usr"; cat /tmp/install-kuksa.log; }
+# The client: kuksa-client's own package beside the installed venv's grpcio and protobuf
+# (the versions it pins), not installed into the service's venv.
+CLIENT="env PYTHONPATH=/tmp/kuksa-client $KDIR/venv/bin/python $REPO/IntegrationTests/systemd/kuksa_set.py"
+$KDIR/venv/bin/python -m pip install --disable-pip-version-check --quiet --no-index --find-links "$WHEELS" --no-deps \
+    --target /tmp/kuksa-client kuksa-client==0.6.0 typing_extensions >/tmp/kuksa-client.log 2>&1 \
+    && ok "kuksa-client 0.6.0, PyPI's wheel" || { bad "kuksa-client 0.6.0, PyPI's wheel"; cat /tmp/kuksa-client.log; }
+kset() {  # kset USER SOCKET PATH JSON: kuksa-client's set_target_values as USER (groups: USER's)
+    timeout 60 setpriv --reuid="$1" --regid="$(id -g "$1")" --init-groups $CLIENT "$2" "$3" "$4" 2>&1
+}
+check "systemd-sysusers: carplayd-kuksa in group carplay" bash -c 'systemd-sysusers && [ "$(id -gn carplayd-kuksa)" = carplay ]'
+systemctl daemon-reload
+check "systemd-analyze verify carplayd-kuksa.service" bash -c "systemd-analyze verify /lib/systemd/system/carplayd-kuksa.service 2>&1 | tee /dev/stderr | grep -q . && exit 1 || exit 0"
+check "carplayd-kuksa.service starts (Type=notify: READY=1)" timeout 120 systemctl start carplayd-kuksa.service \
+    || journalctl -u carplayd-kuksa.service --no-pager | tail -n 30
+systemctl show -p StatusText -p MainPID -p ActiveState carplayd-kuksa.service
+check "carplayd-kuksa runs as user carplayd-kuksa" bash -c '[ "$(ps -o user= -p "$(systemctl show -p MainPID --value carplayd-kuksa.service)")" = carplayd-kuksa ]'
+check "StatusText: serving its Unix socket" bash -c "systemctl show -p StatusText --value carplayd-kuksa.service | grep -q 'serving unix:$KSOCK'"
+check "its socket is srw-rw---- carplayd-kuksa:carplay" bash -c "[ \"\$(stat -c '%A %U %G' $KSOCK)\" = 'srw-rw---- carplayd-kuksa carplay' ]"
+out="$(kset driver "$KSOCK" "$TEMPERATURE" 19.5)"; echo "$out"
+check "driver (group carplay): set_target_values confirmed by carplay-ecu@vcan0, read back" grep -q "^ok $TEMPERATURE=19.5 in" <<<"$out"
+out="$(ctl status 2>&1)"
+check "... carplayd's own state says 19.5" grep -q "19.5" <<<"$out"
+out="$(kset nobody "$KSOCK" "$TEMPERATURE" 20.5)"; echo "$out"
+check "nobody (not in carplay): refused by the socket" bash -c '! grep -q "^ok" <<<"$1" && grep -q "^error 14 .*Permission denied" <<<"$1"' _ "$out"
+out="$(kset driver "$KSOCK" "$LOCKED" true)"; echo "$out"
+check "the system unit, in no session: locking is refused, PERMISSION_DENIED naming why" grep -q "^error 7 .*no logind session" <<<"$out"
+check "journal: carplayd-kuksa's start-up line" bash -c 'journalctl -u carplayd-kuksa.service --no-pager | grep -q "carplayd-kuksa: kuksa.val.v1 and kuksa.val.v2 on unix:"'
+# driver's own carplayd-kuksa in a session of theirs (runuser -l: pam_systemd), on its
+# default socket ($XDG_RUNTIME_DIR/carplayd-kuksa/kuksa.sock), the stubs install-kuksa made.
+as_driver_kuksa() {  # HINT PATH JSON: set the session's LockedHint, then one set through driver's own carplayd-kuksa
+    timeout 120 runuser -l driver -c "busctl call org.freedesktop.login1 /org/freedesktop/login1/session/self org.freedesktop.login1.Session SetLockedHint b $1 \
+        && { $KDIR/venv/bin/python $KDIR/carplayd-kuksa --carplayd-socket $SOCK >\$XDG_RUNTIME_DIR/kuksa.log 2>&1 & pid=\$!; \
+             for i in \$(seq 120); do [ -S \$XDG_RUNTIME_DIR/carplayd-kuksa/kuksa.sock ] && break; sleep 0.5; done; \
+             $CLIENT \$XDG_RUNTIME_DIR/carplayd-kuksa/kuksa.sock $2 $3; \
+             kill \$pid; wait \$pid; echo \"carplayd-kuksa exit \$?\"; cat \$XDG_RUNTIME_DIR/kuksa.log; }" 2>&1
+}
+out="$(as_driver_kuksa true "$LOCKED" true)"; echo "$out"
+check "driver's own carplayd-kuksa, session locked: locking refused, naming the session" grep -q "^error 7 .*the caller's session .* is locked" <<<"$out"
+check "... it stopped cleanly on SIGTERM (exit 0)" grep -q "^carplayd-kuksa exit 0" <<<"$out"
+out="$(as_driver_kuksa false "$LOCKED" true)"; echo "$out"
+check "driver's own carplayd-kuksa, session unlocked: the car locks, confirmed" grep -q "^ok $LOCKED=true in" <<<"$out"
+out="$(ctl lock --status 2>&1)"; echo "$out"
+check "... and carplayd says the car is locked" grep -q "The car is locked" <<<"$out"
+# Back to what the checks after this one expect: 22.5 °C, the car unlocked.
+out="$(kset driver "$KSOCK" "$TEMPERATURE" 22.5)"; echo "$out"
+check "driver: set_target_values back to 22.5, confirmed" grep -q "^ok $TEMPERATURE=22.5 in" <<<"$out"
+out="$(as_driver false unlock 2>&1)"; echo "$out"
+check "driver unlocks the car again (carplayctl, unlocked session)" grep -q "confirmed by the vehicle" <<<"$out"
+check "systemctl stop carplayd-kuksa.service" systemctl stop carplayd-kuksa.service
+check "stopped cleanly (Result=success), its socket removed" bash -c "[ \"\$(systemctl show -p Result --value carplayd-kuksa.service)\" = success ] && [ ! -e $KSOCK ]"
 
 # kill -9: Restart=on-failure brings it back, state resynchronised, saved profiles intact.
 pid="$(mainpid)"; kill -9 "$pid"

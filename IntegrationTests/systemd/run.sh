@@ -25,7 +25,13 @@ case "$BIN" in
             for p in carplayd carplayctl carplay-ecu; do cp "$BIN/$p" "$REPO/.build/systemd-test-bin/"; done
             BIN="$REPO/.build/systemd-test-bin" ;;
 esac
+# carplayd-kuksa's packages and kuksa-client, as wheels from PyPI (the VM has no network),
+# for make install-kuksa and the client in the guest.
+WHEELS="$REPO/.build/kuksa-wheels"
+"$REPO/.venv/bin/python" -m pip download --disable-pip-version-check --quiet --only-binary=:all: -d "$WHEELS" \
+    -r "$REPO/kuksa/requirements.txt" kuksa-client==0.6.0 \
+    || { echo "IntegrationTests/systemd: cannot download carplayd-kuksa's wheels into $WHEELS" >&2; exit 1; }
 echo "==> carplayd under systemd in a VM (binaries: $BIN)"
 exec "$REPO/IntegrationTests/support/vm/run-in-vm.sh" --systemd --timeout "${SYSTEMD_TEST_TIMEOUT:-900}" \
-    --env CARPLAYD_RELEASE_BIN_DIR="$BIN" --env CARPLAYD_REPO="$REPO" -- \
+    --env CARPLAYD_RELEASE_BIN_DIR="$BIN" --env CARPLAYD_REPO="$REPO" --env CARPLAYD_KUKSA_WHEELS="$WHEELS" -- \
     bash "$REPO/IntegrationTests/systemd/in-vm.sh"

@@ -39,19 +39,21 @@ after_vcan() {
 }
 
 after_systemd() {
-    systemctl stop carplayd.socket carplayd.service 'carplayd@*.service' 'carplay-ecu@*.service' >/dev/null 2>&1
+    systemctl stop carplayd-kuksa.service carplayd.socket carplayd.service 'carplayd@*.service' 'carplay-ecu@*.service' >/dev/null 2>&1
     loginctl terminate-user driver >/dev/null 2>&1
     make -s -C "$REPO" uninstall PREFIX=/usr >/dev/null 2>&1 || fail "make uninstall PREFIX=/usr after the systemd suite"
-    rm -rf /etc/carplayd /var/lib/carplayd /var/lib/private/carplayd /run/carplayd /home/driver
+    make -s -C "$REPO" uninstall-kuksa PREFIX=/usr >/dev/null 2>&1 || fail "make uninstall-kuksa PREFIX=/usr after the systemd suite"
+    rm -rf /etc/carplayd /var/lib/carplayd /var/lib/private/carplayd /run/carplayd /run/carplayd-kuksa \
+        /var/cache/carplayd-kuksa /home/driver /tmp/kuksa-client
     local who
-    for who in driver carplayd; do getent passwd "$who" >/dev/null && { userdel "$who" || fail "userdel $who"; }; done
+    for who in driver carplayd-kuksa carplayd; do getent passwd "$who" >/dev/null && { userdel "$who" || fail "userdel $who"; }; done
     getent group carplay >/dev/null && { groupdel carplay || fail "groupdel carplay"; }
     systemctl daemon-reload
     systemctl reset-failed >/dev/null 2>&1
     # The deb suite reads the journal of carplayd.service: only its own lines.
     journalctl --rotate >/dev/null 2>&1 && journalctl --vacuum-time=1s >/dev/null 2>&1 || fail "journal not cleared after the systemd suite"
     local left
-    left="$(ls -d /usr/bin/carplay* /lib/systemd/system/carplay* /usr/share/carplayd /etc/carplayd 2>/dev/null
+    left="$(ls -d /usr/bin/carplay* /lib/systemd/system/carplay* /usr/share/carplayd /etc/carplayd /usr/lib/carplayd-kuksa 2>/dev/null
             pgrep -a -x carplayd; pgrep -a -x carplay-ecu; getent passwd carplayd; getent group carplay)"
     [ -z "$left" ] || fail "left after the systemd suite's clean-up: $(tr '\n' ';' <<<"$left")"
     echo "# vm-suites: the systemd suite's install removed (units, users, configuration, state, journal)"
