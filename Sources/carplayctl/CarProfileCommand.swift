@@ -32,7 +32,7 @@ enum CarProfileCommand {
     static func save(_ arguments: [String]) throws -> Int32 {
         var options = DaemonOptions()
         var p: [String: JSONValue] = [:]
-        let positional = try IntentVerbs.parse(arguments, &options) { argument, list in
+        let positional = try IntentVerbs.parse(arguments, &options, acceptsParameters: true) { argument, list in
             guard argument == "--name" else { return false }
             p["profileName"] = .string(try list.value(for: argument))
             return true
@@ -46,7 +46,7 @@ enum CarProfileCommand {
     static func set(_ arguments: [String]) throws -> Int32 {
         var options = DaemonOptions()
         var p: [String: JSONValue] = [:]
-        let positional = try IntentVerbs.parse(arguments, &options) { argument, list in
+        let positional = try IntentVerbs.parse(arguments, &options, acceptsParameters: true) { argument, list in
             switch argument {
             case "--name": p["profileName"] = .string(try list.value(for: argument))
             case "--default": p["isDefaultProfile"] = true

@@ -1,3 +1,4 @@
+import CarIntents
 import CarplayText
 import LinuxSupport
 
@@ -29,6 +30,10 @@ struct Verb: Sendable {
     var summary: String
     var usage: String
     var run: @Sendable ([String]) async throws -> Int32
+    /// The intents the verb runs: its help lists their declared parameters.
+    var intents: [IntentName] = []
+
+    var help: String { usage + IntentVerbs.parameterHelp(intents) }
 }
 
 enum CarplayCtl {
@@ -37,21 +42,33 @@ enum CarplayCtl {
         // Intents on the daemon, one verb each.
         Verb(
             name: "climate", summary: "set temperature, fan, A/C, auto, air circulation (SetClimateSettingsInCar)", usage: IntentVerbs.climateUsage,
-            run: IntentVerbs.climate),
-        Verb(name: "defrost", summary: "switch a defroster on or off (SetDefrosterSettingsInCar)", usage: IntentVerbs.defrostUsage, run: IntentVerbs.defrost),
-        Verb(name: "seat", summary: "seat heating, cooling, massage (SetSeatSettingsInCar)", usage: IntentVerbs.seatUsage, run: IntentVerbs.seat),
+            run: IntentVerbs.climate, intents: [.setClimateSettingsInCar]),
+        Verb(
+            name: "defrost", summary: "switch a defroster on or off (SetDefrosterSettingsInCar)", usage: IntentVerbs.defrostUsage, run: IntentVerbs.defrost,
+            intents: [.setDefrosterSettingsInCar]),
+        Verb(
+            name: "seat", summary: "seat heating, cooling, massage (SetSeatSettingsInCar)", usage: IntentVerbs.seatUsage, run: IntentVerbs.seat,
+            intents: [.setSeatSettingsInCar]),
         Verb(
             name: "radio", summary: "tune by band and frequency/channel, station or preset (SetRadioStation)", usage: IntentVerbs.radioUsage,
-            run: IntentVerbs.radio),
-        Verb(name: "audio", summary: "choose the audio source (SetAudioSourceInCar)", usage: IntentVerbs.audioUsage, run: IntentVerbs.audio),
-        Verb(name: "lock", summary: "lock the car, or --status (SetCarLockStatus, GetCarLockStatus)", usage: IntentVerbs.lockUsage, run: IntentVerbs.lock),
-        Verb(name: "unlock", summary: "unlock the car (SetCarLockStatus)", usage: IntentVerbs.lockUsage, run: IntentVerbs.unlock),
-        Verb(name: "signal", summary: "flash the lights and/or sound the horn (ActivateCarSignal)", usage: IntentVerbs.signalUsage, run: IntentVerbs.signal),
-        Verb(name: "power", summary: "fuel/charge level and range (GetCarPowerLevelStatus)", usage: IntentVerbs.powerUsage, run: IntentVerbs.power),
-        Verb(name: "cars", summary: "the car the daemon drives (ListCars)", usage: IntentVerbs.carsUsage, run: IntentVerbs.cars),
+            run: IntentVerbs.radio, intents: [.setRadioStation]),
+        Verb(
+            name: "audio", summary: "choose the audio source (SetAudioSourceInCar)", usage: IntentVerbs.audioUsage, run: IntentVerbs.audio,
+            intents: [.setAudioSourceInCar]),
+        Verb(
+            name: "lock", summary: "lock the car, or --status (SetCarLockStatus, GetCarLockStatus)", usage: IntentVerbs.lockUsage, run: IntentVerbs.lock,
+            intents: [.setCarLockStatus, .getCarLockStatus]),
+        Verb(name: "unlock", summary: "unlock the car (SetCarLockStatus)", usage: IntentVerbs.lockUsage, run: IntentVerbs.unlock, intents: [.setCarLockStatus]),
+        Verb(
+            name: "signal", summary: "flash the lights and/or sound the horn (ActivateCarSignal)", usage: IntentVerbs.signalUsage, run: IntentVerbs.signal,
+            intents: [.activateCarSignal]),
+        Verb(
+            name: "power", summary: "fuel/charge level and range (GetCarPowerLevelStatus)", usage: IntentVerbs.powerUsage, run: IntentVerbs.power,
+            intents: [.getCarPowerLevelStatus]),
+        Verb(name: "cars", summary: "the car the daemon drives (ListCars)", usage: IntentVerbs.carsUsage, run: IntentVerbs.cars, intents: [.listCars]),
         Verb(
             name: "car-profile", summary: "save and restore a driver's settings (SaveProfileInCar, SetProfileInCar)", usage: CarProfileCommand.usage,
-            run: CarProfileCommand.run),
+            run: CarProfileCommand.run, intents: [.saveProfileInCar, .setProfileInCar]),
         // The daemon's state.
         Verb(name: "status", summary: "the live vehicle state, grouped, and whether it is reachable", usage: StateVerbs.statusUsage, run: StateVerbs.status),
         Verb(name: "monitor", summary: "one line per change of the vehicle state, until interrupted", usage: StateVerbs.monitorUsage, run: StateVerbs.monitor),
@@ -109,7 +126,7 @@ enum CarplayCtl {
         }
         let rest = Array(arguments.dropFirst()) + socket
         if rest.first == "--help" || rest.first == "-h" {
-            print(verb.usage)
+            print(verb.help)
             return ExitCode.success
         }
         do {

@@ -15,6 +15,9 @@ struct DaemonOptions {
     var socket: String?
     var json = false
     var yes = false
+    /// `--param NAME=VALUE` as typed, for the intent a verb runs (IntentRunner reads them
+    /// by the intent's declaration).
+    var parameters: [String] = []
 
     static let usage = """
           --socket PATH   the daemon's socket (default: $CARPLAYD_SOCKET, else
@@ -26,9 +29,12 @@ struct DaemonOptions {
     var socketPath: String { socket ?? CarplaydPaths.defaultSocket() }
 
     /// Consumes a common option; false when `argument` is not one.
-    mutating func consume(_ argument: String, _ arguments: inout ArgumentList, acceptsYes: Bool = true) throws -> Bool {
+    mutating func consume(_ argument: String, _ arguments: inout ArgumentList, acceptsYes: Bool = true, acceptsParameters: Bool = false) throws -> Bool {
         switch argument {
         case "--socket": socket = try arguments.value(for: argument)
+        case "--param":
+            guard acceptsParameters else { return false }
+            parameters.append(try arguments.value(for: argument))
         case "--json": json = true
         case "--yes", "-y":
             guard acceptsYes else { return false }

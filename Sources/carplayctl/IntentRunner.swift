@@ -20,6 +20,7 @@ enum IntentRunner {
 
     static func run(_ intent: IntentName, _ parameters: [String: JSONValue], _ options: DaemonOptions) throws -> Int32 {
         try withDaemonErrorsAsJSON(options.json) {
+            let parameters = try IntentVerbs.declared(options.parameters, into: parameters, of: intent)
             let daemon = try DaemonConnection(options)
             let (final, reply) = try perform(intent, parameters, daemon: daemon, options: options, interactive: isInteractive())
             let succeeded = succeeded(reply)

@@ -7,6 +7,8 @@ import VehicleKit
 /// `IntentRunner` (Resolve, questions, Perform).
 enum IntentVerbs {
     static let common = """
+          --param NAME=VALUE   any parameter of the intent by SiriKit's name, as listed
+                          under "parameters" below (repeatable)
           --car NAME      the car's name, when the daemon drives one of several names
           --yes           accept the value the car would use when it asks for confirmation
                           (e.g. a temperature above its maximum)
@@ -21,14 +23,17 @@ enum IntentVerbs {
     /// Splits options from positional arguments: the common options, then the verb's
     /// own (`handle` returns true when it took one); anything else starting with `-`
     /// is a usage error.
-    static func parse(_ arguments: [String], _ options: inout DaemonOptions, _ handle: (String, inout ArgumentList) throws -> Bool) throws -> [String] {
+    /// An intent's verb (`acceptsParameters`) also takes `--param NAME=VALUE`.
+    static func parse(
+        _ arguments: [String], _ options: inout DaemonOptions, acceptsParameters: Bool = false, _ handle: (String, inout ArgumentList) throws -> Bool
+    ) throws -> [String] {
         var list = ArgumentList(arguments)
         var positional: [String] = []
         var optionsEnded = false
         while let argument = list.next() {
             if optionsEnded { positional.append(argument); continue }
             if argument == "--" { optionsEnded = true; continue }
-            if try options.consume(argument, &list) { continue }
+            if try options.consume(argument, &list, acceptsParameters: acceptsParameters) { continue }
             if try handle(argument, &list) { continue }
             if isOption(argument) { throw UsageError("unknown option \(argument)") }
             positional.append(argument)
@@ -39,7 +44,7 @@ enum IntentVerbs {
     /// The arguments of a verb whose only own option is `--car NAME` (carName).
     static func parseCarOnly(_ arguments: [String], _ options: inout DaemonOptions, _ parameters: inout [String: JSONValue]) throws -> [String] {
         var carName: JSONValue?
-        let positional = try parse(arguments, &options) { argument, list in
+        let positional = try parse(arguments, &options, acceptsParameters: true) { argument, list in
             guard argument == "--car" else { return false }
             carName = .string(try list.value(for: argument))
             return true
@@ -51,6 +56,38 @@ enum IntentVerbs {
     static func setOnce(_ parameters: inout [String: JSONValue], _ name: String, _ value: JSONValue, option: String) throws {
         if let existing = parameters[name], existing != value { throw UsageError("\(option) conflicts with another option setting \(name)") }
         parameters[name] = value
+    }
+
+    /// `parameters` with each `--param NAME=VALUE` of `typed` added: NAME one of the
+    /// intent's declared parameters, VALUE read as its declared kind. A parameter needs
+    /// no flag of its own to be given from the command line.
+    static func declared(_ typed: [String], into parameters: [String: JSONValue], of intent: IntentName) throws -> [String: JSONValue] {
+        var parameters = parameters
+        let names = Intent.parameterNames(of: intent)
+        for text in typed {
+            guard let equals = text.firstIndex(of: "=") else { throw UsageError("--param \(text): expected NAME=VALUE") }
+            let name = String(text[..<equals])
+            guard names.contains(name), let kind = Intent.kind(ofParameter: name) else {
+                throw UsageError("--param \(name): \(intent.rawValue) has no parameter \(name); its parameters: \(names.joined(separator: ", "))")
+            }
+            let value = try ParameterInput.parse(kind, text: String(text[text.index(after: equals)...]), what: "--param \(name)")
+            try setOnce(&parameters, name, value, option: "--param \(name)")
+        }
+        return parameters
+    }
+
+    /// The "parameters" section of an intent verb's help, from the declarations.
+    static func parameterHelp(_ intents: [IntentName]) -> String {
+        guard !intents.isEmpty else { return "" }
+        var lines = ["", "", "parameters (SiriKit's names; --param NAME=VALUE):"]
+        for intent in intents {
+            let indent = intents.count > 1 ? "    " : "  "
+            if intents.count > 1 { lines.append("  \(intent.rawValue):") }
+            for name in Intent.parameterNames(of: intent) {
+                lines.append(indent + padded(name, 28) + (Intent.kind(ofParameter: name).map(ParameterInput.describe) ?? ""))
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 
     // MARK: - climate
@@ -81,7 +118,7 @@ enum IntentVerbs {
     static func climate(_ arguments: [String]) throws -> Int32 {
         var options = DaemonOptions()
         var p: [String: JSONValue] = [:]
-        let positional = try parse(arguments, &options) { argument, list in
+        let positional = try parse(arguments, &options, acceptsParameters: true) { argument, list in
             switch argument {
             case "--temperature", "--temp", "-t":
                 try setOnce(&p, "temperature", try ParameterInput.temperature(try list.value(for: argument)), option: argument)
@@ -115,7 +152,7 @@ enum IntentVerbs {
         if p["fanSpeedPercentage"] != nil, p["fanSpeedIndex"] != nil || p["relativeFanSpeedSetting"] != nil {
             throw UsageError("give either --fan or --fan-percent")
         }
-        guard p.keys.contains(where: { $0 != "carName" && $0 != "climateZone" }) else {
+        guard !options.parameters.isEmpty || p.keys.contains(where: { $0 != "carName" && $0 != "climateZone" }) else {
             throw UsageError("nothing to set: give a temperature, a fan speed or a setting to switch")
         }
         return try IntentRunner.run(.setClimateSettingsInCar, p, options)
@@ -148,7 +185,7 @@ enum IntentVerbs {
                 throw UsageError("'\(word)' is not front, rear, all, on or off")
             }
         }
-        guard p["enable"] != nil else { throw UsageError("say on or off") }
+        guard p["enable"] != nil || !options.parameters.isEmpty else { throw UsageError("say on or off") }
         return try IntentRunner.run(.setDefrosterSettingsInCar, p, options)
     }
 
@@ -176,7 +213,7 @@ enum IntentVerbs {
     static func seat(_ arguments: [String]) throws -> Int32 {
         var options = DaemonOptions()
         var p: [String: JSONValue] = [:]
-        let positional = try parse(arguments, &options) { argument, list in
+        let positional = try parse(arguments, &options, acceptsParameters: true) { argument, list in
             switch argument {
             case "--heating", "--cooling", "--massage":
                 let name = "enable" + capitalizedFirst(String(argument.dropFirst(2)))
@@ -197,7 +234,7 @@ enum IntentVerbs {
         }
         guard positional.count <= 1 else { throw UsageError("give one seat") }
         if let seat = positional.first { p["seat"] = .string(try ParameterInput.enumeration(seat, CarSeat.self, what: "SEAT")) }
-        guard p.keys.contains(where: { $0 != "carName" && $0 != "seat" }) else {
+        guard !options.parameters.isEmpty || p.keys.contains(where: { $0 != "carName" && $0 != "seat" }) else {
             throw UsageError("nothing to set: give --heating, --cooling, --massage, --level or --relative")
         }
         return try IntentRunner.run(.setSeatSettingsInCar, p, options)
@@ -226,7 +263,7 @@ enum IntentVerbs {
     static func radio(_ arguments: [String]) throws -> Int32 {
         var options = DaemonOptions()
         var p: [String: JSONValue] = [:]
-        let positional = try parse(arguments, &options) { argument, list in
+        let positional = try parse(arguments, &options, acceptsParameters: true) { argument, list in
             switch argument {
             case "--station": p["stationName"] = .string(try list.value(for: argument))
             case "--preset": p["presetNumber"] = .integer(try ParameterInput.integer(try list.value(for: argument), what: argument))
@@ -248,7 +285,7 @@ enum IntentVerbs {
                 }
             }
         }
-        guard !p.isEmpty else { throw UsageError("give a band, --station or --preset") }
+        guard !p.isEmpty || !options.parameters.isEmpty else { throw UsageError("give a band, --station or --preset") }
         return try IntentRunner.run(.setRadioStation, p, options)
     }
 
@@ -269,10 +306,11 @@ enum IntentVerbs {
 
     static func audio(_ arguments: [String]) throws -> Int32 {
         var options = DaemonOptions()
-        let positional = try parse(arguments, &options) { _, _ in false }
+        let positional = try parse(arguments, &options, acceptsParameters: true) { _, _ in false }
+        var p: [String: JSONValue] = [:]
+        if positional.isEmpty, !options.parameters.isEmpty { return try IntentRunner.run(.setAudioSourceInCar, p, options) }
         guard positional.count == 1 else { throw UsageError("give one audio source, next or previous") }
         let word = positional[0]
-        var p: [String: JSONValue] = [:]
         if let reference = RelativeReference(rawValue: word.lowercased()) {
             p["relativeAudioSourceReference"] = .string(reference.rawValue)
         } else {
@@ -299,7 +337,7 @@ enum IntentVerbs {
         var options = DaemonOptions()
         var p: [String: JSONValue] = [:]
         var status = false
-        let positional = try parse(arguments, &options) { argument, list in
+        let positional = try parse(arguments, &options, acceptsParameters: true) { argument, list in
             switch argument {
             case "--status" where locked: status = true
             case "--car": p["carName"] = .string(try list.value(for: argument))
@@ -330,7 +368,7 @@ enum IntentVerbs {
         var options = DaemonOptions()
         var p: [String: JSONValue] = [:]
         var chosen = Set<CarSignal>()
-        let positional = try parse(arguments, &options) { argument, list in
+        let positional = try parse(arguments, &options, acceptsParameters: true) { argument, list in
             switch argument {
             case "--lights": chosen.insert(.visible)
             case "--horn": chosen.insert(.audible)
@@ -374,7 +412,7 @@ enum IntentVerbs {
 
     static func cars(_ arguments: [String]) throws -> Int32 {
         var options = DaemonOptions()
-        let positional = try parse(arguments, &options) { _, _ in false }
+        let positional = try parse(arguments, &options, acceptsParameters: true) { _, _ in false }
         if let extra = positional.first { throw UsageError("unexpected argument '\(extra)'") }
         return try IntentRunner.run(.listCars, [:], options)
     }

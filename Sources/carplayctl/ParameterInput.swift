@@ -101,6 +101,21 @@ enum ParameterInput {
         }
     }
 
+    /// What a person may type for a parameter of `kind`, for the verbs' help.
+    static func describe(_ kind: ParameterKind) -> String {
+        switch kind {
+        case .bool: "on|off"
+        case .integer: "a whole number"
+        case let .number(range?): "a number, \(readableNumber(range.lowerBound))…\(readableNumber(range.upperBound))"
+        case .number(nil): "a number"
+        case .temperature: "21.5, 21.5C or 72F"
+        case .signals: "lights, horn or both (lights,horn)"
+        case .string: "text"
+        case .channel: "a channel (text or number)"
+        case let .enumeration(_, names, _): names.joined(separator: "|")
+        }
+    }
+
     /// Words a person says for a case, beyond SiriKit's names and aliases, by type.
     static let spoken: [String: [String: String]] = [
         "CarAirCirculationMode": [

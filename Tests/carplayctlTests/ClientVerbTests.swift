@@ -680,6 +680,38 @@ func json(_ text: String) throws -> JSONValue { try JSONValue(parsing: text) }
         #expect(result.stdout.contains("--socket PATH"))
     }
 
+    /// `--param NAME=VALUE`: any declared parameter of the verb's intent, read as its
+    /// declared kind, without a flag of its own; the help lists them from the declaration.
+    @Test func aDeclaredParameterNeedsNoFlagOfItsOwn() async throws {
+        let daemon = try FakeDaemon()
+        let result = try await ctl(["climate", "--param", "fanSpeedPercentage=40", "--param", "relativeTemperatureSetting=higher"], daemon)
+        #expect(result.status == 0, "\(result.stderr)")
+        for call in daemon.calls {
+            #expect(
+                JSONValue.object(call.parameters)
+                    == (try json(#"{"intent":"SetClimateSettingsInCar","parameters":{"fanSpeedPercentage":40.0,"relativeTemperatureSetting":"higher"}}"#)),
+                "\(call.member): \(JSONValue.object(call.parameters))")
+        }
+        let help = try await offThePool { try CarplayctlTests.run(["seat", "--help"]) }
+        #expect(help.stdout.contains("parameters (SiriKit's names; --param NAME=VALUE):\n  enableHeating "), "\(help.stdout)")
+        #expect(help.stdout.contains("  relativeLevelSetting        lowest|lower|higher|highest\n"), "\(help.stdout)")
+    }
+
+    @Test(arguments: [
+        (["climate", "--param", "fanSpeed=40"], "--param fanSpeed: SetClimateSettingsInCar has no parameter fanSpeed; its parameters: enableFan,"),
+        (["climate", "--param", "fanSpeedPercentage=400"], "--param fanSpeedPercentage: 400 is outside 0…100"),
+        (["climate", "--param", "fanSpeedPercentage"], "--param fanSpeedPercentage: expected NAME=VALUE"),
+        (["climate", "--fan-percent", "30", "--param", "fanSpeedPercentage=40"], "--param fanSpeedPercentage conflicts with another option"),
+        (["status", "--param", "carName=x"], "unknown option --param"),
+    ])
+    func aWrongDeclaredParameterIsAUsageError(_ arguments: [String], _ message: String) async throws {
+        let daemon = try FakeDaemon()
+        let result = try await ctl(arguments, daemon)
+        #expect(result.status == 2, "\(arguments)")
+        #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        #expect(daemon.calls.isEmpty, "nothing was sent")
+    }
+
     /// `profile` is the vehicle profile; a driver's saved settings moved to `car-profile`,
     /// and the old spelling says where.
     @Test func profileSaveSaysWhereItWent() async throws {
