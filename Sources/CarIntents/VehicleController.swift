@@ -122,10 +122,8 @@ public final class VehicleController: Sendable {
         /// their frame, and commands in flight if it asked for them.
         var observers: [Int: Observer] = [:]
         var nextID = 0
-        /// The one timer: it sleeps until `timerDeadline`, then expires what is due.
-        var timer: Task<Void, Never>?
-        var timerDeadline: ContinuousClock.Instant?
-        var timerGeneration = 0
+        /// The one timer: it sleeps until the machine's next deadline, then expires what is due.
+        var timer = DeadlineTimer()
         var started = false
         var readerFinished = false
 
@@ -188,17 +186,14 @@ public final class VehicleController: Sendable {
     /// Ends every command and wait in flight (`vehicleUnreachable`, unmet), the
     /// observers' streams, the timer and the reader.
     public func stop() {
-        let (wakes, observers, timer) = core.withLock { core in
+        let (wakes, observers) = core.withLock { core in
             let wakes = dispatch(core.unit.stop(), &core)
             let observers = core.observers.values.map(\.continuation)
             core.observers.removeAll()
-            let timer = core.timer
-            core.timer = nil
-            core.timerDeadline = nil
+            core.timer.cancel()
             core.started = false
-            return (wakes, observers, timer)
+            return (wakes, observers)
         }
-        timer?.cancel()
         fire(wakes)
         for observer in observers { observer.finish() }
     }
@@ -249,26 +244,14 @@ public final class VehicleController: Sendable {
 
     /// Makes sure the timer wakes by the machine's next deadline.
     func armTimer(_ core: inout Core) {
-        guard let next = core.unit.nextDeadline else { return }
-        if core.timer != nil, let wakes = core.timerDeadline, wakes <= next { return }
-        core.timer?.cancel()
-        core.timerGeneration += 1
-        let generation = core.timerGeneration
-        core.timerDeadline = next
-        let clock = clock
-        core.timer = Task(executorPreference: clock.executor) { [weak self] in
-            do { try await clock.sleep(until: next) } catch { return }
-            self?.timerFired(generation)
-        }
+        core.timer.arm(for: core.unit.nextDeadline, on: clock) { [weak self] arming in self?.timerFired(arming) }
     }
 
     /// Expires what is due, then sleeps until the next deadline.
-    func timerFired(_ generation: Int) {
+    func timerFired(_ arming: Int) {
         let now = clock.now
         let wakes = core.withLock { core -> [Wake] in
-            guard generation == core.timerGeneration else { return [] }
-            core.timer = nil
-            core.timerDeadline = nil
+            guard core.timer.claim(arming) else { return [] }
             let wakes = dispatch(core.unit.expire(at: now), &core)
             armTimer(&core)
             return wakes

@@ -36,8 +36,7 @@ public final class SimulatedVehicleNode: Sendable {
     private struct Core {
         var simulation: VehicleSimulation
         var start: ContinuousClock.Instant?
-        var timer: Task<Void, Never>?
-        var timerDeadline: Duration?
+        var timer = DeadlineTimer()
         var running = false
         /// The port hands frames to the node (once per port) ...
         var attached = false
@@ -79,9 +78,7 @@ public final class SimulatedVehicleNode: Sendable {
         }
         core.withLock { core in
             core.running = false
-            core.timer?.cancel()
-            core.timer = nil
-            core.timerDeadline = nil
+            core.timer.cancel()
         }
     }
 
@@ -232,7 +229,6 @@ public final class SimulatedVehicleNode: Sendable {
     private func fire() {
         core.withLock { core in
             guard core.running else { return }
-            core.timerDeadline = nil
             let out = core.simulation.tick(at: elapsed(core))
             send(out, &core)
             publishApplied(&core)
@@ -240,32 +236,18 @@ public final class SimulatedVehicleNode: Sendable {
         }
     }
 
-    /// Arms one sleeping task for the simulation's next deadline, replacing the armed
-    /// one when the deadline moved.
+    /// The timer's wake-up: `fire` unless a later arming replaced it.
+    private func timerFired(_ arming: Int) {
+        guard core.withLock({ $0.timer.claim(arming) }) else { return }
+        fire()
+    }
+
+    /// Makes sure the timer wakes by the simulation's next deadline (it catches up when
+    /// woken early: `tick` runs what is due).
     private func schedule(_ core: inout Core) {
         guard core.running, let start = core.start else { return }
-        guard let deadline = core.simulation.nextDeadline else {
-            core.timer?.cancel()
-            core.timer = nil
-            core.timerDeadline = nil
-            return
-        }
-        if let timerDeadline = core.timerDeadline, timerDeadline == deadline, core.timer != nil { return }
-        core.timer?.cancel()
-        core.timerDeadline = deadline
-        let instant = start.advanced(by: deadline)
-        let clock = clock
-        // On the clock's own thread where it has one (`Timekeeper.loop` by default): a
-        // status cycle that waited for Swift's cooperative pool would stop while
-        // synchronous work holds the pool's threads.
-        core.timer = Task(executorPreference: clock.executor) { [weak self] in
-            do {
-                try await clock.sleep(until: instant)
-            } catch {
-                return
-            }
-            guard !Task.isCancelled else { return }
-            self?.fire()
+        core.timer.arm(for: core.simulation.nextDeadline.map { start.advanced(by: $0) }, on: clock) { [weak self] arming in
+            self?.timerFired(arming)
         }
     }
 
