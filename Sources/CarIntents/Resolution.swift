@@ -38,63 +38,20 @@ public enum ResolutionResult: Sendable, Hashable {
         }
     }
 
-    /// The JSON object, written straight into `bytes` with its members in `JSONValue`'s
-    /// order (kind, options, reason, value): every Perform reply carries a dozen of
-    /// these, and a tree of dictionaries per result, sorted when written, cost more
-    /// than the rest of the reply (docs/BENCHMARKS.md).
-    public func appendJSON(to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: Self.kindMembers[kindIndex])
-        func member(_ name: String, _ value: JSONValue) {
-            bytes.append(UInt8(ascii: ","))
-            JSONBytes.appendString(name, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            value.write(to: &bytes)
-        }
+    /// `{"kind":…}` with the kind's members: value, options, reason (the wire form,
+    /// written and read by CarplayProtocol).
+    public var jsonValue: JSONValue {
+        var object: [String: JSONValue] = ["kind": .string(kind.rawValue)]
         switch self {
-        case let .success(value): member("value", value)
-        case let .disambiguation(options): member("options", .array(options))
+        case let .success(value): object["value"] = value
+        case let .disambiguation(options): object["options"] = .array(options)
         case let .confirmationRequired(value, reason):
-            member("reason", .string(reason))
-            member("value", value)
-        case let .needsValue(reason), let .unsupported(reason): member("reason", .string(reason))
+            object["reason"] = .string(reason)
+            object["value"] = value
+        case let .needsValue(reason), let .unsupported(reason): object["reason"] = .string(reason)
         case .notRequired: break
         }
-        bytes.append(UInt8(ascii: "}"))
-    }
-
-    /// `{"kind":"<kind>"` per kind, written once, in the order of `ResolutionKind`'s cases.
-    private static let kindMembers: [[UInt8]] = ResolutionKind.allCases.map { kind in
-        var bytes = Array(#"{"kind":"#.utf8)
-        JSONBytes.appendString(kind.rawValue, to: &bytes)
-        return bytes
-    }
-    private static let kinds = ResolutionKind.allCases
-
-    /// The kind's place in `kindMembers`: found by comparing cases (a raw-value enum as a
-    /// dictionary key hashes its text).
-    private var kindIndex: Int { Self.kinds.firstIndex(of: kind)! }
-
-    /// The same object as a value (what `appendJSON` writes, read back).
-    public var jsonValue: JSONValue {
-        var bytes: [UInt8] = []
-        appendJSON(to: &bytes)
-        // Written from values: it parses.
-        return (try? JSONValue(parsing: bytes)) ?? .null
-    }
-
-    /// The JSON form read back (a client reading a reply): the members `jsonValue` writes
-    /// for the kind, others ignored; a success without a value holds null.
-    public init(json node: JSONNode) throws(JSONContentError) {
-        let object = try node.object()
-        func reason() throws(JSONContentError) -> String { try object.required("reason").string() }
-        switch try object.required("kind").enumeration(ResolutionKind.self, what: "resolution kind") {
-        case .success: self = .success(object.optional("value")?.value ?? .null)
-        case .disambiguation: self = .disambiguation(try object.required("options").array().map(\.value))
-        case .confirmationRequired: self = .confirmationRequired(try object.required("value").value, reason: try reason())
-        case .needsValue: self = .needsValue(reason: try reason())
-        case .notRequired: self = .notRequired
-        case .unsupported: self = .unsupported(reason: try reason())
-        }
+        return .object(object)
     }
 }
 

@@ -1,10 +1,11 @@
 import CANBus
 import CANKit
+import CarIntents
 import CarplayJSON
 import Testing
 import VehicleKit
 
-@testable import CarIntents
+@testable import CarplayProtocol
 
 /// A resolution's JSON form reads back as the result that wrote it (clients of the
 /// daemon read what its resolvers wrote).
