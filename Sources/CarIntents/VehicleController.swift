@@ -61,11 +61,6 @@ public struct CommandProgress: Sendable {
 /// either order.
 public final class VehicleController: Sendable {
     public let profile: VehicleProfile
-    /// This controller's number among the controllers of the process, never given twice:
-    /// what outlives a controller (the daemon's reply cache, across reloads) tells them
-    /// apart by it. An `ObjectIdentifier` would not do: a new controller may be allocated
-    /// where a freed one was.
-    public let generation: UInt64
     let frames: VehicleFrames
     let port: any CANPort
     let clock: any MonotonicClock
@@ -133,15 +128,12 @@ public final class VehicleController: Sendable {
         }
     }
 
-    private static let generations = Atomic<UInt64>(0)
-
     public convenience init(profile: VehicleProfile, port: any CANPort, clock: any MonotonicClock = Timekeeper.loop) {
         self.init(profile: profile, port: port, clock: clock, stallBeforeWaiting: nil)
     }
 
     init(profile: VehicleProfile, port: any CANPort, clock: any MonotonicClock, stallBeforeWaiting: (@Sendable () async -> Void)?) {
         self.profile = profile
-        self.generation = Self.generations.add(1, ordering: .relaxed).newValue
         self.clock = clock
         self.createdAt = clock.now
         self.stallBeforeWaiting = stallBeforeWaiting

@@ -10,6 +10,9 @@ import Varlink
 public final class DaemonState: Sendable {
     private struct Shared {
         var session: VehicleSession
+        /// The session's state as reply JSON, per state version: a reload's new session
+        /// starts its own (its versions count from its start).
+        var stateJSON = StateJSONCache()
         var allowedUsers: Set<UInt32>
         var allowedGroups: Set<UInt32>
         var deviceLock: DeviceLock
@@ -36,11 +39,13 @@ public final class DaemonState: Sendable {
     public var session: VehicleSession { shared.withLock { $0.session } }
 
     /// Whether `peer` may call (root, the daemon's own user, the allowed users, members
-    /// of allowed groups), the current session and how to read the caller's device lock,
-    /// read together.
-    func admit(_ peer: PeerCredentials) -> (authorized: Bool, session: VehicleSession, deviceLock: DeviceLock) {
-        let (session, users, groups, deviceLock) = shared.withLock { ($0.session, $0.allowedUsers, $0.allowedGroups, $0.deviceLock) }
-        return (authorize(peer, users: users, groups: groups), session, deviceLock)
+    /// of allowed groups), the current session with its state cache and how to read the
+    /// caller's device lock, read together.
+    func admit(_ peer: PeerCredentials) -> (authorized: Bool, session: VehicleSession, stateJSON: StateJSONCache, deviceLock: DeviceLock) {
+        let (session, stateJSON, users, groups, deviceLock) = shared.withLock {
+            ($0.session, $0.stateJSON, $0.allowedUsers, $0.allowedGroups, $0.deviceLock)
+        }
+        return (authorize(peer, users: users, groups: groups), session, stateJSON, deviceLock)
     }
 
     /// Outside the lock: a group lookup may read /etc/group.
@@ -59,6 +64,7 @@ public final class DaemonState: Sendable {
             shared.simulatorAccess = simulatorAccess
             let old = shared.session
             shared.session = session
+            shared.stateJSON = StateJSONCache()
             shared.deviceLock = deviceLock
             shared.allowedUsers = allowedUsers
             shared.allowedGroups = allowedGroups

@@ -3,16 +3,15 @@ import CarplayJSON
 import Synchronization
 import VehicleKit
 
-/// The state's JSON text, made once per state version (flat for the generic methods,
-/// grouped for the typed ones): every Handle and Perform reply carries the whole state, and most replies between two changes are to intents that
-/// changed nothing. A new version re-serializes only the properties whose value
-/// changed (per property its `"key":value` text is kept), so the cost of a reply does
-/// not grow with the number of properties. Keyed by the controller's generation too: a
-/// reload starts a new controller, which counts versions from its own start (and may
-/// live where the old one did, so not by its identity).
+/// One vehicle session's state as JSON text, made once per state version (flat for the
+/// generic methods, grouped for the typed ones): every Handle and Perform reply carries
+/// the whole state, and most replies between two changes are to intents that changed
+/// nothing. A new version re-serializes only the properties whose value changed (per
+/// property its `"key":value` text is kept), so the cost of a reply does not grow with
+/// the number of properties. One per session (`DaemonState`): versions count from the
+/// session's start.
 final class StateJSONCache: Sendable {
     private struct Entry {
-        var generation: UInt64
         var version: Int
         /// Per property its value and `"key":value` text, in the order `JSONValue`
         /// writes keys.
@@ -26,34 +25,31 @@ final class StateJSONCache: Sendable {
     private let entry = Mutex<Entry?>(nil)
     /// The typed methods' grouped state (VehicleState), whole per version: its nesting
     /// does not split into per-property fragments.
-    private let grouped = Mutex<(generation: UInt64, version: Int, bytes: [UInt8])?>(nil)
+    private let grouped = Mutex<(version: Int, bytes: [UInt8])?>(nil)
 
-    func groupedJSON(_ state: VehicleState, version: Int, of controller: VehicleController) -> [UInt8] {
-        let generation = controller.generation
-        if let cached = grouped.withLock({ $0 }), cached.generation == generation, cached.version == version { return cached.bytes }
+    func groupedJSON(_ state: VehicleState, version: Int) -> [UInt8] {
+        if let cached = grouped.withLock({ $0 }), cached.version == version { return cached.bytes }
         let bytes = state.groupedJSON.serializedBytes()
         grouped.withLock { current in
-            if current == nil || current!.generation != generation || current!.version <= version { current = (generation, version, bytes) }
+            if current == nil || current!.version <= version { current = (version, bytes) }
         }
         return bytes
     }
 
-    func json(_ state: VehicleState, version: Int, of controller: VehicleController) -> [UInt8] {
-        let generation = controller.generation
+    func json(_ state: VehicleState, version: Int) -> [UInt8] {
         // Made under the lock, in place: a copy of the fragments out of the cache and back
         // cost as much as the properties' lookups. Each version is made once, by the
         // first reply that needs it; the others wait for it rather than make it too.
-        return entry.withLock { current in
-            if let cached = current, cached.generation == generation {
+        entry.withLock { current in
+            if let cached = current {
                 if cached.version == version { return cached.bytes }
                 // A slower reply of an older version: made for it alone, the cache keeps the newer.
                 if cached.version > version { return Self.made(Self.fragments(of: state).fragments) }
             }
             if current == nil || !Self.refresh(&current!, from: state) {
                 let (fragments, places) = Self.fragments(of: state)
-                current = Entry(generation: generation, version: version, fragments: fragments, places: places, bytes: [])
+                current = Entry(version: version, fragments: fragments, places: places, bytes: [])
             }
-            current!.generation = generation
             current!.version = version
             current!.bytes = Self.made(current!.fragments)
             return current!.bytes

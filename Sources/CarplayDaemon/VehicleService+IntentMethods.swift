@@ -37,14 +37,14 @@ extension VehicleService {
             return
         }
         guard let outcome = await run(phase, intent, parameters: .object(parameters), request) else { return }
-        replies.send(serialized: Self.typedReply(outcome, stateJSON, of: request.session.controller))
+        replies.send(serialized: Self.typedReply(outcome, request.stateJSON))
     }
 
     /// The phase's members (`IntentOutcome.replyMembers`, the generic methods' too) with
     /// the state grouped as the interface's VehicleState (serialized once per state
     /// version, in `cache`); a serialized reply.
-    static func typedReply(_ outcome: IntentOutcome, _ cache: StateJSONCache, of controller: VehicleController) -> [UInt8] {
-        let (members, raw) = outcome.replyMembers { state, version in cache.groupedJSON(state, version: version, of: controller) }
+    static func typedReply(_ outcome: IntentOutcome, _ cache: StateJSONCache) -> [UInt8] {
+        let (members, raw) = outcome.replyMembers { state, version in cache.groupedJSON(state, version: version) }
         return VarlinkReply(parameters: members).serialized(adding: raw)
     }
 }

@@ -20,6 +20,8 @@ public final class VehicleService: VarlinkService {
         let call: VarlinkCall
         let peer: PeerCredentials
         let session: VehicleSession
+        /// The session's state as reply JSON (`DaemonState`).
+        let stateJSON: StateJSONCache
         let deviceLock: DeviceLock
         let replies: VarlinkReplies
     }
@@ -48,7 +50,6 @@ public final class VehicleService: VarlinkService {
 
     let state: DaemonState
     let log: Logger
-    let stateJSON = StateJSONCache()
 
     public init(state: DaemonState, log: Logger) {
         self.state = state
@@ -57,7 +58,7 @@ public final class VehicleService: VarlinkService {
 
     public func handle(_ call: VarlinkCall, peer: PeerCredentials, replies: VarlinkReplies) async {
         // Authorization and the session in one reading of the daemon's state.
-        let (authorized, session, deviceLock) = state.admit(peer)
+        let (authorized, session, stateJSON, deviceLock) = state.admit(peer)
         guard authorized else {
             log.warning("refused \(call.method) from uid \(peer.uid) gid \(peer.gid) (pid \(peer.pid)): not allowed")
             replies.send(
@@ -72,7 +73,7 @@ public final class VehicleService: VarlinkService {
             replies.send(error: refusal.error(in: Self.errorInterface(of: call)))
             return
         }
-        await handler(self, Request(call: call, peer: peer, session: session, deviceLock: deviceLock, replies: replies))
+        await handler(self, Request(call: call, peer: peer, session: session, stateJSON: stateJSON, deviceLock: deviceLock, replies: replies))
     }
 
     /// The interface whose errors answer `call`: io.carplayd.VSS's own for its calls,
@@ -115,8 +116,7 @@ public final class VehicleService: VarlinkService {
         guard let intent = Self.intent(from: request.call, request.replies),
             let outcome = await run(phase, intent, parameters: Self.givenParameters(request.call), request)
         else { return }
-        let controller = request.session.controller
-        let (members, raw) = outcome.replyMembers { state, version in self.stateJSON.json(state, version: version, of: controller) }
+        let (members, raw) = outcome.replyMembers { state, version in request.stateJSON.json(state, version: version) }
         request.replies.send(serialized: VarlinkReply(parameters: members).serialized(adding: raw))
     }
 

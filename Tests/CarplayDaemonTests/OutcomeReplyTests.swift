@@ -7,8 +7,10 @@ import TestSupport
 import Testing
 import Varlink
 import VehicleKit
+import VehicleSimulator
 
 @testable import CarplayDaemon
+@testable import LinuxSupport
 
 /// The Handle/Perform reply is written straight into bytes (frames as candump lines, the
 /// state as cached text); it must be the bytes the generic serializer gives for the same
@@ -95,10 +97,6 @@ import VehicleKit
 }
 
 @Suite struct StateJSONCacheTests {
-    /// A controller on a bus of its own, nothing sent or heard: what the cache keys by.
-    static func makeController() -> VehicleController {
-        VehicleController(profile: profile, port: VirtualCANBus().makePort())
-    }
     static let profile = try! ProfileLoader.load(directory: TestPaths.repository("VehicleProfiles/sedan").path) {
         FileManager.default.contents(atPath: $0).map { Array($0) }
     }
@@ -107,39 +105,29 @@ import VehicleKit
     static let cold = VehicleState([.fan: .bool(false)])
     static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
-    @Test func serializesOncePerVersionAndController() {
+    @Test func serializesOncePerVersion() {
         let cache = StateJSONCache()
-        let one = Self.makeController()
-        let two = Self.makeController()
         let (warm, cold, text) = (Self.warm, Self.cold, Self.text)
-        #expect(text(cache.json(warm, version: 1, of: one)) == warm.jsonValue.serialized())
+        #expect(text(cache.json(warm, version: 1)) == warm.jsonValue.serialized())
         // The same version is the same state: the cached text, whatever is passed.
-        #expect(text(cache.json(cold, version: 1, of: one)) == warm.jsonValue.serialized())
-        #expect(text(cache.json(cold, version: 2, of: one)) == cold.jsonValue.serialized())
-        // A new controller (a reload) counts from its own start.
-        #expect(text(cache.json(warm, version: 2, of: two)) == warm.jsonValue.serialized())
-        withExtendedLifetime((one, two)) {}
+        #expect(text(cache.json(cold, version: 1)) == warm.jsonValue.serialized())
+        #expect(text(cache.json(cold, version: 2)) == cold.jsonValue.serialized())
     }
 
     /// No property known yet (the car not heard from): an empty object, then one property.
     @Test func anEmptyStateIsAnEmptyObject() {
         let cache = StateJSONCache()
-        let controller = Self.makeController()
-        #expect(Self.text(cache.json(VehicleState(), version: 1, of: controller)) == "{}")
-        #expect(Self.text(cache.json(Self.cold, version: 2, of: controller)) == Self.cold.jsonValue.serialized())
-        withExtendedLifetime(controller) {}
+        #expect(Self.text(cache.json(VehicleState(), version: 1)) == "{}")
+        #expect(Self.text(cache.json(Self.cold, version: 2)) == Self.cold.jsonValue.serialized())
     }
 
     /// A slower reply of an older version gets its own state's text; the newer stays cached.
     @Test func anOlderVersionDoesNotReplaceTheNewer() {
         let cache = StateJSONCache()
-        let controller = Self.makeController()
         let (warm, cold, text) = (Self.warm, Self.cold, Self.text)
-        let id = controller
-        #expect(text(cache.json(warm, version: 3, of: id)) == warm.jsonValue.serialized())
-        #expect(text(cache.json(cold, version: 2, of: id)) == cold.jsonValue.serialized())
-        #expect(text(cache.json(cold, version: 3, of: id)) == warm.jsonValue.serialized())
-        withExtendedLifetime(controller) {}
+        #expect(text(cache.json(warm, version: 3)) == warm.jsonValue.serialized())
+        #expect(text(cache.json(cold, version: 2)) == cold.jsonValue.serialized())
+        #expect(text(cache.json(cold, version: 3)) == warm.jsonValue.serialized())
     }
 }
 
@@ -147,7 +135,6 @@ extension StateJSONCacheTests {
     /// Versions that change some values, add and drop properties: always the text of the state.
     @Test func changedValuesAndKeysGiveTheStatesText() {
         let cache = StateJSONCache()
-        let controller = Self.makeController()
         var state = VehicleState([.fan: .bool(true), .fanSpeed: .integer(3), .radioFrequency: .number(101.1)])
         for version in 1...40 {
             switch version % 4 {
@@ -156,10 +143,9 @@ extension StateJSONCacheTests {
             case 2: state[.radioFrequency] = .number(88.0 + Double(version) / 10)
             default: break
             }
-            let bytes = cache.json(state, version: version, of: controller)
+            let bytes = cache.json(state, version: version)
             #expect(String(decoding: bytes, as: UTF8.self) == state.jsonValue.serialized(), "version \(version)")
         }
-        withExtendedLifetime(controller) {}
     }
 }
 
@@ -168,7 +154,6 @@ extension StateJSONCacheTests {
     /// cache walks a state in its own order and must not take one order for the other.
     @Test func theSamePropertiesInAnotherOrderGiveTheStatesText() {
         let cache = StateJSONCache()
-        let controller = Self.makeController()
         let keys: [PropertyKey] = [.fan, .fanSpeed, .radioFrequency, .audioSource, .airConditioner, .airCirculation]
         // A dictionary's order follows its keys' hashes and its number of buckets, not the
         // order of insertion: other capacities give the same keys other orders.
@@ -182,52 +167,43 @@ extension StateJSONCacheTests {
             let order = version % 2 == 0 ? keys : keys.reversed()
             let next = state(version % 3 == 0 ? order.shuffled() : order, version, capacity: [6, 24, 96, 384][version % 4])
             orders.insert(Array(next.values.keys))
-            let bytes = cache.json(next, version: version, of: controller)
+            let bytes = cache.json(next, version: version)
             #expect(String(decoding: bytes, as: UTF8.self) == next.jsonValue.serialized(), "version \(version)")
         }
         #expect(orders.count > 1, "the states iterated in one order only: the test tested nothing")
-        withExtendedLifetime(controller) {}
     }
 }
 
 extension StateJSONCacheTests {
-    /// The typed methods' grouped form: once per version and controller, apart from the flat one.
+    /// The typed methods' grouped form: once per version, apart from the flat one.
     @Test func theGroupedStateIsCachedPerVersionToo() {
         let cache = StateJSONCache()
-        let one = Self.makeController()
-        let two = Self.makeController()
         let (warm, cold, text) = (Self.warm, Self.cold, Self.text)
-        #expect(text(cache.groupedJSON(warm, version: 1, of: one)) == warm.groupedJSON.serialized())
-        #expect(text(cache.json(warm, version: 1, of: one)) == warm.jsonValue.serialized(), "the flat form beside it")
-        #expect(text(cache.groupedJSON(cold, version: 1, of: one)) == warm.groupedJSON.serialized())
-        #expect(text(cache.groupedJSON(cold, version: 2, of: one)) == cold.groupedJSON.serialized())
-        #expect(text(cache.groupedJSON(warm, version: 2, of: two)) == warm.groupedJSON.serialized())
-        withExtendedLifetime((one, two)) {}
+        #expect(text(cache.groupedJSON(warm, version: 1)) == warm.groupedJSON.serialized())
+        #expect(text(cache.json(warm, version: 1)) == warm.jsonValue.serialized(), "the flat form beside it")
+        #expect(text(cache.groupedJSON(cold, version: 1)) == warm.groupedJSON.serialized())
+        #expect(text(cache.groupedJSON(cold, version: 2)) == cold.groupedJSON.serialized())
     }
 }
 
 extension StateJSONCacheTests {
-    /// Issue 34: after reloads, a new controller can be allocated where a freed one was,
-    /// and count its versions from the same start. Its replies must carry its own car's
-    /// state, not the text cached for the old one.
-    @Test func aControllerAtAFreedControllersAddressGetsItsOwnState() throws {
-        let cache = StateJSONCache()
-        var first: VehicleController? = Self.makeController()
-        let address = ObjectIdentifier(first!)
-        #expect(Self.text(cache.json(Self.warm, version: 1, of: first!)) == Self.warm.jsonValue.serialized())
-        #expect(Self.text(cache.groupedJSON(Self.warm, version: 1, of: first!)) == Self.warm.groupedJSON.serialized())
-        first = nil
-        // The allocator hands the freed memory out again: on an idle machine the first
-        // tries find it (each try's controller freed before the next is made). Where none
-        // does (other threads took it), the new controller is still a new car.
-        var tried: VehicleController?
-        for _ in 0..<1000 {
-            tried = nil
-            tried = Self.makeController()
-            if ObjectIdentifier(tried!) == address { break }
+    /// Issue 34: a reload's session counts its state versions from its own start. Its
+    /// replies must carry its own car's state, not the text cached for the old session:
+    /// the cache belongs to the session, and a reload replaces both.
+    @Test func aReloadedSessionGetsItsOwnCache() {
+        func session() -> VehicleSession {
+            VehicleSession(profile: Self.profile, vehicle: .inProcess(EmbeddedVehicle(VehicleSimulation(profile: Self.profile))))
         }
-        let second = try #require(tried)
-        #expect(Self.text(cache.json(Self.cold, version: 1, of: second)) == Self.cold.jsonValue.serialized())
-        #expect(Self.text(cache.groupedJSON(Self.cold, version: 1, of: second)) == Self.cold.groupedJSON.serialized())
+        let peer = PeerCredentials(pid: 1, uid: 0, gid: 0)
+        let state = DaemonState(session: session(), allowedUsers: [], allowedGroups: [])
+        let before = state.admit(peer).stateJSON
+        #expect(Self.text(before.json(Self.warm, version: 1)) == Self.warm.jsonValue.serialized())
+        #expect(Self.text(before.groupedJSON(Self.warm, version: 1)) == Self.warm.groupedJSON.serialized())
+        let old = state.replace(session: session(), allowedUsers: [], allowedGroups: [], deviceLock: .none)
+        let after = state.admit(peer).stateJSON
+        #expect(after !== before)
+        #expect(Self.text(after.json(Self.cold, version: 1)) == Self.cold.jsonValue.serialized())
+        #expect(Self.text(after.groupedJSON(Self.cold, version: 1)) == Self.cold.groupedJSON.serialized())
+        withExtendedLifetime(old) {}
     }
 }

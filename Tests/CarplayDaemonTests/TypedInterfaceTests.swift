@@ -128,7 +128,7 @@ import VehicleSimulator
             let method = try #require(interface.methods[intent.name.rawValue])
             for phase in IntentPhase.allCases {
                 let outcome = await session.engine.run(phase, intent)
-                let bytes = VehicleService.typedReply(outcome, cache, of: session.controller).dropLast()  // its NUL
+                let bytes = VehicleService.typedReply(outcome, cache).dropLast()  // its NUL
                 let reply = try #require(try JSONValue(parsing: Array(bytes)).objectValue?["parameters"]?.objectValue)
                 let mismatch = interface.mismatch(of: reply, against: method.output)
                 #expect(mismatch == nil, "\(profileName) \(phase) \(request): \(mismatch!) in \(JSONValue.object(reply).serialized())")
