@@ -70,7 +70,8 @@ let package = Package(
         // io.carplayd.Simulator over a simulated vehicle, and who may call it: served by
         // carplayd's embedded vehicle and carplay-ecu's --control socket alike.
         .target(
-            name: "SimulatorControl", dependencies: ["CarplayJSON", "LinuxSupport", "Varlink", "VehicleKit", "VehicleSimulator"], plugins: ["EmbedInterfaces"]),
+            name: "SimulatorControl", dependencies: ["CarplayJSON", "CarplayProtocol", "LinuxSupport", "Varlink", "VehicleKit", "VehicleSimulator"],
+            plugins: ["EmbedInterfaces"]),
 
         // The client side of io.carplayd.Vehicle and io.carplayd.Simulator: typed requests,
         // replies and errors, decoded once (a reply that does not fit names its JSON path),

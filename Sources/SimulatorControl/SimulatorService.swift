@@ -1,4 +1,5 @@
 import CarplayJSON
+import CarplayProtocol
 import Varlink
 import VehicleKit
 import VehicleSimulator
@@ -74,16 +75,14 @@ public struct SimulatorService: Sendable {
             return Self.refuse(replies, "InvalidFaultPlan", ["reason": error.description])
         }
         vehicle.setFaults(faults)
-        replies.send(VarlinkReply(parameters: [:]))
+        replies.send(VarlinkReply(parameters: SetFaultsReply().json))
         return "fault plan \(faults.isEmpty ? "cleared" : faults.rules.map(\.description).joined(separator: "; "))"
     }
 
     func getVehicle(_ replies: VarlinkReplies) {
-        replies.send(
-            VarlinkReply(parameters: [
-                "state": vehicle.state().jsonValue, "faults": vehicle.faults().jsonValue, "statistics": vehicle.statistics().jsonValue,
-                "drive": Self.json(vehicle.driveState()),
-            ]))
+        let reply = GetVehicleReply(
+            state: vehicle.state(), faultPlan: vehicle.faults().jsonValue, statistics: vehicle.statistics().jsonValue, drive: vehicle.driveState())
+        replies.send(VarlinkReply(parameters: reply.json))
     }
 
     func setDriveState(_ call: VarlinkCall, _ replies: VarlinkReplies) -> String? {
@@ -109,7 +108,7 @@ public struct SimulatorService: Sendable {
         } catch {
             return invalid(error.parameter, error.reason)
         }
-        replies.send(VarlinkReply(parameters: Self.json(drive).objectValue ?? [:]))
+        replies.send(VarlinkReply(parameters: SetDriveStateReply(drive: drive).json))
         return "drive state \(drive.connector.map { "plugged in (\($0.rawValue))" } ?? "unplugged"), \(drive.speedKmh) km/h"
     }
 
@@ -124,12 +123,8 @@ public struct SimulatorService: Sendable {
         case let .failure(error): return Self.refuse(replies, "InvalidVehicleState", ["key": error.key, "reason": error.reason])
         case let .success(decoded):
             vehicle.override(decoded)
-            replies.send(VarlinkReply(parameters: ["values": VehicleState(decoded).jsonValue]))
+            replies.send(VarlinkReply(parameters: SetVehicleStateReply(values: VehicleState(decoded)).json))
             return "the driver set " + decoded.keys.sorted().map { "\($0.rawValue)=\(decoded[$0]!)" }.joined(separator: " ")
         }
-    }
-
-    static func json(_ drive: DriveState) -> JSONValue {
-        .object(["connector": drive.connector.map { .string($0.rawValue) } ?? .null, "speedKmh": .number(drive.speedKmh)])
     }
 }

@@ -1,5 +1,6 @@
 import CarplayClient
 import CarplayJSON
+import CarplayProtocol
 import CarplayText
 import VehicleKit
 

@@ -1,6 +1,8 @@
 import CarplayJSON
-import CarplayProtocol
 import VehicleKit
+
+// io.carplayd.Simulator's replies, one type each: SimulatorControl writes them (the
+// daemon's embedded car, carplay-ecu), CarplayClient reads them.
 
 /// io.carplayd.Simulator's GetVehicle: what the vehicle itself holds (not what its status
 /// frames told the daemon), its fault plan and statistics, and its drive state.
@@ -12,6 +14,16 @@ public struct GetVehicleReply: CarplaydReply {
     public var faultRules: [JSONValue]
     public var statistics: [String: JSONValue]
     public var drive: DriveState
+
+    /// `faultPlan` and `statistics` as the simulator writes them (`FaultPlan.jsonValue`,
+    /// `SimulationStatistics.jsonValue`).
+    public init(state: VehicleState, faultPlan: JSONValue, statistics: JSONValue, drive: DriveState) {
+        self.state = state.jsonValue.objectValue ?? [:]
+        faultRules = faultPlan.objectValue?["rules"]?.arrayValue ?? []
+        self.statistics = statistics.objectValue ?? [:]
+        self.drive = drive
+        json = ["state": .object(self.state), "faults": faultPlan, "statistics": statistics, "drive": drive.json]
+    }
 
     public init(members: JSONObject) throws(JSONContentError) {
         json = members.fields
@@ -28,6 +40,11 @@ public struct SetDriveStateReply: CarplaydReply {
     public var json: [String: JSONValue]
     public var drive: DriveState
 
+    public init(drive: DriveState) {
+        self.drive = drive
+        json = drive.json.objectValue ?? [:]
+    }
+
     public init(members: JSONObject) throws(JSONContentError) {
         json = members.fields
         drive = try DriveState(json: members.node)
@@ -40,6 +57,11 @@ public struct SetVehicleStateReply: CarplaydReply {
     public var json: [String: JSONValue]
     public var values: [String: JSONValue]
 
+    public init(values: VehicleState) {
+        self.values = values.jsonValue.objectValue ?? [:]
+        json = ["values": .object(self.values)]
+    }
+
     public init(members: JSONObject) throws(JSONContentError) {
         json = members.fields
         values = try members.required("values").members()
@@ -51,6 +73,8 @@ public struct SetFaultsReply: CarplaydReply {
     public static let method = "io.carplayd.Simulator.SetFaults"
     public var json: [String: JSONValue]
 
+    public init() { json = [:] }
+
     public init(members: JSONObject) throws(JSONContentError) {
         json = members.fields
     }
@@ -58,6 +82,10 @@ public struct SetFaultsReply: CarplaydReply {
 
 extension DriveState {
     /// The interface's DriveState: the connector plugged in (null: none) and the speed.
+    public var json: JSONValue {
+        .object(["connector": connector.map { .string($0.rawValue) } ?? .null, "speedKmh": .number(speedKmh)])
+    }
+
     public init(json node: JSONNode) throws(JSONContentError) {
         let drive = try node.object()
         self.init(
