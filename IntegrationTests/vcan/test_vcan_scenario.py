@@ -6,6 +6,8 @@ Run by IntegrationTests/vcan/run.sh (natively where the kernel has vcan, in a VM
 
 import json
 import os
+import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -142,29 +144,50 @@ def test_carplay_ecu_replay_drives_carplayd(tmp_path):
         daemon.stop()
 
 
+def next_frames(sock, count, timeout):
+    """(id, data) of the next `count` frames on a bound raw CAN socket, written as candump
+    -L writes them, or fewer when `timeout` seconds pass first."""
+    got = []
+    deadline = time.monotonic() + timeout
+    while len(got) < count and time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            data = sock.recv(16)
+        except socket.timeout:
+            break
+        can_id, length = struct.unpack("=IB3x", data[:8])
+        extended = can_id & socket.CAN_EFF_FLAG
+        ident = "%08X" % (can_id & socket.CAN_EFF_MASK) if extended else "%03X" % (can_id & socket.CAN_SFF_MASK)
+        got.append((ident, data[8:8 + length].hex().upper()))
+    return got
+
+
 def test_carplay_ecu_replay_step_mode(tmp_path):
+    """--step: one frame per line of standard input. The bus is read from a raw socket
+    bound before carplay-ecu starts (candump's start cannot be waited for), and each
+    frame is waited for: a loaded machine starts a process late, it does not send more."""
     log = tmp_path / "step.log"
     candump_log.write_status_log(log, SEDAN, [(2, candump_log.SEDAN_AFTER)])
-    capture = tmp_path / "captured.log"
-    dump = candump(capture)
-    time.sleep(0.5)
-    step = subprocess.Popen([str(BIN / "carplay-ecu"), "--can", IFACE, "--replay", str(log), "--step"],
-                            stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        for _ in range(3):
-            step.stdin.write("\n")
-            step.stdin.flush()
-        time.sleep(1.0)
-        dump.terminate()
-        dump.wait()
-        assert frames(capture) == frames(log)[:3], "one frame per line, no more"
-        step.stdin.close()  # end of input: the replay stops
-        assert step.wait(timeout=10) == 0
-        err = step.stderr.read()
-        assert "step mode" in err and "replay done: 3 frames sent" in err, err
-    finally:
-        if step.poll() is None:
-            step.kill()
+    with socket.socket(socket.AF_CAN, socket.SOCK_RAW, socket.CAN_RAW) as bus:
+        bus.bind((IFACE,))
+        step = subprocess.Popen([str(BIN / "carplay-ecu"), "--can", IFACE, "--replay", str(log), "--step"],
+                                stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            seen = []
+            for line in range(3):
+                step.stdin.write("\n")
+                step.stdin.flush()
+                seen += next_frames(bus, 1, timeout=30)
+                assert len(seen) == line + 1, "line %d: no frame within 30 s" % (line + 1)
+            assert seen == frames(log)[:3], "one frame per line, in the log's order"
+            step.stdin.close()  # end of input: the replay stops
+            assert step.wait(timeout=30) == 0
+            err = step.stderr.read()
+            assert "step mode" in err and "replay done: 3 frames sent" in err, err
+            assert next_frames(bus, 1, timeout=0.5) == [], "no frame without a line"
+        finally:
+            if step.poll() is None:
+                step.kill()
 
 
 def test_carplay_ecu_after_command_the_driver_turns_the_knob_back(tmp_path):
