@@ -98,9 +98,8 @@ extension VehicleService {
             confirmed.append(signal)
         }
         let elapsed = clock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let state = session.controller.snapshot().state
-        request.replies.send(VarlinkReply(parameters: VSSActuateReply(values: Self.values(of: confirmed, in: state), elapsedSeconds: seconds).json))
+        request.replies.send(VarlinkReply(parameters: VSSActuateReply(values: Self.values(of: confirmed, in: state), elapsed: elapsed).json))
     }
 
     /// The signals a call's `paths` name (all when absent), or nil after sending

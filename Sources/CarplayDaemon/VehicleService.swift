@@ -107,8 +107,7 @@ public final class VehicleService: VarlinkService {
                 id: message.id, name: database.message(id: message.id)?.name, received: message.received, untrusted: message.untrusted,
                 sent: message.sent, lastFrame: message.lastReceived?.logLine)
         }
-        let seconds = Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18
-        request.replies.send(VarlinkReply(parameters: GetBusTrafficReply(messages: messages, uptime: seconds).json))
+        request.replies.send(VarlinkReply(parameters: GetBusTrafficReply(messages: messages, uptime: uptime).json))
     }
 
     /// Resolve, Confirm, Handle and Perform: one phase runner, one serializer.

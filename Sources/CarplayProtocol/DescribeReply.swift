@@ -60,8 +60,7 @@ public struct VehicleDescription: Sendable, Hashable {
         reportsBattery = profile.power.battery
         properties = profile.bindings.keys.sorted().map(\.rawValue)
         refusedWhileCarLocked = profile.policies.refusedWhileCarLocked.sorted()
-        let timeout = profile.policies.confirmationTimeout.components
-        confirmationTimeoutMs = Int(timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000)
+        confirmationTimeoutMs = profile.policies.confirmationTimeout.wholeMilliseconds
         climate = profile.climate
         radio = profile.radio
     }

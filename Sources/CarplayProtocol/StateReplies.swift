@@ -113,6 +113,9 @@ public struct GetBusTrafficReply: CarplaydReply {
         }
     }
 
+    /// `uptime`: since the vehicle session started.
+    public init(messages: [Message], uptime: Duration) { self.init(messages: messages, uptime: uptime.wireSeconds) }
+
     public init(messages: [Message], uptime: Double) {
         self.messages = messages
         self.uptime = uptime

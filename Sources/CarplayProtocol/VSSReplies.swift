@@ -133,6 +133,8 @@ public struct VSSActuateReply: CarplaydReply {
     public var values: [String: JSONValue]
     public var elapsedSeconds: Double
 
+    public init(values: [String: JSONValue], elapsed: Duration) { self.init(values: values, elapsedSeconds: elapsed.wireSeconds) }
+
     public init(values: [String: JSONValue], elapsedSeconds: Double) {
         self.values = values
         self.elapsedSeconds = elapsedSeconds
