@@ -23,16 +23,16 @@ class StubError(Exception):
     """The stubs cannot be made or loaded; the message says why and what to do."""
 
 
-def cache_root():
+def cache_root(made=None):
     """Where the stubs are, or are generated: $CARPLAYD_KUKSA_STUBS; else kuksa/.stubs beside
     the package (gitignored) when it holds them already (make install-kuksa makes them
     there) or may be written; else systemd's $CACHE_DIRECTORY; else the user's cache
     ($XDG_CACHE_HOME or ~/.cache, carplayd-kuksa/stubs): an installed copy in /usr/lib
-    run by a user in their own session."""
+    run by a user in their own session. `made`: the stubs' fingerprint, when the caller has it."""
     if os.environ.get("CARPLAYD_KUKSA_STUBS"):
         return os.environ["CARPLAYD_KUKSA_STUBS"]
     beside = os.path.join(os.path.dirname(PROTO_ROOT), ".stubs")
-    if os.path.isdir(os.path.join(beside, fingerprint())):
+    if os.path.isdir(os.path.join(beside, made or fingerprint())):
         return beside
     if os.environ.get("CACHE_DIRECTORY"):
         return os.path.join(os.environ["CACHE_DIRECTORY"].split(":")[0], "stubs")
@@ -61,8 +61,9 @@ def fingerprint():
 
 def generate(root=None):
     """Makes the stubs if they are not there yet; returns their directory."""
-    root = root or cache_root()
-    target = os.path.join(root, fingerprint())
+    made = fingerprint()  # reads the protos: once
+    root = root or cache_root(made)
+    target = os.path.join(root, made)
     if os.path.exists(os.path.join(target, "kuksa", "val", "v2", "val_pb2_grpc.py")):
         return target
     try:
