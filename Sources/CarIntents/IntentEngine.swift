@@ -99,8 +99,8 @@ public final class IntentEngine: Sendable {
                 resolution, profile: profile, state: state, vehicleReachable: reachable, busOffInterface: busOff,
                 restrictedWhileLocked: restrictedWhileLocked, device: device)
         {
-            outcome.response = refusal
-            outcome.refusal = IntentRefusal(confirmation: refusal)
+            outcome.response = refusal.response(for: intent.name)
+            outcome.refusal = refusal
         } else if phase == .handle || phase == .perform {
             (outcome.response, outcome.frames) = await handle(resolution)
         }
@@ -118,7 +118,7 @@ public final class IntentEngine: Sendable {
     /// Sends the resolved action and waits for the vehicle to confirm it.
     func handle(_ resolution: IntentResolution) async -> (IntentResponse, [ReceivedFrame]) {
         guard let action = resolution.action else {
-            return (IntentResponse(code: .failure, reason: "notResolved", fields: [:]), [])
+            return (.failure(IntentResponse.notResolved), [])
         }
         let ticket = await acquire(claim(for: action))
         defer { release(ticket) }
@@ -133,7 +133,7 @@ public final class IntentEngine: Sendable {
             for signal in signals { targets[.signal(signal)] = .bool(true) }
             let outcome = await controller.apply(targets, timeout: timeout, for: resolution.intent.name)
             var response = response(for: outcome)
-            if outcome.succeeded { response.fields.merge(IntentResponse.signalFields(signals)) { _, new in new } }
+            if outcome.succeeded { response.signals = signals }
             return (response, outcome.frames)
 
         case let .saveCarProfile(slot, name):
@@ -159,15 +159,17 @@ public final class IntentEngine: Sendable {
                 try persist(all)
             } catch {
                 shared.withLock { $0.savedCarProfiles[slot] = previous }
-                return (IntentResponse(code: .failure, reason: "storageError", fields: ["detail": .string("\(error)")]), [])
+                return (.failure("storageError", detail: "\(error)"), [])
             }
-            var fields: [String: JSONValue] = ["profileNumber": .integer(slot), "settings": .integer(settings.count)]
-            if let name { fields["profileName"] = .string(name) }
-            return (IntentResponse(code: .success, reason: nil, fields: fields), [])
+            var response = IntentResponse(code: .success)
+            (response.profileNumber, response.profileName, response.settings) = (slot, name, settings.count)
+            return (response, [])
 
         case let .restoreCarProfile(slot):
             guard let saved = shared.withLock({ $0.savedCarProfiles[slot] }) else {
-                return (IntentResponse(code: .failure, reason: "emptyProfile", fields: ["profileNumber": .integer(slot)]), [])
+                var response = IntentResponse.failure("emptyProfile")
+                response.profileNumber = slot
+                return (response, [])
             }
             var targets = saved.settings.filter { profile.bindings[$0.key]?.command != nil }
             if profile.bindings[.activeCarProfile]?.command != nil { targets[.activeCarProfile] = .integer(slot) }
@@ -185,40 +187,43 @@ public final class IntentEngine: Sendable {
             let failures = outcomes.compactMap(\.failure)
             var response =
                 failures.isEmpty
-                ? IntentResponse(code: .success, reason: nil, fields: [:])
-                : IntentResponse(code: .failure, reason: failures[0].reason, fields: ["detail": .string(failures.map(\.description).joined(separator: "; "))])
-            response.fields["profileNumber"] = .integer(slot)
-            if let name = saved.name { response.fields["profileName"] = .string(name) }
+                ? IntentResponse(code: .success)
+                : .failure(failures[0].reason, detail: failures.map(\.description).joined(separator: "; "))
+            (response.profileNumber, response.profileName) = (slot, saved.name)
             if !failures.isEmpty {
                 // Partial failure: say what was confirmed and what was not.
                 var confirmed = Set<PropertyKey>()
                 for outcome in outcomes where outcome.succeeded { confirmed.formUnion(outcome.targets.keys) }
-                response.fields["confirmed"] = .array(confirmed.sorted().map { .string($0.rawValue) })
-                response.fields["failed"] = .array(targets.keys.filter { !confirmed.contains($0) }.sorted().map { .string($0.rawValue) })
+                response.confirmed = confirmed.sorted()
+                response.failed = targets.keys.filter { !confirmed.contains($0) }.sorted()
             }
             let frames = outcomes.flatMap(\.frames).sorted { $0.timestamp < $1.timestamp }
             return (response, Self.unique(frames))
 
         case .listCars:
-            return (IntentResponse(code: .success, reason: nil, fields: ["cars": .array([CarListing.json(profile, identifier: carIdentifier)])]), [])
+            var response = IntentResponse(code: .success)
+            response.cars = [Car(profile, identifier: carIdentifier)]
+            return (response, [])
 
         case .readLockStatus:
             let state = await controller.state(knowing: [.locked], timeout: timeout) ?? VehicleState()
-            guard case let .bool(locked)? = state[.locked] else {
-                return (IntentResponse(code: .failure, reason: "unknownState", fields: [:]), [])
-            }
-            return (IntentResponse(code: .success, reason: nil, fields: ["locked": .bool(locked)]), [])
+            guard case let .bool(locked)? = state[.locked] else { return (.failure("unknownState"), []) }
+            var response = IntentResponse(code: .success)
+            response.locked = locked
+            return (response, [])
 
         case .readPowerLevel:
-            let readings = PowerLevelResponse.readings(of: profile).filter { profile.bindings[$0] != nil }
+            let readings = PowerLevel.readings(of: profile).filter { profile.bindings[$0] != nil }
             let known = await controller.state(knowing: readings, timeout: timeout)
             let state: VehicleState
             if let known { state = known } else { state = controller.currentState }
-            let lastUpdate = controller.newestStatusStamp(carrying: PowerLevelResponse.isPowerProperty)
-            guard let fields = PowerLevelResponse.fields(state: state, power: profile.power, carIdentifier: carIdentifier, lastUpdate: lastUpdate) else {
-                return (IntentResponse(code: .failure, reason: "unknownState", fields: [:]), [])
+            let lastUpdate = controller.newestStatusStamp(carrying: PowerLevel.isPowerProperty)
+            guard let powerLevel = PowerLevel(state: state, power: profile.power, carIdentifier: carIdentifier, lastUpdate: lastUpdate) else {
+                return (.failure("unknownState"), [])
             }
-            return (IntentResponse(code: .success, reason: nil, fields: fields), [])
+            var response = IntentResponse(code: .success)
+            response.powerLevel = powerLevel
+            return (response, [])
         }
     }
 
@@ -230,9 +235,9 @@ public final class IntentEngine: Sendable {
 
     private func response(for outcome: CommandOutcome) -> IntentResponse {
         guard let failure = outcome.failure else {
-            return IntentResponse(code: .success, reason: nil, fields: [:])
+            return IntentResponse(code: .success)
         }
-        return IntentResponse(code: .failure, reason: failure.reason, fields: ["detail": .string(failure.description)])
+        return .failure(failure.reason, detail: failure.description)
     }
 
     /// What a car profile stores: comfort settings, not locks, signals or readings.

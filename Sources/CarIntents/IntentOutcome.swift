@@ -29,9 +29,8 @@ public enum IntentRefusal: Sendable, Hashable {
     case vehicleUnreachable
     /// The CAN controller of `interface` is bus-off.
     case busOff(interface: String)
-    /// Confirm refused for another reason; the response says which (satellite radio
-    /// not subscribed).
-    case refused
+    /// Satellite radio asked of a car without a subscription.
+    case notSubscribed
 }
 
 /// What one phase produced: the resolutions, the response (after Resolve: ready or
@@ -65,14 +64,17 @@ public struct IntentOutcome: Sendable {
 }
 
 extension IntentRefusal {
-    /// The refusal a confirm-phase response stands for.
-    init(confirmation response: IntentResponse) {
-        switch response.reason {
-        case IntentResponse.restrictedWhileLocked?: self = .restrictedWhileLocked(reason: response.fields["detail"]?.stringValue ?? "the device is locked")
-        case IntentResponse.carLocked?: self = .carLocked
-        case IntentResponse.vehicleUnreachable?: self = .vehicleUnreachable
-        case IntentResponse.busOff?: self = .busOff(interface: response.fields["interface"]?.stringValue ?? "")
-        default: self = .refused
+    /// The response that tells a client of this refusal, with a code `intent`'s SiriKit
+    /// response has.
+    public func response(for intent: IntentName) -> IntentResponse {
+        switch self {
+        case .notResolved: .failure(IntentResponse.notResolved)
+        case let .restrictedWhileLocked(reason): .failure(IntentResponse.restrictedWhileLocked, detail: reason)
+        case .carLocked: .failure(IntentResponse.carLocked)
+        case .vehicleUnreachable: .failure(IntentResponse.vehicleUnreachable)
+        case let .busOff(interface):
+            .failure(IntentResponse.busOff, detail: "the CAN controller of \(interface) is bus-off: nothing can be sent until it restarts")
+        case .notSubscribed: IntentResponse(code: .failureNotSubscribed, reason: "satellite radio is not subscribed").within(intent)
         }
     }
 

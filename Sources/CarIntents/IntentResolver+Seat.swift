@@ -393,7 +393,7 @@ extension IntentResolver {
     /// reading at all (no fuel or charge level, no range) answers `unsupported` on `carName`.
     static func resolvePowerLevel(_ p: CarNameParameters, _ context: inout ResolutionContext) {
         context.carName(p.carName)
-        if PowerLevelResponse.readings(of: context.profile).isEmpty {
+        if PowerLevel.readings(of: context.profile).isEmpty {
             context.results["carName"] = .unsupported(reason: "\(context.car) reports no fuel or charge level and no range")
         } else {
             context.action = .readPowerLevel

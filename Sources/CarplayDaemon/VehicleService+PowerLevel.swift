@@ -1,5 +1,6 @@
 import CarIntents
 import CarplayJSON
+import CarplayProtocol
 import Varlink
 import VehicleKit
 
@@ -19,7 +20,7 @@ extension VehicleService {
         // Subscribed before the first answer, so no change falls between the two.
         let events = controller.events()
         guard let first = await powerLevelResponse(intent, parameters: parameters, request, logged: true) else { return }
-        guard request.replies.send(VarlinkReply(parameters: ["response": first.response], continues: true)) else { return }
+        guard request.replies.send(VarlinkReply(parameters: ["response": first.response.jsonValue], continues: true)) else { return }
 
         log.info("GetCarPowerLevelStatus: updates for uid \(request.peer.uid) (pid \(request.peer.pid)) started")
         let clock = ContinuousClock()
@@ -27,7 +28,7 @@ extension VehicleService {
         var sentAt = clock.now
         var replies = 1
         var ending = "the client went away"
-        for await case let .changed(change) in events where change.keys.contains(where: PowerLevelResponse.isPowerProperty) {
+        for await case let .changed(change) in events where change.keys.contains(where: PowerLevel.isPowerProperty) {
             let due = sentAt + Self.powerLevelInterval
             if clock.now < due { try? await clock.sleep(until: due) }
             // Changes that arrived during the pause are in the state already: answered once.
@@ -40,7 +41,7 @@ extension VehicleService {
                 last.version = next.version
                 continue
             }
-            guard request.replies.send(VarlinkReply(parameters: ["response": next.response], continues: true)) else { break }
+            guard request.replies.send(VarlinkReply(parameters: ["response": next.response.jsonValue], continues: true)) else { break }
             last = next
             sentAt = clock.now
             replies += 1
@@ -56,15 +57,17 @@ extension VehicleService {
     /// One run of the intent (Handle: an unresolved carName, a locked device, an
     /// unreachable vehicle are typed errors) and the state version it saw; nil after
     /// sending the error. Only the first run is logged: an update is no new request.
-    private func powerLevelResponse(_ intent: Intent, parameters: JSONValue, _ request: Request, logged: Bool) async -> (response: JSONValue, version: Int)? {
+    private func powerLevelResponse(_ intent: Intent, parameters: JSONValue, _ request: Request, logged: Bool) async -> (
+        response: IntentResponse, version: Int
+    )? {
         guard let outcome = await run(.handle, intent, parameters: parameters, request, logged: logged) else { return nil }
-        return (outcome.response.jsonValue, outcome.stateVersion)
+        return (outcome.response, outcome.stateVersion)
     }
 
     /// A response without its `dateOfLastStateUpdate`, to tell a change from a new frame.
-    static func withoutDate(_ response: JSONValue) -> JSONValue {
-        guard case var .object(fields) = response else { return response }
-        fields[PowerLevelResponse.dateField] = nil
-        return .object(fields)
+    static func withoutDate(_ response: IntentResponse) -> IntentResponse {
+        var response = response
+        response.powerLevel.dateOfLastStateUpdate = nil
+        return response
     }
 }

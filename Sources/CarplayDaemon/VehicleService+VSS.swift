@@ -91,7 +91,7 @@ extension VehicleService {
                 var failure: [String: JSONValue] = [
                     "path": .string(path), "reason": .string(outcome.response.reason ?? outcome.response.code.rawValue),
                 ]
-                if let detail = outcome.response.fields["detail"]?.stringValue { failure["detail"] = .string(detail) }
+                if let detail = outcome.response.detail { failure["detail"] = .string(detail) }
                 request.replies.send(error: VarlinkError("io.carplayd.VSS.ActuationFailed", failure))
                 return
             }

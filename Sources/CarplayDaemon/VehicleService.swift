@@ -185,7 +185,7 @@ public final class VehicleService: VarlinkService {
         let response = outcome.response
         log.intent(
             name: name, parameters: Self.compact(parameters), resolutions: Self.kinds(outcome.resolution),
-            frames: outcome.frames, response: response.code.rawValue, reason: response.reason, detail: response.fields["detail"]?.stringValue,
+            frames: outcome.frames, response: response.code.rawValue, reason: response.reason, detail: response.detail,
             latency: latency, peer: peer)
     }
 

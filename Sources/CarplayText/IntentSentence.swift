@@ -167,7 +167,7 @@ public enum IntentSentence {
             }
         }
         if let confirmed = response.confirmed, let failed = response.failed {
-            text += "; confirmed: \(confirmed.joined(separator: ", ")); not confirmed: \(failed.joined(separator: ", "))"
+            text += "; confirmed: \(confirmed.map(\.rawValue).joined(separator: ", ")); not confirmed: \(failed.map(\.rawValue).joined(separator: ", "))"
         }
         return "Failed: \(text)"
     }

@@ -1,3 +1,4 @@
+import CarIntents
 import CarplayClient
 import CarplayJSON
 
@@ -27,7 +28,7 @@ public func readable(_ value: JSONValue) -> String {
 }
 
 /// A distance, power or energy of a response, as a temperature is.
-public func readable(_ quantity: Quantity) -> String { readable(quantity.value, unit: quantity.unit) }
+public func readable(_ quantity: Quantity) -> String { readable(quantity.value, unit: quantity.unit.rawValue) }
 
 /// "21.5 °C", "420 km", "150 kilowatts".
 public func readable(_ number: Double, unit: String) -> String {

@@ -7,7 +7,7 @@ import VehicleKit
     func confirm(
         _ json: String, _ profile: VehicleProfile = TestProfiles.sedan, state: VehicleState = VehicleState(), reachable: Bool = true,
         restricted: Set<IntentName> = [], device: CallerDevice = .unlocked
-    ) throws -> IntentResponse? {
+    ) throws -> IntentRefusal? {
         let resolution = try resolve(json, profile, state: state)
         return IntentConfirmer.confirm(resolution, profile: profile, state: state, vehicleReachable: reachable, restrictedWhileLocked: restricted) { device }
     }
@@ -23,10 +23,11 @@ import VehicleKit
     @Test func restrictedWhileTheDeviceIsLocked() throws {
         let unlock = request("SetCarLockStatus", #""locked":false"#)
         let locked = CallerDevice.locked(reason: "the caller's session 3 is locked: unlock it first")
-        let response = try confirm(unlock, restricted: [.setCarLockStatus], device: locked)
+        let refusal = try confirm(unlock, restricted: [.setCarLockStatus], device: locked)
+        #expect(refusal == .restrictedWhileLocked(reason: "the caller's session 3 is locked: unlock it first"))
         #expect(
-            response == IntentResponse(code: .failure, reason: "restrictedWhileLocked", fields: ["detail": "the caller's session 3 is locked: unlock it first"])
-        )
+            refusal?.response(for: .setCarLockStatus)
+                == .failure("restrictedWhileLocked", detail: "the caller's session 3 is locked: unlock it first"))
         #expect(try confirm(unlock, restricted: [.setCarLockStatus], device: .unlocked) == nil)
         #expect(try confirm(unlock, restricted: [], device: locked) == nil, "not restricted")
         // The device is asked only for a restricted intent; before reachability (Siri asks first).
@@ -39,14 +40,14 @@ import VehicleKit
             return .unlocked
         }
         #expect(asked == 0)
-        #expect(try confirm(unlock, reachable: false, restricted: [.setCarLockStatus], device: locked)?.reason == "restrictedWhileLocked")
+        #expect(try confirm(unlock, reachable: false, restricted: [.setCarLockStatus], device: locked) == refusal)
     }
 
     /// carplayd's car-state policy, under its own name.
     @Test func refusedWhileTheCarIsLocked() throws {
-        let response = try confirm(request("SetClimateSettingsInCar", #""enableFan":true"#), state: locked)
-        #expect(response == IntentResponse(code: .failure, reason: "carLocked"))
-        #expect(response?.jsonValue.serialized() == #"{"code":"failure","reason":"carLocked"}"#)
+        let refusal = try confirm(request("SetClimateSettingsInCar", #""enableFan":true"#), state: locked)
+        #expect(refusal == .carLocked)
+        #expect(refusal?.response(for: .setClimateSettingsInCar) == IntentResponse(code: .failure, reason: "carLocked"))
         // Not in the sedan's list, and not restricted when unlocked.
         #expect(try confirm(request("SetDefrosterSettingsInCar", #""enable":true,"defroster":"rear""#), state: locked) == nil)
         #expect(try confirm(request("SetClimateSettingsInCar", #""enableFan":true"#), state: VehicleState([.locked: .bool(false)])) == nil)
@@ -54,7 +55,7 @@ import VehicleKit
 
     @Test func unreachable() throws {
         for json in [request("SetCarLockStatus", #""locked":true"#), request("GetCarLockStatus"), request("GetCarPowerLevelStatus")] {
-            #expect(try confirm(json, reachable: false) == IntentResponse(code: .failure, reason: "vehicleUnreachable"))
+            #expect(try confirm(json, reachable: false) == .vehicleUnreachable)
         }
     }
 
@@ -63,20 +64,24 @@ import VehicleKit
         let resolution = try resolve(json, TestProfiles.suv)
         #expect(resolution["stationName"] == .success("Sat Hits"))
         #expect(resolution.action != nil)
-        #expect(try confirm(json, TestProfiles.suv)?.code == .failureNotSubscribed)
+        #expect(try confirm(json, TestProfiles.suv) == .notSubscribed)
+        #expect(IntentRefusal.notSubscribed.response(for: .setRadioStation).code == .failureNotSubscribed)
         #expect(try confirm(request("SetRadioStation", #""radioType":"DAB","channel":5"#), TestProfiles.suv) == nil)
         #expect(try confirm(request("SetRadioStation", #""stationName":"Hits 1""#)) == nil)
     }
 
     @Test func unresolvedIsNotHandled() throws {
-        #expect(try confirm(request("SetCarLockStatus")) == IntentResponse(code: .failure, reason: "notResolved"))
+        let refusal = try confirm(request("SetCarLockStatus"))
+        #expect(refusal == .notResolved(parameter: "locked", reason: "lock or unlock?"))
+        #expect(refusal?.response(for: .setCarLockStatus) == IntentResponse(code: .failure, reason: "notResolved"))
     }
 
-    @Test func responseFields() {
-        #expect(IntentResponse.lockStatusFields(from: locked) == ["locked": .bool(true)])
-        #expect(
-            IntentResponse(code: .success, fields: IntentResponse.signalFields([.visible])).jsonValue.serialized()
-                == #"{"code":"success","signals":["visible"]}"#)
+    /// A bus-off controller ends an intent at once, naming the interface.
+    @Test func busOff() throws {
+        let resolution = try resolve(request("SetCarLockStatus", #""locked":true"#), TestProfiles.sedan, state: VehicleState())
+        let refusal = IntentConfirmer.confirm(resolution, profile: TestProfiles.sedan, state: VehicleState(), vehicleReachable: true, busOffInterface: "can0")
+        #expect(refusal == .busOff(interface: "can0"))
+        #expect(refusal?.response(for: .setCarLockStatus).detail?.contains("can0") == true)
     }
 
     @Test func resolutionJSON() throws {

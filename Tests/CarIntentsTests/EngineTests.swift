@@ -119,20 +119,20 @@ struct Rig: Stoppable {
             await rig.stop()
             #expect(result.response.code == .success, "\(result.response)")
             #expect(result.frames.isEmpty)
-            guard case let .array(cars)? = result.response.fields["cars"], cars.count == 1, let car = cars[0].objectValue else {
+            guard let cars = result.response.cars, cars.count == 1, let car = cars.first else {
                 Issue.record("one car expected: \(result.response)")
                 continue
             }
-            #expect(car["carIdentifier"] == .string("carplayd-\(name)"))
-            #expect(car["displayName"] == .string(rig.engine.profile.displayName))
-            #expect(car["make"] == "carplayd")
-            #expect(car["year"] == "2026", "INCar.year is a string")
+            #expect(car.carIdentifier == "carplayd-\(name)")
+            #expect(car.displayName == rig.engine.profile.displayName)
+            #expect(car.make == "carplayd")
+            #expect(car.year == "2026", "INCar.year is a string")
             if name == "suv" {
-                #expect(car["supportedChargingConnectors"] == ["ccs2", "mennekes"])
-                #expect(car["maximumPower"] == ["ccs2": ["value": 150.0, "unit": "kilowatts"], "mennekes": ["value": 11.0, "unit": "kilowatts"]])
+                #expect(car.chargingConnectors.map(\.type) == [.ccs2, .mennekes])
+                #expect(car.chargingConnectors.map(\.maximumPowerKilowatts) == [150, 11])
             } else {
-                #expect(car["headUnit"] == ["bluetoothIdentifier": "00:1A:7D:DA:71:13", "iAP2Identifier": "carplayd-sedan-head-unit"])
-                #expect(car["supportedChargingConnectors"] == [])
+                #expect(car.headUnit == CarDescription.HeadUnit(bluetoothIdentifier: "00:1A:7D:DA:71:13", iAP2Identifier: "carplayd-sedan-head-unit"))
+                #expect(car.chargingConnectors.isEmpty)
             }
         }
     }
@@ -199,13 +199,13 @@ struct Rig: Stoppable {
             let restore = try await rig.perform(#"{"intent":"SetProfileInCar","parameters":{"profileNumber":1}}"#)
             #expect(restore.response.code == .failure)
             #expect(restore.response.reason == "rejectedByVehicle")
-            guard case let .array(failed)? = restore.response.fields["failed"], case let .array(confirmed)? = restore.response.fields["confirmed"] else {
+            guard let failed = restore.response.failed, let confirmed = restore.response.confirmed else {
                 Issue.record("no confirmed/failed lists: \(restore.response)")
                 return
             }
-            #expect(failed.contains(.string("audio.source")))
-            #expect(confirmed.contains(.string("climate.fanSpeed")))
-            #expect(!confirmed.contains(.string("audio.source")))
+            #expect(failed.contains(.audioSource))
+            #expect(confirmed.contains(.fanSpeed))
+            #expect(!confirmed.contains(.audioSource))
         }
     }
 

@@ -262,7 +262,7 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
             } else {
                 #expect(result.response.code == .failure, "\(testCase.name): \(result.response)")
                 #expect(result.response.reason.map(testCase.reasons.contains) == true, "\(testCase.name): \(result.response)")
-                #expect(result.response.fields["detail"] != nil, "a failure explains itself")
+                #expect(result.response.detail != nil, "a failure explains itself")
             }
             rig.vehicle.setFaults(.none)
             // A late (delayed) command still lands; wait for it before comparing.
@@ -293,7 +293,7 @@ func allowedReasons(for rule: FaultRule) -> Set<String> {
             let result = try await rig.perform(#"{"intent":"SetDefrosterSettingsInCar","parameters":{"enable":true,"defroster":"rear"}}"#)
             #expect(result.response.code == .failure)
             #expect(result.response.reason == "busError", "\(result.response)")
-            #expect(result.response.fields["detail"]?.stringValue == "the CAN transmit queue is full")
+            #expect(result.response.detail == "the CAN transmit queue is full")
             #expect(rig.port.refused.withLock { $0 } >= 1)
             #expect(rig.vehicle.state()[.defroster(.rear)] == .bool(false), "nothing reached the vehicle")
             rig.port.failing.withLock { $0 = nil }

@@ -44,8 +44,8 @@ import VehicleSimulator
         try await stopping(rig) { rig in
             let result = try await rig.perform(#"{"intent":"GetCarPowerLevelStatus","parameters":{}}"#)
             #expect(result.response.code == .success, "\(result.response)")
-            #expect(result.response.fields["distanceRemaining"] == ["value": 385.0, "unit": "kilometers"])
-            #expect(result.response.fields["fuelPercentRemaining"] == nil && result.response.fields["dateOfLastStateUpdate"] != nil)
+            #expect(result.response.powerLevel.distanceRemaining == Quantity(value: 385, unit: .kilometers))
+            #expect(result.response.powerLevel.fuelPercentRemaining == nil && result.response.powerLevel.dateOfLastStateUpdate != nil)
         }
     }
 
@@ -167,7 +167,7 @@ import VehicleSimulator
             } else {
                 #expect(result.response.code == .failure, "\(intent.name), \(testCase.name): \(result.response)")
                 #expect(result.response.reason.map(testCase.reasons.contains) == true, "\(intent.name), \(testCase.name): \(result.response)")
-                #expect(result.response.fields["detail"] != nil, "a failure explains itself")
+                #expect(result.response.detail != nil, "a failure explains itself")
             }
             #expect(rig.controller.pendingCommands == 0)
             await rig.stop()

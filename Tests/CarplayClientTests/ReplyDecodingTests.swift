@@ -77,17 +77,17 @@ import VehicleKit
     }
 
     @Test func theIntentsOwnResponseMembers() throws {
-        let power = try CarIntentResponse(
+        let power = try IntentResponse(
             json: JSONNode(
                 value: [
                     "code": "success", "fuelPercentRemaining": 0.62, "distanceRemaining": ["value": 420.0, "unit": "kilometers"], "charging": false,
                     "minutesToFull": 0, "activeConnector": "ccs2", "dateOfLastStateUpdate": "2026-12-01T14:24:13.250Z",
                 ], file: "test"))
         #expect(power.powerLevel.fuelPercentRemaining == 0.62 && power.powerLevel.distanceRemaining?.value == 420)
-        #expect(power.powerLevel.distanceRemaining?.unit == "kilometers" && power.powerLevel.activeConnector == .ccs2)
+        #expect(power.powerLevel.distanceRemaining?.unit == .kilometers && power.powerLevel.activeConnector == .ccs2)
         #expect(power.powerLevel.charging == false && power.powerLevel.minutesToFull == 0)
 
-        let cars = try CarIntentResponse(
+        let cars = try IntentResponse(
             json: JSONNode(
                 value: [
                     "code": "success",
@@ -100,17 +100,22 @@ import VehicleKit
                 ], file: "test"))
         let car = try #require(cars.cars?.first)
         #expect(car.displayName == "Example Sedan" && car.year == "2015" && car.make == nil && car.headUnit?.bluetoothIdentifier == "00:11")
-        #expect(car.supportedChargingConnectors == [.ccs2] && car.maximumPower?["ccs2"]?.value == 150)
+        #expect(car.chargingConnectors == [CarDescription.ChargingConnector(type: .ccs2, maximumPowerKilowatts: 150)])
+        // What the daemon writes is what a client reads: the three responses round-trip.
+        for response in [power, cars] {
+            #expect(try IntentResponse(json: JSONNode(value: response.jsonValue, file: "test")) == response)
+        }
 
-        let profile = try CarIntentResponse(
+        let profile = try IntentResponse(
             json: JSONNode(
                 value: ["code": "failure", "reason": "timeout", "detail": "no confirmation", "profileNumber": 2, "confirmed": ["lock.locked"], "failed": []],
                 file: "test"))
         #expect(profile.code == .failure && profile.reason == "timeout" && profile.detail == "no confirmation")
-        #expect(profile.profileNumber == 2 && profile.confirmed == ["lock.locked"] && profile.failed == [])
-        #expect(try CarIntentResponse(json: JSONNode(value: ["code": "success", "signals": ["audible"]], file: "test")).signals == [.audible])
+        #expect(profile.profileNumber == 2 && profile.confirmed == [.locked] && profile.failed == [])
+        #expect(try IntentResponse(json: JSONNode(value: profile.jsonValue, file: "test")) == profile)
+        #expect(try IntentResponse(json: JSONNode(value: ["code": "success", "signals": ["audible"]], file: "test")).signals == [.audible])
         #expect(throws: JSONContentError(file: "test", path: "locked", reason: "expected true or false, found a string")) {
-            try CarIntentResponse(json: JSONNode(value: ["code": "success", "locked": "yes"], file: "test"))
+            try IntentResponse(json: JSONNode(value: ["code": "success", "locked": "yes"], file: "test"))
         }
     }
 

@@ -38,7 +38,7 @@ import VehicleSimulator
                 frame: try CANFrame(id: CANID(extended: 0x18A0_2020), data: Array(0..<12), kind: .fd(bitRateSwitch: true, errorStateIndicator: false)),
                 timestamp: CandumpTimestamp(seconds: 1_700_000_000, microseconds: 80164), interface: "odd\"name"),
         ]
-        let response = IntentResponse(code: .failure, reason: "timeout", fields: ["detail": .string("no status frame")])
+        let response = IntentResponse.failure("timeout", detail: "no status frame")
         let outcome = try Self.outcome(phase, frames: frames, response: response)
         var parameters: [String: JSONValue] = [
             "response": response.jsonValue, "frames": .array(frames.map { .string($0.logLine) }), "state": outcome.state.jsonValue,
@@ -59,7 +59,7 @@ import VehicleSimulator
     }
 
     @Test func noFrames() throws {
-        let outcome = try Self.outcome(.handle, frames: [], response: IntentResponse(code: .success, reason: nil, fields: [:]))
+        let outcome = try Self.outcome(.handle, frames: [], response: IntentResponse(code: .success))
         let (members, raw) = outcome.replyMembers { _, _ in Array("{}".utf8) }
         let written = VarlinkReply(parameters: members).serialized(adding: raw)
         #expect(String(decoding: written.dropLast(), as: UTF8.self) == #"{"parameters":{"frames":[],"response":{"code":"success"},"state":{}}}"#)
@@ -86,7 +86,7 @@ import VehicleSimulator
         #expect(VehicleService.error(for: outcome) == VarlinkError("io.carplayd.Vehicle.CarLocked", ["intent": "SetClimateSettingsInCar"]))
         outcome.refusal = .vehicleUnreachable
         #expect(VehicleService.error(for: outcome)?.name == "io.carplayd.Vehicle.VehicleUnavailable")
-        outcome.refusal = .refused
+        outcome.refusal = .notSubscribed
         #expect(VehicleService.error(for: outcome) == nil)
         outcome.phase = .confirm
         for refusal in [IntentRefusal.restrictedWhileLocked(reason: "locked"), .carLocked, .vehicleUnreachable, .notResolved(parameter: "x", reason: "y")] {

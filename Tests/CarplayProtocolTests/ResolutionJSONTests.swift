@@ -45,7 +45,7 @@ import VehicleKit
             let resolution = IntentResolution(
                 intent: try Intent(named: intent.rawValue, parameters: .null), parameters: parameters.map { ($0.0, $0.1) }, action: nil)
             let outcome = IntentOutcome(
-                phase: .resolve, resolution: resolution, response: IntentResponse(code: .ready, reason: nil, fields: [:]), refusal: nil,
+                phase: .resolve, resolution: resolution, response: IntentResponse(code: .ready), refusal: nil,
                 frames: [], state: VehicleState(), stateVersion: 0)
             let generic = JSONValue.object(Dictionary(uniqueKeysWithValues: parameters.map { ($0.0, $0.1.jsonValue) }))
             #expect(String(decoding: outcome.resolutionsJSON(), as: UTF8.self) == generic.serialized())
@@ -61,7 +61,7 @@ import VehicleKit
         }
         let outcome = IntentOutcome(
             phase: .handle, resolution: IntentResolution(intent: try Intent(named: "SetClimateSettingsInCar", parameters: .null), parameters: [], action: nil),
-            response: IntentResponse(code: .success, reason: nil, fields: [:]), refusal: nil, frames: frames, state: VehicleState(), stateVersion: 0)
+            response: IntentResponse(code: .success), refusal: nil, frames: frames, state: VehicleState(), stateVersion: 0)
         let generic = JSONValue.array(frames.map { .string($0.logLine) })
         #expect(String(decoding: outcome.framesJSON(), as: UTF8.self) == generic.serialized())
         #expect(String(decoding: outcome.framesJSON(), as: UTF8.self).hasPrefix(#"["(1700000000.000100) vcan0 3A0#2D00","#))

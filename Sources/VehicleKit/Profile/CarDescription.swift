@@ -16,11 +16,21 @@ public struct CarDescription: Sendable, Hashable {
     public struct HeadUnit: Sendable, Hashable {
         public var bluetoothIdentifier: String?
         public var iAP2Identifier: String?
+
+        public init(bluetoothIdentifier: String? = nil, iAP2Identifier: String? = nil) {
+            self.bluetoothIdentifier = bluetoothIdentifier
+            self.iAP2Identifier = iAP2Identifier
+        }
     }
 
     public struct ChargingConnector: Sendable, Hashable {
         public var type: ChargingConnectorType
         public var maximumPowerKilowatts: Double?
+
+        public init(type: ChargingConnectorType, maximumPowerKilowatts: Double? = nil) {
+            self.type = type
+            self.maximumPowerKilowatts = maximumPowerKilowatts
+        }
     }
 
     public static let none = CarDescription()
