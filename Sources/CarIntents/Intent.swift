@@ -103,6 +103,17 @@ public enum IntentParseError: Error, Sendable, Hashable, CustomStringConvertible
         case let .invalidParameter(name, expected, found): "\(name): expected \(expected), found \(found)"
         }
     }
+
+    /// The parameter an API's InvalidParameter error names ("parameters" for the request
+    /// as a whole), and the reason without that name: a client prints
+    /// "invalid parameter PARAMETER: REASON".
+    public var parameter: (name: String, reason: String) {
+        switch self {
+        case let .invalidParameter(name, expected, found): (name, "expected \(expected), found \(found)")
+        case let .unknownParameter(_, name): (name, description)
+        default: ("parameters", description)
+        }
+    }
 }
 
 // MARK: - Parsing
@@ -281,9 +292,12 @@ extension Intent {
     }
 
     /// The JSON form; `Intent(json:)` reads it back to an equal intent.
-    public var jsonValue: JSONValue {
+    public var jsonValue: JSONValue { .object(jsonMembers) }
+
+    /// The JSON form's members, `intent` and `parameters`: a call's parameters.
+    public var jsonMembers: [String: JSONValue] {
         var parameters: [String: JSONValue] = [:]
         for (name, value) in parameterValues { parameters[name] = value }
-        return .object(["intent": .string(name.rawValue), "parameters": .object(parameters)])
+        return ["intent": .string(name.rawValue), "parameters": .object(parameters)]
     }
 }

@@ -31,13 +31,13 @@ public final class CarplaydClient {
 
     public func getBusTraffic() throws(CarplaydClientError) -> GetBusTrafficReply { try request([:]) }
 
-    public func resolve(_ intent: IntentRequest) throws(CarplaydClientError) -> ResolveReply { try request(intent.json) }
+    public func resolve(_ intent: Intent) throws(CarplaydClientError) -> ResolveReply { try request(intent.jsonMembers) }
 
-    public func confirm(_ intent: IntentRequest) throws(CarplaydClientError) -> ConfirmReply { try request(intent.json) }
+    public func confirm(_ intent: Intent) throws(CarplaydClientError) -> ConfirmReply { try request(intent.jsonMembers) }
 
-    public func handle(_ intent: IntentRequest) throws(CarplaydClientError) -> HandleReply { try request(intent.json) }
+    public func handle(_ intent: Intent) throws(CarplaydClientError) -> HandleReply { try request(intent.jsonMembers) }
 
-    public func perform(_ intent: IntentRequest) throws(CarplaydClientError) -> PerformReply { try request(intent.json) }
+    public func perform(_ intent: Intent) throws(CarplaydClientError) -> PerformReply { try request(intent.jsonMembers) }
 
     /// Monitor: `body` gets each reply until the daemon ends the stream or `body` returns
     /// false. With `commands`, also the progress of every client's commands.

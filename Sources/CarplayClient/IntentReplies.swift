@@ -3,20 +3,6 @@ import CarplayJSON
 import CarplayProtocol
 import VehicleKit
 
-/// What the generic intent methods take: an intent as data.
-public struct IntentRequest: Sendable, Hashable {
-    public var intent: IntentName
-    /// The intent's parameters by SiriKit's names, in their JSON form.
-    public var parameters: [String: JSONValue]
-
-    public init(_ intent: IntentName, _ parameters: [String: JSONValue]) {
-        self.intent = intent
-        self.parameters = parameters
-    }
-
-    public var json: [String: JSONValue] { ["intent": .string(intent.rawValue), "parameters": .object(parameters)] }
-}
-
 /// Resolve: how each parameter resolves; ready when all are success or notRequired.
 public struct ResolveReply: CarplaydReply {
     public static let method = "io.carplayd.Vehicle.Resolve"

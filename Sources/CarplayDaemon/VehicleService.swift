@@ -245,17 +245,10 @@ public final class VehicleService: VarlinkService {
         do {
             return try Intent(named: name, parameters: parameters)
         } catch {
-            switch error {
-            case let .unknownIntent(intent):
+            if case let .unknownIntent(intent) = error {
                 replies.send(error: VarlinkError("io.carplayd.Vehicle.UnknownIntent", ["intent": .string(intent)]))
-            case let .invalidParameter(parameter, expected, found):
-                // `parameter` names it; a client prints "PARAMETER: REASON", so the reason
-                // leaves the name out (as a call's type mismatch does).
-                replies.send(error: invalidParameter(parameter, "expected \(expected), found \(found)"))
-            case let .unknownParameter(_, parameter):
-                replies.send(error: invalidParameter(parameter, error.description))
-            default:
-                replies.send(error: invalidParameter("parameters", error.description))
+            } else {
+                replies.send(error: invalidParameter(error.parameter.name, error.parameter.reason))
             }
             return nil
         }

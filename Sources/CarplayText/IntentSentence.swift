@@ -9,107 +9,108 @@ import VehicleKit
 public enum IntentSentence {
     static let confirmed = " (confirmed by the vehicle)"
 
-    public static func success(intent: IntentName, parameters p: [String: JSONValue], reply: PerformReply) -> String {
+    public static func success(_ intent: Intent, reply: PerformReply) -> String {
         let resolutions = reply.resolutions
         let response = reply.response
         let state = reply.state
-        /// The resolved value when the daemon resolved the parameter to a scalar or a temperature.
+        /// The value the daemon resolved `name` to, when it resolved it to one value.
         func resolved(_ name: String) -> JSONValue? {
             let value = resolutions[name]?.value
-            if case .array? = value { return p[name] }
-            return value ?? p[name]
+            if case .array? = value { return nil }
+            return value
         }
         switch intent {
-        case .setClimateSettingsInCar:
+        case let .setClimateSettingsInCar(p):
             var clauses: [String] = []
             let zones = temperatureZones(resolutions["climateZone"]?.value, state: state)
-            let zone = zoneSubject(asked: p["climateZone"]?.stringValue, zones: zones)
-            if let temperature = resolved("temperature") {
-                // Against the value sent: the daemon's resolution is already snapped to the step.
-                clauses.append("\(zone ?? "Temperature") set to \(taken(p["temperature"] ?? temperature, zones: zones, state: state))")
+            let zone = zoneSubject(asked: p.climateZone?.rawValue, zones: zones)
+            // Against the value sent: the daemon's resolution is already snapped to the step.
+            if let temperature = p.temperature?.jsonValue ?? resolved("temperature") {
+                clauses.append("\(zone ?? "Temperature") set to \(taken(temperature, zones: zones, state: state))")
             }
-            if let relative = p["relativeTemperatureSetting"]?.stringValue {
+            if let relative = p.relativeTemperatureSetting {
                 var clause = "\(zone ?? "Temperature") \(relativeWord(relative, up: "warmer", down: "cooler"))"
                 if case let .object(values)? = resolutions["relativeTemperatureSetting"]?.value, !values.isEmpty {
                     clause += ": " + values.keys.sorted().map { "\(spoken($0)) \(readable(values[$0]!)) °C" }.joined(separator: ", ")
                 }
                 clauses.append(clause)
             }
-            if p["enableFan"] == .bool(false) { clauses.append("fan off") }
-            if let index = p["fanSpeedIndex"] { clauses.append("fan speed \(readable(resolved("fanSpeedIndex") ?? index))") }
-            if let percent = p["fanSpeedPercentage"] {
+            if p.enableFan == false { clauses.append("fan off") }
+            if let index = p.fanSpeedIndex { clauses.append("fan speed \(resolved("fanSpeedIndex").map(readable) ?? String(index))") }
+            if let percent = p.fanSpeedPercentage {
                 let level = resolutions["fanSpeedPercentage"]?.value?.intValue
-                clauses.append("fan at \(readable(percent)) %" + (level.map { " (speed \($0))" } ?? ""))
+                clauses.append("fan at \(readableNumber(percent)) %" + (level.map { " (speed \($0))" } ?? ""))
             }
-            if let relative = p["relativeFanSpeedSetting"]?.stringValue {
+            if let relative = p.relativeFanSpeedSetting {
                 let level = resolutions["relativeFanSpeedSetting"]?.value?.intValue
                 clauses.append("fan \(relativeWord(relative, up: "faster", down: "slower"))" + (level.map { " (speed \($0))" } ?? ""))
             }
-            if p["enableFan"] == .bool(true) { clauses.append("fan on") }
-            if let flag = p["enableAirConditioner"] { clauses.append("A/C \(readable(flag))") }
-            if let flag = p["enableAutoMode"] { clauses.append("auto mode \(readable(flag))") }
-            if let flag = p["enableClimateControl"] { clauses.append("climate control \(readable(flag))") }
-            if let mode = p["airCirculationMode"]?.stringValue { clauses.append(mode == "recirculateAir" ? "recirculated air" : "fresh air") }
+            if p.enableFan == true { clauses.append("fan on") }
+            if let flag = p.enableAirConditioner { clauses.append("A/C \(readable(flag))") }
+            if let flag = p.enableAutoMode { clauses.append("auto mode \(readable(flag))") }
+            if let flag = p.enableClimateControl { clauses.append("climate control \(readable(flag))") }
+            if let mode = p.airCirculationMode { clauses.append(mode == .recirculateAir ? "recirculated air" : "fresh air") }
             return capitalizedFirst(clauses.isEmpty ? "climate settings applied" : clauses.joined(separator: ", ")) + confirmed
 
-        case .setDefrosterSettingsInCar:
-            let defroster = p["defroster"]?.stringValue ?? resolved("defroster")?.stringValue
+        case let .setDefrosterSettingsInCar(p):
+            let defroster = p.defroster?.rawValue ?? resolved("defroster")?.stringValue
             let name = defroster == "all" ? "All defrosters" : defroster.map { capitalizedFirst($0) + " defroster" } ?? "Defroster"
-            return "\(name) \(p["enable"].map(readable) ?? "set")" + confirmed
+            return "\(name) \(p.enable.map(readable) ?? "set")" + confirmed
 
-        case .setSeatSettingsInCar:
-            let seat = capitalizedFirst(spoken(p["seat"]?.stringValue ?? "the")) + " seat"
+        case let .setSeatSettingsInCar(p):
+            let seat = capitalizedFirst(spoken(p.seat?.rawValue ?? "the")) + " seat"
             var clauses: [String] = []
-            for feature in ["heating", "cooling", "massage"] {
-                guard let flag = p["enable" + capitalizedFirst(feature)] else { continue }
-                if flag == .bool(false) {
+            for (feature, flag) in [("heating", p.enableHeating), ("cooling", p.enableCooling), ("massage", p.enableMassage)] {
+                guard let flag else { continue }
+                if !flag {
                     clauses.append("\(feature) off")
-                } else if let level = resolved("level") {
+                } else if let level = resolved("level") ?? p.level.map(JSONValue.integer) {
                     clauses.append("\(feature) set to \(readable(level))")
-                } else if let relative = p["relativeLevelSetting"]?.stringValue {
+                } else if let relative = p.relativeLevelSetting {
                     clauses.append("\(feature) \(relativeWord(relative, up: "higher", down: "lower"))")
                 } else {
                     clauses.append("\(feature) on")
                 }
             }
-            if clauses.isEmpty, let level = resolved("level") { clauses.append("level \(readable(level))") }
-            if clauses.isEmpty, let relative = p["relativeLevelSetting"]?.stringValue {
+            if clauses.isEmpty, let level = resolved("level") ?? p.level.map(JSONValue.integer) { clauses.append("level \(readable(level))") }
+            if clauses.isEmpty, let relative = p.relativeLevelSetting {
                 clauses.append("level \(relativeWord(relative, up: "higher", down: "lower"))")
             }
             return "\(seat) \(clauses.isEmpty ? "set" : clauses.joined(separator: ", "))" + confirmed
 
-        case .setRadioStation:
-            let tuned =
-                radioText(state)
-                ?? radioText(["radio.band": p["radioType"] ?? .null, "radio.frequency": p["frequency"] ?? .null, "radio.channel": p["channel"] ?? .null])
+        case let .setRadioStation(p):
+            let asked: [String: JSONValue] = [
+                "radio.band": p.radioType.map { .string($0.rawValue) } ?? .null, "radio.frequency": p.frequency.map(JSONValue.number) ?? .null,
+                "radio.channel": p.channel.map(JSONValue.string) ?? .null,
+            ]
+            let tuned = radioText(state) ?? radioText(asked)
             var what = tuned ?? "the radio station"
-            if let station = p["stationName"]?.stringValue {
+            if let station = p.stationName {
                 what = resolvedStation(resolutions["stationName"], station) + (tuned.map { " on \($0)" } ?? "")
-            } else if let preset = p["presetNumber"] {
-                what = "preset \(readable(preset))" + (tuned.map { ", \($0)" } ?? "")
+            } else if let preset = p.presetNumber {
+                what = "preset \(preset)" + (tuned.map { ", \($0)" } ?? "")
             }
             return "Tuned to \(what)" + confirmed
 
-        case .setAudioSourceInCar:
-            let source = state["audio.source"]?.stringValue ?? p["audioSource"]?.stringValue
+        case let .setAudioSourceInCar(p):
+            let source = state["audio.source"]?.stringValue ?? p.audioSource?.rawValue
             return (source.map { "Audio source set to \($0)" } ?? "Audio source changed") + confirmed
 
-        case .saveProfileInCar:
-            let number = response.profileNumber.map(JSONValue.integer) ?? p["profileNumber"]
-            let name = response.profileName ?? p["profileName"]?.stringValue
+        case let .saveProfileInCar(p):
+            let number = response.profileNumber ?? p.profileNumber
+            let name = response.profileName ?? p.profileName
             let count = response.settings
-            return "Saved the current settings as profile \(number.map(readable) ?? "?")" + (name.map { " \"\($0)\"" } ?? "")
+            return "Saved the current settings as profile \(number.map(String.init) ?? "?")" + (name.map { " \"\($0)\"" } ?? "")
                 + (count.map { " (\($0) settings)" } ?? "")
 
-        case .setProfileInCar:
-            let number = response.profileNumber.map(JSONValue.integer) ?? p["profileNumber"]
-            let name = response.profileName ?? p["profileName"]?.stringValue
-            let which =
-                number.map { "Profile \(readable($0))" + (name.map { " \"\($0)\"" } ?? "") } ?? name.map { "Profile \"\($0)\"" } ?? "The default profile"
+        case let .setProfileInCar(p):
+            let number = response.profileNumber ?? p.profileNumber
+            let name = response.profileName ?? p.profileName
+            let which = number.map { "Profile \($0)" + (name.map { " \"\($0)\"" } ?? "") } ?? name.map { "Profile \"\($0)\"" } ?? "The default profile"
             return "\(which) applied" + confirmed
 
-        case .setCarLockStatus:
-            return (p["locked"] == .bool(false) ? "Car unlocked" : "Car locked") + confirmed
+        case let .setCarLockStatus(p):
+            return (p.locked == false ? "Car unlocked" : "Car locked") + confirmed
 
         case .getCarLockStatus:
             switch response.locked {
@@ -118,8 +119,8 @@ public enum IntentSentence {
             case nil: return "The lock status is unknown"
             }
 
-        case .activateCarSignal:
-            let signals = response.signals ?? p["signals"]?.arrayValue?.compactMap { $0.stringValue.flatMap(CarSignal.init(rawValue:)) } ?? []
+        case let .activateCarSignal(p):
+            let signals = response.signals ?? p.signals ?? []
             var actions: [String] = []
             if signals.contains(.visible) { actions.append("flashed the lights") }
             if signals.contains(.audible) { actions.append("sounded the horn") }
@@ -229,13 +230,12 @@ public enum IntentSentence {
         return words.dropLast().joined(separator: ", ") + " and " + words.last!
     }
 
-    static func relativeWord(_ relative: String, up: String, down: String) -> String {
+    static func relativeWord(_ relative: RelativeSetting, up: String, down: String) -> String {
         switch relative {
-        case "higher": up
-        case "lower": down
-        case "highest": "to the highest"
-        case "lowest": "to the lowest"
-        default: relative
+        case .higher: up
+        case .lower: down
+        case .highest: "to the highest"
+        case .lowest: "to the lowest"
         }
     }
 

@@ -27,6 +27,9 @@ public func readable(_ value: JSONValue) -> String {
     }
 }
 
+/// A flag as a sentence says it.
+public func readable(_ flag: Bool) -> String { flag ? "on" : "off" }
+
 /// A distance, power or energy of a response, as a temperature is.
 public func readable(_ quantity: Quantity) -> String { readable(quantity.value, unit: quantity.unit.rawValue) }
 

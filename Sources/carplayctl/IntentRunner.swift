@@ -27,7 +27,7 @@ enum IntentRunner {
             if options.json {
                 output(JSONValue.object(reply.json).serialized())
             } else if succeeded {
-                output(IntentSentence.success(intent: intent, parameters: final, reply: reply))
+                output(IntentSentence.success(final, reply: reply))
             } else {
                 printError(IntentSentence.failure(intent: intent, reply: reply))
             }
@@ -36,13 +36,23 @@ enum IntentRunner {
     }
 
     /// Steps 1 to 3 without printing, for callers that show the outcome themselves (the
-    /// dash, which never asks: `interactive` false): the parameters performed with and
-    /// Perform's reply.
+    /// dash, which never asks: `interactive` false): the intent performed and Perform's
+    /// reply.
     static func perform(_ intent: IntentName, _ parameters: [String: JSONValue], daemon: DaemonConnection, options: DaemonOptions, interactive: Bool) throws
-        -> (parameters: [String: JSONValue], reply: PerformReply)
+        -> (intent: Intent, reply: PerformReply)
     {
-        let final = try resolve(daemon: daemon, intent: intent, parameters: parameters, options: options, interactive: interactive)
-        return (final, try daemon.run { try $0.perform(IntentRequest(intent, final)) })
+        let final = try typed(intent, resolve(daemon: daemon, intent: intent, parameters: parameters, options: options, interactive: interactive))
+        return (final, try daemon.run { try $0.perform(final) })
+    }
+
+    /// The intent as its declaration reads `parameters`: what is sent. A value the
+    /// declaration refuses is refused here, as the daemon would, before anything is sent.
+    static func typed(_ intent: IntentName, _ parameters: [String: JSONValue]) throws -> Intent {
+        do {
+            return try Intent(named: intent.rawValue, parameters: .object(parameters))
+        } catch {
+            throw OperationFailure("invalid parameter \(error.parameter.name): \(error.parameter.reason)")
+        }
     }
 
     /// The vehicle confirmed it (or, for a reading, answered).
@@ -54,7 +64,8 @@ enum IntentRunner {
     {
         var parameters = parameters
         for _ in 0..<maxRounds {
-            let reply = try daemon.run { try $0.resolve(IntentRequest(intent, parameters)) }
+            let request = try typed(intent, parameters)
+            let reply = try daemon.run { try $0.resolve(request) }
             if reply.ready { return parameters }
             let resolutions = reply.resolutions
             let names = IntentSentence.ordered(resolutions.keys, intent)

@@ -186,3 +186,15 @@ import VehicleKit
         }
     }
 }
+
+/// The parameter an API error names, and the reason without it (the daemon's
+/// InvalidParameter, carplayctl's refusal before sending).
+@Suite struct IntentParseErrorParameterTests {
+    @Test func theParameterAndTheReasonApart() {
+        let invalid = IntentParseError.invalidParameter(name: "enableFan", expected: "true or false", found: "1")
+        #expect(invalid.parameter == ("enableFan", "expected true or false, found 1"))
+        let unknown = IntentParseError.unknownParameter(intent: "SetCarLockStatus", name: "lock")
+        #expect(unknown.parameter.name == "lock" && unknown.parameter.reason == unknown.description)
+        #expect(IntentParseError.missingIntent.parameter == ("parameters", #"missing "intent""#))
+    }
+}

@@ -36,7 +36,7 @@ import Varlink
             [VarlinkReply(parameters: ["resolutions": ["locked": ["kind": "success", "value": true]], "ready": true])]
         }
         let path = server.path
-        let reply = try await offThePool { try CarplaydClient(path: path).resolve(IntentRequest(.setCarLockStatus, ["locked": true])) }
+        let reply = try await offThePool { try CarplaydClient(path: path).resolve(.setCarLockStatus(SetCarLockStatusParameters(locked: true))) }
         #expect(reply.ready && reply.resolutions["locked"] == .success(true))
         let call = try #require(service.calls.withLock { $0.first })
         #expect(call.method == "io.carplayd.Vehicle.Resolve")

@@ -93,7 +93,7 @@ enum DashFeeds {
             let (final, reply) = try IntentRunner.perform(request.intent, request.parameters, daemon: daemon, options: options, interactive: false)
             guard IntentRunner.succeeded(reply) else { return .failed(reason: IntentSentence.failure(intent: request.intent, reply: reply)) }
             return .confirmed(
-                sentence: IntentSentence.success(intent: request.intent, parameters: final, reply: reply), state: reply.state)
+                sentence: IntentSentence.success(final, reply: reply), state: reply.state)
         } catch {
             return .failed(reason: "\(error)")
         }
