@@ -48,6 +48,21 @@ import VehicleSimulator
         #expect(sent(unit.expire(at: start + .milliseconds(2800))).count == 1)
     }
 
+    /// Stopped, the head unit sends no idle frame and has nothing timed, so its runner's
+    /// timer stops too; started again, the cycle resumes.
+    @Test func stoppingEndsTheCycle() throws {
+        let profile = try ShippedProfiles.load("gm-global-a-lowspeed")
+        var unit = HeadUnit(profile: profile)
+        let start = ContinuousClock.now
+        unit.startCyclicSending(at: start)
+        #expect(unit.nextDeadline == start)
+        _ = unit.stop()
+        #expect(unit.nextDeadline == nil)
+        #expect(unit.expire(at: start + .seconds(5)).isEmpty)
+        unit.startCyclicSending(at: start + .seconds(6))
+        #expect(unit.nextDeadline == start + .seconds(6))
+    }
+
     /// End to end in virtual time: idle frames reach the simulated car every second, and
     /// an intent still goes out and is confirmed between them.
     @Test func theRequesterIsNeverSilent() async throws {

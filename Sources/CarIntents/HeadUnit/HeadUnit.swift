@@ -141,12 +141,15 @@ public struct HeadUnit: Sendable {
         return events
     }
 
-    /// Ends everything in flight: commands fail as `vehicleUnreachable`, waits unmet.
+    /// Ends everything in flight: commands fail as `vehicleUnreachable`, waits unmet, and
+    /// the idle frames stop, so nothing is timed any more.
     public mutating func stop() -> [Event] {
         var events: [Event] = []
         for index in commands.indices { settle(at: index, with: .vehicleUnreachable, &events) }
         for token in waits.keys.sorted() { events.append(.waitEnded(token, met: false)) }
         waits.removeAll()
+        // The idle frames stop with the head unit (`startCyclicSending` starts them again).
+        cyclicDue.removeAll()
         return events
     }
 
