@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "CANKitTests", dependencies: ["CANKit", "CarplayJSON", "TestSupport"]),
         .testTarget(name: "LinuxSupportTests", dependencies: ["LinuxSupport", "EventLoops"]),
         .testTarget(name: "EventLoopsTests", dependencies: ["EventLoops", "LinuxSupport"]),
-        .testTarget(name: "CANBusTests", dependencies: ["CANBus", "CANKit"]),
+        .testTarget(name: "CANBusTests", dependencies: ["CANBus", "CANKit", "TestSupport"]),
         .testTarget(name: "SocketCANTests", dependencies: ["SocketCAN", "CANKit", "EventLoops", "LinuxSupport"]),
         .testTarget(
             name: "CarplayDaemonTests",

@@ -21,7 +21,7 @@ extension VehicleController {
 
     func applyRetrying(_ targets: [PropertyKey: PropertyValue], timeout: Duration, origin: HeadUnit.CommandOrigin) async -> CommandOutcome {
         let first = await applyOnce(targets, timeout: timeout, origin: origin)
-        guard core.withLock({ $0.unit.resendsAfterResync(first) }) else { return first }
+        guard runner.withCore({ $0.unit.resendsAfterResync(first) }) else { return first }
         var second = await applyOnce(targets, timeout: timeout, origin: origin)
         second.frames = first.frames + second.frames
         return second
@@ -33,21 +33,21 @@ extension VehicleController {
         guard reachable else {
             return CommandOutcome(targets: targets, confirmed: [:], failure: .vehicleUnreachable, frames: [])
         }
-        let (direct, stepped) = core.withLock { $0.unit.split(targets) }
+        let (direct, stepped) = runner.withCore { $0.unit.split(targets) }
         var outcome = CommandOutcome(targets: targets, confirmed: [:], failure: nil, frames: [])
         if !direct.isEmpty {
             var context = context
-            let toggles = core.withLock { $0.unit.togglesToRead(direct, context: context) }
+            let toggles = runner.withCore { $0.unit.togglesToRead(direct, context: context) }
             if !toggles.isEmpty {
                 guard let known = await state(knowing: toggles, timeout: timeout) else {
                     return CommandOutcome(targets: targets, confirmed: [:], failure: .timeout(waited: timeout, reported: [:]), frames: [])
                 }
                 context = known
             }
-            let (sending, shown) = core.withLock { $0.unit.sending(direct, context: context) }
+            let (sending, shown) = runner.withCore { $0.unit.sending(direct, context: context) }
             outcome.confirmed = shown.filter { sending[$0.key] == nil }
             if !sending.isEmpty {
-                let encoded = core.withLock { core in
+                let encoded = runner.withCore { core in
                     Result { () throws(VehicleFramesError) in try core.unit.commandFrames(for: sending, context: context) }
                 }
                 let commandFrames: [CANFrame]
@@ -85,7 +85,7 @@ extension VehicleController {
         while true {
             var state = currentState
             if state[key] == nil { state = await self.state(knowing: [key], timeout: timeout) ?? state }
-            let decision = core.withLock { $0.unit.nextStep(target, current: state[key], presses: presses, timeout: timeout) }
+            let decision = runner.withCore { $0.unit.nextStep(target, current: state[key], presses: presses, timeout: timeout) }
             let (up, next): (Bool, PropertyValue)
             switch decision {
             case let .reached(value):
@@ -97,7 +97,7 @@ extension VehicleController {
             case let .press(direction, expecting):
                 (up, next) = (direction, expecting)
             }
-            let encoded = core.withLock { core in
+            let encoded = runner.withCore { core in
                 Result { () throws(VehicleFramesError) in try core.unit.stepFrames(for: key, up: up, context: state) }
             }
             guard case let .success(press) = encoded else {
@@ -121,7 +121,7 @@ extension VehicleController {
         context: VehicleState, timeout: Duration, origin: HeadUnit.CommandOrigin
     ) async -> CommandOutcome {
         // Registered before sending: the acknowledgement may arrive while `send` runs.
-        let token = core.withLock { $0.unit.beginCommand(commandFrames, expecting: targets, confirmed: shown, context: context, origin: origin) }
+        let token = runner.withCore { $0.unit.beginCommand(commandFrames, expecting: targets, confirmed: shown, context: context, origin: origin) }
         // One clock read for the frames sent together (sending takes microseconds), again
         // only after a pause between held frames: the cyclic schedule and the timeout
         // count from it.
@@ -131,44 +131,43 @@ extension VehicleController {
                 try? await clock.sleep(for: pause)
                 now = clock.now
             }
-            let position = core.withLock { $0.unit.recordedFrameCount(of: token) }
+            let position = runner.withCore { $0.unit.recordedFrameCount(of: token) }
             switch port.send(frame) {
             case let .sent(sent), let .queued(sent):
-                core.withLock { core in
+                runner.withCore { core in
                     core.unit.sent(sent, for: token, at: position)
                     core.unit.cyclicFrameSent(frame.id, at: now)
                 }
             case let .failed(error):
-                return core.withLock { $0.unit.finishCommand(token, abandoning: .bus(error)) }
+                return runner.withCore { $0.unit.finishCommand(token, abandoning: .bus(error)) }
             }
         }
         if let stallBeforeWaiting { await stallBeforeWaiting() }
         // Answered while sending (the in-process vehicle): no suspension at all.
-        if let outcome = core.withLock({ core in core.unit.isSettled(token) ? core.unit.finishCommand(token) : nil }) { return outcome }
+        if let outcome = runner.withCore({ core in core.unit.isSettled(token) ? core.unit.finishCommand(token) : nil }) { return outcome }
         // The timeout starts and the continuation is stored under one lock: whatever
         // settles the command (a frame, the timer) finds the continuation, or the outcome
         // stays in the machine for the check below it.
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = core.withLock { core -> Bool in
+            let ready = runner.scheduling { core -> Bool in
                 if core.unit.isSettled(token) { return true }
                 core.unit.startTimeout(token, after: timeout, at: now)
-                core.commandWaits[token] = continuation
-                armTimer(&core)
+                core.commandWaits.insert(continuation, for: token)
                 return false
             }
             if ready { continuation.resume() }
         }
-        return core.withLock { $0.unit.finishCommand(token) }
+        return runner.withCore { $0.unit.finishCommand(token) }
     }
 
     /// Tells the observers that want commands that `targets` are pending; the command's
     /// id, or nil when nobody listens (or there is nothing to send).
     func announce(_ targets: [PropertyKey: PropertyValue], intent: IntentName?) -> Int? {
         guard !targets.isEmpty else { return nil }
-        return core.withLock { core -> Int? in
+        return runner.withCore { core -> Int? in
             guard core.observers.values.contains(where: \.commands) else { return nil }
             let id = core.makeID()
-            Self.tell(CommandProgress(id: id, intent: intent, targets: targets, stage: .pending), &core)
+            core.tell(CommandProgress(id: id, intent: intent, targets: targets, stage: .pending))
             return id
         }
     }
@@ -177,10 +176,6 @@ extension VehicleController {
     /// came after the pending still hears it: the dash clears nothing it does not know).
     func announce(_ id: Int, _ outcome: CommandOutcome, intent: IntentName?) {
         let stage: CommandProgress.Stage = outcome.failure.map { .failed($0) } ?? .confirmed
-        core.withLock { Self.tell(CommandProgress(id: id, intent: intent, targets: outcome.targets, stage: stage), &$0) }
-    }
-
-    static func tell(_ progress: CommandProgress, _ core: inout Core) {
-        for observer in core.observers.values where observer.commands { observer.continuation.yield(.command(progress)) }
+        runner.withCore { $0.tell(CommandProgress(id: id, intent: intent, targets: outcome.targets, stage: stage)) }
     }
 }

@@ -27,10 +27,9 @@ extension VehicleController {
     func wait(for condition: HeadUnit.Condition, timeout: Duration) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let now = clock.now
-            let holds = core.withLock { core -> Bool in
+            let holds = runner.scheduling { core -> Bool in
                 guard let token = core.unit.wait(for: condition, timeout: timeout, at: now) else { return true }
-                core.conditionWaits[token] = continuation
-                armTimer(&core)
+                core.conditionWaits.insert(continuation, for: token)
                 return false
             }
             if holds { continuation.resume(returning: true) }
@@ -42,7 +41,7 @@ extension VehicleController {
     /// pending comes before the status frames that confirm it).
     public func events(commands: Bool = false) -> AsyncStream<VehicleEvent> {
         let (stream, continuation) = AsyncStream<VehicleEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
-        let id = core.withLock { core in
+        let id = runner.withCore { core in
             let id = core.makeID()
             core.observers[id] = Observer(continuation: continuation, commands: commands)
             return id
@@ -51,5 +50,5 @@ extension VehicleController {
         return stream
     }
 
-    func removeObserver(_ id: Int) { _ = core.withLock { $0.observers.removeValue(forKey: id) } }
+    func removeObserver(_ id: Int) { _ = runner.withCore { $0.observers.removeValue(forKey: id) } }
 }

@@ -49,9 +49,9 @@ public struct CommandProgress: Sendable {
 /// It keeps the live vehicle state from trusted status frames, sends commands and
 /// reports success only when status frames confirm them.
 ///
-/// The runner owns what the machine must not: one lock around the machine, one timer
-/// (sleeping until the machine's next deadline), the continuations of the tasks that
-/// wait, the observers, and the port. Every decision is the machine's. Frames are
+/// The runner owns what the machine must not: the continuations of the tasks that wait,
+/// the observers and the port, beside the machine in a `MachineRunner` (one lock, one
+/// timer at the machine's next deadline). Every decision is the machine's. Frames are
 /// handled on the thread that delivers them (the in-process bus, SocketCAN's reader
 /// thread); continuations are resumed and streams finished outside the lock. A command
 /// whose confirmation arrived while it was being sent (the in-process simulated vehicle
@@ -73,7 +73,7 @@ public final class VehicleController: Sendable {
     /// Command messages with a period: consecutive frames of one (a request held) go
     /// out that far apart.
     let pacing: [CANID: Duration]
-    let core: Mutex<Core>
+    let runner: MachineRunner<Core>
 
     struct Observer {
         var continuation: AsyncStream<VehicleEvent>.Continuation
@@ -82,7 +82,7 @@ public final class VehicleController: Sendable {
 
     /// What to do once the lock is released: a continuation to resume, frames to send
     /// (a send may deliver to this controller at once, which takes the lock).
-    enum Wake {
+    enum Wake: Sendable {
         case command(CheckedContinuation<Void, Never>)
         case condition(CheckedContinuation<Bool, Never>, Bool)
         case send([CANFrame])
@@ -98,7 +98,7 @@ public final class VehicleController: Sendable {
                     // A cyclic idle frame: a failed one is the next cycle's to retry.
                     guard case let .sent(sent) = port.send(frame) else { continue }
                     let now = clock.now
-                    core.withLock { core in
+                    runner.withCore { core in
                         core.unit.recordSent(sent)
                         core.unit.cyclicFrameSent(frame.id, at: now)
                     }
@@ -107,24 +107,56 @@ public final class VehicleController: Sendable {
         }
     }
 
-    /// The machine and what runs it, behind the one lock.
-    struct Core {
+    /// The machine and what runs it, behind the runner's one lock.
+    struct Core: RunnableCore {
         var unit: HeadUnit
         /// Tasks waiting for a command's outcome or a wait's end, by the machine's token.
-        var commandWaits: [HeadUnit.Token: CheckedContinuation<Void, Never>] = [:]
-        var conditionWaits: [HeadUnit.Token: CheckedContinuation<Bool, Never>] = [:]
+        var commandWaits = Continuations<HeadUnit.Token, Void>()
+        var conditionWaits = Continuations<HeadUnit.Token, Bool>()
         /// Observers (Monitor, the power-level updates): each gets the state changes with
         /// their frame, and commands in flight if it asked for them.
         var observers: [Int: Observer] = [:]
         var nextID = 0
-        /// The one timer: it sleeps until the machine's next deadline, then expires what is due.
-        var timer = DeadlineTimer()
         var started = false
         var readerFinished = false
 
         mutating func makeID() -> Int {
             defer { nextID += 1 }
             return nextID
+        }
+
+        var nextDeadline: ContinuousClock.Instant? { unit.nextDeadline }
+
+        mutating func expire(at now: ContinuousClock.Instant) -> [Wake] { dispatch(unit.expire(at: now)) }
+
+        /// Acts on the machine's events: observers told (under the lock, so they hear
+        /// everything in order), waiting tasks collected to be woken after it.
+        mutating func dispatch(_ events: [HeadUnit.Event]) -> [Wake] {
+            var wakes: [Wake] = []
+            for event in events {
+                switch event {
+                case let .changed(change):
+                    for observer in observers.values { observer.continuation.yield(.changed(change)) }
+                case let .commandSettled(token):
+                    if let continuation = commandWaits.remove(token) { wakes.append(.command(continuation)) }
+                case let .waitEnded(token, met):
+                    if let continuation = conditionWaits.remove(token) { wakes.append(.condition(continuation, met)) }
+                case let .send(frames):
+                    wakes.append(.send(frames))
+                case let .appliedLate(application):
+                    guard observers.values.contains(where: \.commands) else { break }
+                    let id = application.origin?.id ?? makeID()
+                    tell(
+                        CommandProgress(id: id, intent: application.origin?.intent, targets: application.targets, stage: .appliedLate(after: application.after))
+                    )
+                }
+            }
+            return wakes
+        }
+
+        /// A command's progress, to the observers that want commands.
+        func tell(_ progress: CommandProgress) {
+            for observer in observers.values where observer.commands { observer.continuation.yield(.command(progress)) }
         }
     }
 
@@ -146,12 +178,13 @@ public final class VehicleController: Sendable {
             if let message = profile.database.message(named: name), let cycle = profile.cycleTime(of: message) { pacing[message.canID] = cycle }
         }
         self.pacing = pacing
-        self.core = Mutex(Core(unit: unit))
+        self.runner = MachineRunner(Core(unit: unit), clock: clock)
+        runner.onExpired { [weak self] wakes in self?.fire(wakes) }
     }
 
     /// Starts reading the bus: the port hands every frame to the machine on its thread.
     public func start() {
-        let first = core.withLock { core -> Bool in
+        let first = runner.withCore { core -> Bool in
             guard !core.started else { return false }
             core.started = true
             return true
@@ -163,26 +196,23 @@ public final class VehicleController: Sendable {
                 frames: { [weak self] batch in self?.handle(batch) },
                 finished: { [weak self] in self?.readerEnded() }))
         let now = clock.now
-        core.withLock { core in
-            core.unit.startCyclicSending(at: now)
-            armTimer(&core)
-        }
+        runner.scheduling { core in core.unit.startCyclicSending(at: now) }
     }
 
-    func readerEnded() { core.withLock { $0.readerFinished = true } }
+    func readerEnded() { runner.withCore { $0.readerFinished = true } }
 
     /// The controller reads the bus: started, and its port has not ended its frames.
     /// Answering at all shows the controller's lock is not wedged (the systemd watchdog asks).
-    public var isReading: Bool { core.withLock { $0.started && !$0.readerFinished } }
+    public var isReading: Bool { runner.withCore { $0.started && !$0.readerFinished } }
 
     /// Ends every command and wait in flight (`vehicleUnreachable`, unmet), the
     /// observers' streams, the timer and the reader.
     public func stop() {
-        let (wakes, observers) = core.withLock { core in
-            let wakes = dispatch(core.unit.stop(), &core)
+        // Stopped, the machine has no deadline: the runner's timer is cancelled.
+        let (wakes, observers) = runner.scheduling { core in
+            let wakes = core.dispatch(core.unit.stop())
             let observers = core.observers.values.map(\.continuation)
             core.observers.removeAll()
-            core.timer.cancel()
             core.started = false
             return (wakes, observers)
         }
@@ -193,7 +223,7 @@ public final class VehicleController: Sendable {
     /// A frame from the bus, on the thread that delivered it.
     func handle(_ received: ReceivedFrame) {
         let now = clock.now
-        let wakes = core.withLock { core in dispatch(core.unit.receive(received, at: now), &core) }
+        let wakes = runner.withCore { core in core.dispatch(core.unit.receive(received, at: now)) }
         fire(wakes)
     }
 
@@ -201,111 +231,69 @@ public final class VehicleController: Sendable {
     /// arrived within the same wake-up).
     func handle(_ batch: [ReceivedFrame]) {
         let now = clock.now
-        let wakes = core.withLock { core in
+        let wakes = runner.withCore { core in
             var wakes: [Wake] = []
-            for received in batch { wakes += dispatch(core.unit.receive(received, at: now), &core) }
+            for received in batch { wakes += core.dispatch(core.unit.receive(received, at: now)) }
             return wakes
         }
         fire(wakes)
     }
 
-    /// Acts on the machine's events: observers told (under the lock, so they hear
-    /// everything in order), waiting tasks collected to be woken after it.
-    func dispatch(_ events: [HeadUnit.Event], _ core: inout Core) -> [Wake] {
-        var wakes: [Wake] = []
-        for event in events {
-            switch event {
-            case let .changed(change):
-                for observer in core.observers.values { observer.continuation.yield(.changed(change)) }
-            case let .commandSettled(token):
-                if let continuation = core.commandWaits.removeValue(forKey: token) { wakes.append(.command(continuation)) }
-            case let .waitEnded(token, met):
-                if let continuation = core.conditionWaits.removeValue(forKey: token) { wakes.append(.condition(continuation, met)) }
-            case let .send(frames):
-                wakes.append(.send(frames))
-            case let .appliedLate(application):
-                guard core.observers.values.contains(where: \.commands) else { break }
-                let id = application.origin?.id ?? core.makeID()
-                let progress = CommandProgress(
-                    id: id, intent: application.origin?.intent, targets: application.targets, stage: .appliedLate(after: application.after))
-                Self.tell(progress, &core)
-            }
-        }
-        return wakes
-    }
-
-    /// Makes sure the timer wakes by the machine's next deadline.
-    func armTimer(_ core: inout Core) {
-        core.timer.arm(for: core.unit.nextDeadline, on: clock) { [weak self] arming in self?.timerFired(arming) }
-    }
-
-    /// Expires what is due, then sleeps until the next deadline.
-    func timerFired(_ arming: Int) {
-        let now = clock.now
-        let wakes = core.withLock { core -> [Wake] in
-            guard core.timer.claim(arming) else { return [] }
-            let wakes = dispatch(core.unit.expire(at: now), &core)
-            armTimer(&core)
-            return wakes
-        }
-        fire(wakes)
-    }
-
-    public var currentState: VehicleState { core.withLock { $0.unit.state } }
+    public var currentState: VehicleState { runner.withCore { $0.unit.state } }
 
     /// The state and whether the vehicle is reachable, read together.
     public func snapshot() -> (state: VehicleState, reachable: Bool) {
         let now = clock.now
-        return core.withLock { ($0.unit.state, $0.unit.isReachable(at: now)) }
+        return runner.withCore { ($0.unit.state, $0.unit.isReachable(at: now)) }
     }
 
     /// The state and its version, which changes whenever the state does (the service
     /// serializes the state once per version).
     public func versionedState() -> (state: VehicleState, version: Int) {
-        core.withLock { ($0.unit.state, $0.unit.stateVersion) }
+        runner.withCore { ($0.unit.state, $0.unit.stateVersion) }
     }
 
     /// The wall-clock stamp of the newest trusted status frame of a message that carries
     /// a property `carries` accepts (GetCarPowerLevelStatus' `dateOfLastStateUpdate`);
     /// nil before the first.
     public func newestStatusStamp(carrying carries: (PropertyKey) -> Bool) -> CandumpTimestamp? {
-        core.withLock { $0.unit.newestStatusStamp(carrying: carries) }
+        runner.withCore { $0.unit.newestStatusStamp(carrying: carries) }
     }
 
     /// Frames from the vehicle's IDs that failed their protection check (wrong CRC,
     /// repeated or skipped alive counter): GetState's `bus.untrustedFrames`.
-    public var untrustedFrames: Int { core.withLock { $0.unit.untrustedFrames } }
+    public var untrustedFrames: Int { runner.withCore { $0.unit.untrustedFrames } }
 
     /// The latest untrusted frame (for the log): the message and why, nil before the first.
-    public var lastUntrustedFrame: String? { core.withLock { $0.unit.lastUntrustedFrame } }
+    public var lastUntrustedFrame: String? { runner.withCore { $0.unit.lastUntrustedFrame } }
 
     /// Commands the vehicle applied after they had timed out, and the newest of them,
     /// for people (the daemon logs them).
-    public var lateApplications: Int { core.withLock { $0.unit.lateApplications } }
-    public var lastLateApplication: String? { core.withLock { $0.unit.lastLateApplication } }
+    public var lateApplications: Int { runner.withCore { $0.unit.lateApplications } }
+    public var lastLateApplication: String? { runner.withCore { $0.unit.lastLateApplication } }
     /// Why the properties whose last status carried no value are unknown (`HeadUnit.unreadable`).
-    public var unreadable: [PropertyKey: String] { core.withLock { $0.unit.unreadable } }
+    public var unreadable: [PropertyKey: String] { runner.withCore { $0.unit.unreadable } }
 
     /// Every CAN ID the bus carried since the controller started, in ID order, and the
     /// seconds since then read with the counts (a client's rates: Δframes / Δuptime).
     public func traffic() -> (messages: [MessageTraffic], uptime: Duration) {
-        let messages = core.withLock { $0.unit.busTraffic }
+        let messages = runner.withCore { $0.unit.busTraffic }
         return (messages, clock.now - createdAt)
     }
 
     /// Commands sent and still waiting for their confirmation (0 when idle: nothing is
     /// left pending after every `apply` returned).
-    public var pendingCommands: Int { core.withLock { $0.unit.commandCount } }
+    public var pendingCommands: Int { runner.withCore { $0.unit.commandCount } }
 
     /// The interface's name while its CAN controller is bus-off (the port's health), else nil.
     public var busOffInterface: String? { port.health().state == .busOff ? port.interface : nil }
 
     /// Waits for a condition in progress (`waitUntilReachable`, ...).
-    var waitsInProgress: Int { core.withLock { $0.unit.waitCount } }
+    var waitsInProgress: Int { runner.withCore { $0.unit.waitCount } }
 
     /// True when a trusted status frame arrived within `unreachableAfterCycles` cycle times.
     public var isReachable: Bool {
         let now = clock.now
-        return core.withLock { $0.unit.isReachable(at: now) }
+        return runner.withCore { $0.unit.isReachable(at: now) }
     }
 }

@@ -17,26 +17,24 @@ public final class SimulatedVehicleNode: Sendable {
     private let port: any CANPort
     /// The simulation's time (a `ScenarioRunner` on the node sleeps on it too).
     let clock: any MonotonicClock
-    private let core: Mutex<Core>
+    /// The simulation and its timer, behind one lock.
+    private let runner: MachineRunner<Core>
     /// Frames received while another thread was simulating: that thread simulates them
     /// too before it returns, so a sender never waits (or spins) on a busy vehicle.
     private let inbox = Mutex(Inbox())
-    /// Who hears of every command the vehicle applied (`appliedCommands()`).
-    private let appliedObservers = Mutex<[Int: AsyncStream<String>.Continuation]>([:])
-    private let nextObserver = Atomic<Int>(0)
 
     private struct Inbox {
         var frames: [ReceivedFrame] = []
         var busy = false
     }
 
-    /// Everything mutable, behind one lock. The lock is held while the simulation's
-    /// frames are sent, so that frames leave in the order the simulation made them (an E2E
-    /// alive counter that overtook its predecessor would look like a lost frame).
-    private struct Core {
+    /// Everything mutable. The lock is held while the simulation's frames are sent, so
+    /// that frames leave in the order the simulation made them (an E2E alive counter that
+    /// overtook its predecessor would look like a lost frame).
+    private struct Core: RunnableCore {
         var simulation: VehicleSimulation
+        let port: any CANPort
         var start: ContinuousClock.Instant?
-        var timer = DeadlineTimer()
         var running = false
         /// The port hands frames to the node (once per port) ...
         var attached = false
@@ -44,29 +42,61 @@ public final class SimulatedVehicleNode: Sendable {
         var waiting: CheckedContinuation<Void, Never>?
         var stopRequested = false
         var portClosed = false
+        /// Who hears of every command the vehicle applied (`appliedCommands()`).
+        var appliedObservers: [Int: AsyncStream<String>.Continuation] = [:]
+        var nextObserver = 0
+
+        /// The simulation's time at `now`: since the first `run()` (what fault windows count from).
+        func elapsed(at now: ContinuousClock.Instant) -> Duration {
+            guard let start else { return .zero }
+            return now - start
+        }
+
+        /// The simulation's next deadline while running (woken early, `tick` catches up).
+        var nextDeadline: ContinuousClock.Instant? {
+            guard running, let start else { return nil }
+            return simulation.nextDeadline.map { start.advanced(by: $0) }
+        }
+
+        /// Runs what is due: the frames are sent under the lock, the observers told.
+        mutating func expire(at now: ContinuousClock.Instant) {
+            guard running else { return }
+            send(simulation.tick(at: elapsed(at: now)))
+        }
+
+        /// Sends `frames` in order (the in-process bus delivers them before this returns),
+        /// then tells the observers what the vehicle applied. A frame the port refuses
+        /// (closed, interface down, its queue full) is lost, as on a real bus.
+        mutating func send(_ frames: [CANFrame]) {
+            for frame in frames { port.send(frame) }
+            guard simulation.tracksApplied else { return }
+            let applied = simulation.drainApplied()
+            for message in applied { for observer in appliedObservers.values { observer.yield(message) } }
+        }
     }
 
     public init(simulation: VehicleSimulation, port: any CANPort, clock: any MonotonicClock = Timekeeper.loop) {
         self.port = port
         self.clock = clock
-        self.core = Mutex(Core(simulation: simulation))
+        self.runner = MachineRunner(Core(simulation: simulation, port: port), clock: clock)
     }
 
     public func run() async {
-        let begun = core.withLock { core -> Bool in
+        let now = clock.now
+        let begun = runner.withCore { core -> Bool in
             guard !core.running else { return false }
             core.running = true
             core.stopRequested = false
-            if core.start == nil { core.start = clock.now }
+            if core.start == nil { core.start = now }
             return true
         }
         guard begun else { return }
         // Receiving before the first frames: whoever hears them can command at once.
         attach()
-        fire()
+        runDue()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let stopNow = core.withLock { core -> Bool in
+                let stopNow = runner.withCore { core -> Bool in
                     if core.stopRequested || core.portClosed { return true }
                     core.waiting = continuation
                     return false
@@ -76,10 +106,8 @@ public final class SimulatedVehicleNode: Sendable {
         } onCancel: {
             stopWaiting()
         }
-        core.withLock { core in
-            core.running = false
-            core.timer.cancel()
-        }
+        // Not running, nothing is timed: the runner's timer is cancelled.
+        runner.scheduling { $0.running = false }
     }
 
     /// `run()` in a task of its own that starts on the clock's thread (`Timekeeper.loop`'s,
@@ -89,51 +117,51 @@ public final class SimulatedVehicleNode: Sendable {
         Task(executorPreference: clock.executor) { await self.run() }
     }
 
-    public func state() -> VehicleState { core.withLock { $0.simulation.state } }
+    public func state() -> VehicleState { runner.withCore { $0.simulation.state } }
 
     public func setFaults(_ plan: FaultPlan) {
-        core.withLock { core in
-            core.simulation.setFaults(plan)
-            schedule(&core)
-        }
+        runner.scheduling { $0.simulation.setFaults(plan) }
     }
 
-    public func statistics() -> SimulationStatistics { core.withLock { $0.simulation.statistics } }
+    public func statistics() -> SimulationStatistics { runner.withCore { $0.simulation.statistics } }
 
     /// The faults still in force (count-limited rules count down and disappear).
-    public func faults() -> FaultPlan { core.withLock { $0.simulation.faults } }
+    public func faults() -> FaultPlan { runner.withCore { $0.simulation.faults } }
 
     /// The log entries since the last call (what the vehicle applied, rejected, ignored).
-    public func drainLog() -> [SimulationLogEntry] { core.withLock { $0.simulation.drainLog() } }
+    public func drainLog() -> [SimulationLogEntry] { runner.withCore { $0.simulation.drainLog() } }
 
     /// Sets values from outside the command path (see `VehicleSimulation.override`).
     public func override(_ values: [PropertyKey: PropertyValue]) {
-        core.withLock { core in
-            let out = core.simulation.override(values, at: elapsed(core))
-            send(out, &core)
-            schedule(&core)
+        let now = clock.now
+        runner.scheduling { core in
+            let out = core.simulation.override(values, at: core.elapsed(at: now))
+            for frame in out { port.send(frame) }
         }
     }
 
     /// Plugs the car in, unplugs it, drives or stops it (see `VehicleSimulation.setDriveState`).
     public func setDriveState(_ drive: DriveState) throws(DriveStateError) {
-        try core.withLock { (core) throws(DriveStateError) in
-            let out = try core.simulation.setDriveState(drive, at: elapsed(core))
-            send(out, &core)
-            schedule(&core)
+        let now = clock.now
+        try runner.scheduling { (core) throws(DriveStateError) in
+            let out = try core.simulation.setDriveState(drive, at: core.elapsed(at: now))
+            for frame in out { port.send(frame) }
         }
     }
 
-    public func driveState() -> DriveState { core.withLock { $0.simulation.drive } }
+    public func driveState() -> DriveState { runner.withCore { $0.simulation.drive } }
 
     /// The simulation's time: since the first `run()` (what fault windows count from).
-    public func elapsedTime() -> Duration { core.withLock { elapsed($0) } }
+    public func elapsedTime() -> Duration {
+        let now = clock.now
+        return runner.withCore { $0.elapsed(at: now) }
+    }
 
     // MARK: - Receiving
 
     /// Asks the port to hand its frames to the node (the first `run()` does).
     private func attach() {
-        let first = core.withLock { core -> Bool in
+        let first = runner.withCore { core -> Bool in
             defer { core.attached = true }
             return !core.attached
         }
@@ -167,17 +195,15 @@ public final class SimulatedVehicleNode: Sendable {
     }
 
     private func simulate(_ received: ReceivedFrame) {
-        core.withLock { core in
+        let now = clock.now
+        runner.scheduling { core in
             guard core.running else { return }
-            let out = core.simulation.receive(received.frame, at: elapsed(core))
-            send(out, &core)
-            publishApplied(&core)
-            schedule(&core)
+            core.send(core.simulation.receive(received.frame, at: core.elapsed(at: now)))
         }
     }
 
     private func portFinished() {
-        let waiting = core.withLock { core in
+        let waiting = runner.withCore { core in
             core.portClosed = true
             return core.waiting.take()
         }
@@ -185,78 +211,32 @@ public final class SimulatedVehicleNode: Sendable {
     }
 
     private func stopWaiting() {
-        let waiting = core.withLock { core in
+        let waiting = runner.withCore { core in
             core.stopRequested = true
             return core.waiting.take()
         }
         waiting?.resume()
     }
 
-    // MARK: - Timer
-
-    private func elapsed(_ core: Core) -> Duration {
-        guard let start = core.start else { return .zero }
-        return clock.now - start
-    }
-
     /// The name of each command message the vehicle applies from now on (a delayed one
     /// when it is applied), in order: what a scenario's `afterCommand` events wait for.
     public func appliedCommands() -> AsyncStream<String> {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let id = nextObserver.add(1, ordering: .relaxed).oldValue
-        appliedObservers.withLock { $0[id] = continuation }
-        core.withLock { $0.simulation.tracksApplied = true }
-        continuation.onTermination = { [weak self] _ in _ = self?.appliedObservers.withLock { $0.removeValue(forKey: id) } }
+        let id = runner.withCore { core in
+            defer { core.nextObserver += 1 }
+            core.appliedObservers[core.nextObserver] = continuation
+            core.simulation.tracksApplied = true
+            return core.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.runner.withCore { $0.appliedObservers.removeValue(forKey: id) } }
         return stream
-    }
-
-    /// Hands the commands just applied to the observers (in the simulation's order: the
-    /// node's lock is held).
-    private func publishApplied(_ core: inout Core) {
-        guard core.simulation.tracksApplied else { return }
-        let applied = core.simulation.drainApplied()
-        guard !applied.isEmpty else { return }
-        let observers = appliedObservers.withLock { Array($0.values) }
-        for message in applied { for observer in observers { observer.yield(message) } }
     }
 
     /// Runs what is due by the clock now, on the caller's thread (frames sent before it
     /// returns). The timer does this by itself; a test on a manual clock calls it after
     /// moving the clock, so the vehicle keeps pace with virtual time without a task hop.
-    public func runDue() { fire() }
-
-    /// Runs `tick` and re-arms the timer.
-    private func fire() {
-        core.withLock { core in
-            guard core.running else { return }
-            let out = core.simulation.tick(at: elapsed(core))
-            send(out, &core)
-            publishApplied(&core)
-            schedule(&core)
-        }
-    }
-
-    /// The timer's wake-up: `fire` unless a later arming replaced it.
-    private func timerFired(_ arming: Int) {
-        guard core.withLock({ $0.timer.claim(arming) }) else { return }
-        fire()
-    }
-
-    /// Makes sure the timer wakes by the simulation's next deadline (it catches up when
-    /// woken early: `tick` runs what is due).
-    private func schedule(_ core: inout Core) {
-        guard core.running, let start = core.start else { return }
-        core.timer.arm(for: core.simulation.nextDeadline.map { start.advanced(by: $0) }, on: clock) { [weak self] arming in
-            self?.timerFired(arming)
-        }
-    }
-
-    // MARK: - Sending
-
-    /// Sends `frames` in order, under the lock (the in-process bus delivers them before
-    /// this returns). A frame the port refuses (closed, interface down, its queue full) is
-    /// lost, as on a real bus.
-    private func send(_ frames: [CANFrame], _ core: inout Core) {
-        for frame in frames { port.send(frame) }
+    public func runDue() {
+        let now = clock.now
+        runner.scheduling { $0.expire(at: now) }
     }
 }
