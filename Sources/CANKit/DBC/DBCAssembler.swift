@@ -67,7 +67,11 @@ struct DBCAssembler {
         let frameFormat = try frameFormatDefinition()
         var unreadable = declarations.unreadableMessages
         var messages: [DBCMessage] = []
+        // Every message's name by its frame ID, readable or not: what the unmatched
+        // statements below name.
+        var messageNames: [UInt64: String] = [:]
         for raw in declarations.messages {
+            messageNames[raw.frameIDDBC] = raw.name
             // Signals not assigned to any message; cantools discards them too.
             if raw.name == "VECTOR__INDEPENDENT_SIG_MSG" { continue }
             do throws(DBCParseError) {
@@ -80,8 +84,6 @@ struct DBCAssembler {
             }
         }
         // What is left names a signal its message does not have, or a frame no message has.
-        var messageNames: [UInt64: String] = [:]
-        for raw in declarations.messages { messageNames[raw.frameIDDBC] = raw.name }
         func unmatched(_ statement: String, _ signal: String, _ frameID: UInt64) -> String {
             guard let message = messageNames[frameID] else { return "\(statement) for '\(signal)' names frame \(frameID), which no message has; ignored" }
             return "\(statement) for '\(signal)' in frame \(frameID): message \(message) has no signal '\(signal)'; ignored"
