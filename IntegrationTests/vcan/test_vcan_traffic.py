@@ -22,16 +22,49 @@ def stamp(line):
     return float(line.split()[0].strip("()"))
 
 
+def traffic(rig):
+    return {m["id"]: m for m in rig.call("GetBusTraffic")["messages"]}
+
+
+def settled(rig, statuses):
+    """The counts stand still across two readings and each status's last frame is the
+    last one candump wrote."""
+    first = traffic(rig)
+    time.sleep(0.2)
+    second = traffic(rig)
+    if first != second:
+        return False
+    seen = candump_lines(rig)
+    for status in statuses:
+        frames = [line for _, frame_id, line in seen if frame_id == status]
+        if not frames or second[status].get("lastFrame") != frames[-1]:
+            return False
+    return True
+
+
+def wait_for(condition, seconds=20):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def test_bus_traffic_is_what_candump_saw(rig_factory):  # noqa: F811
     rig = rig_factory("sedan")
     before = {m["id"]: m for m in rig.call("GetBusTraffic")["messages"]}
     level = 1 if rig.call("GetState")["state"]["seat.frontLeft.heating"] != 1 else 2
     reply = rig.perform({"intent": "SetSeatSettingsInCar", "parameters": {"enableHeating": True, "seat": "driver", "level": level}})
     assert reply["response"]["code"] == "success", reply
-    time.sleep(1.0)
+    statuses = ("400", "410", "420", "430", "440")
+    # Each status message again after the first reading (waited for, not slept: a loaded
+    # host may take longer than a cycle).
+    assert wait_for(lambda: all(traffic(rig)[status]["received"] > before[status]["received"] for status in statuses)), traffic(rig)
     rig.ecu.stop()  # the bus falls quiet: the counts stand still
-    time.sleep(0.5)
-    after = {m["id"]: m for m in rig.call("GetBusTraffic")["messages"]}
+    # Once quiet, the daemon's counts and candump's capture settle on the same last frames.
+    assert wait_for(lambda: settled(rig, statuses)), (traffic(rig), candump_lines(rig)[-5:])
+    after = traffic(rig)
     seen = candump_lines(rig)
     command = after["310"]
     assert command["name"] == "SeatCommand" and command["received"] == 0 and "lastFrame" not in command
