@@ -3,16 +3,16 @@
 /// while synchronous work holds it). The runner keeps it inside its lock. The task calls
 /// back with the arming it belongs to, and the runner `claim`s it under the lock: a
 /// wake-up that a later arming or `cancel` replaced does nothing.
-struct DeadlineTimer: Sendable {
+@usableFromInline struct DeadlineTimer: Sendable {
     private var task: Task<Void, Never>?
     private var deadline: ContinuousClock.Instant?
     private var arming = 0
 
-    init() {}
+    @usableFromInline init() {}
 
     /// Wakes by `next`. A timer already armed to wake by then stays: waking early finds
     /// nothing due, and the runner arms again for what is. nil leaves the timer as it is.
-    mutating func arm(
+    @usableFromInline mutating func arm(
         for next: ContinuousClock.Instant?, on clock: any MonotonicClock, _ wake: @escaping @Sendable (_ arming: Int) -> Void
     ) {
         guard let next else { return }
@@ -29,7 +29,7 @@ struct DeadlineTimer: Sendable {
 
     /// True when `arming`'s wake-up is the armed one, which is then spent: the runner acts
     /// on what is due and arms again.
-    mutating func claim(_ arming: Int) -> Bool {
+    @usableFromInline mutating func claim(_ arming: Int) -> Bool {
         guard arming == self.arming, task != nil else { return false }
         task = nil
         deadline = nil
@@ -37,7 +37,7 @@ struct DeadlineTimer: Sendable {
     }
 
     /// No wake-up any more, not even one already past its sleep.
-    mutating func cancel() {
+    @usableFromInline mutating func cancel() {
         task?.cancel()
         task = nil
         deadline = nil

@@ -18,14 +18,19 @@ public protocol RunnableCore: Sendable {
 /// machine on the thread that delivers them, through `withCore` or `scheduling`; the
 /// timer runs `expire` on the clock's executor and hands what is left to `deliver`
 /// outside the lock.
+///
+/// Its accesses are `@inlinable`: specialized in the owner's module, a lock costs what a
+/// `Mutex` of the owner's own would, not a generic call through type metadata.
 public final class MachineRunner<Core: RunnableCore>: Sendable {
     public let clock: any MonotonicClock
-    private let locked: Mutex<Locked>
+    @usableFromInline let locked: Mutex<Locked>
 
-    private struct Locked {
-        var core: Core
-        var timer = DeadlineTimer()
-        var deliver: (@Sendable (Core.Expired) -> Void)?
+    @usableFromInline struct Locked {
+        @usableFromInline var core: Core
+        @usableFromInline var timer = DeadlineTimer()
+        @usableFromInline var deliver: (@Sendable (Core.Expired) -> Void)?
+
+        @usableFromInline init(core: Core) { self.core = core }
     }
 
     public init(_ core: Core, clock: any MonotonicClock) {
@@ -41,13 +46,13 @@ public final class MachineRunner<Core: RunnableCore>: Sendable {
 
     /// Under the lock, the timer as it is: reads, and changes that bring no earlier
     /// deadline (a waking timer that finds nothing due just sleeps again).
-    public func withCore<Result, Failure: Error>(_ body: (inout Core) throws(Failure) -> Result) throws(Failure) -> Result {
+    @inlinable public func withCore<Result, Failure: Error>(_ body: (inout Core) throws(Failure) -> Result) throws(Failure) -> Result {
         try locked.withLock { (locked) throws(Failure) -> Result in try body(&locked.core) }
     }
 
     /// Under the lock, then the timer set for the machine's next deadline: armed to wake
     /// by it, or cancelled when there is none.
-    public func scheduling<Result, Failure: Error>(_ body: (inout Core) throws(Failure) -> Result) throws(Failure) -> Result {
+    @inlinable public func scheduling<Result, Failure: Error>(_ body: (inout Core) throws(Failure) -> Result) throws(Failure) -> Result {
         try locked.withLock { (locked) throws(Failure) -> Result in
             let result = try body(&locked.core)
             schedule(&locked)
@@ -55,7 +60,7 @@ public final class MachineRunner<Core: RunnableCore>: Sendable {
         }
     }
 
-    private func schedule(_ locked: inout Locked) {
+    @inlinable func schedule(_ locked: inout Locked) {
         guard let next = locked.core.nextDeadline else {
             locked.timer.cancel()
             return
@@ -64,7 +69,7 @@ public final class MachineRunner<Core: RunnableCore>: Sendable {
     }
 
     /// The timer's wake-up: expires what is due unless a later arming replaced it.
-    private func timerFired(_ arming: Int) {
+    @usableFromInline func timerFired(_ arming: Int) {
         let now = clock.now
         let expired = locked.withLock { locked -> (Core.Expired, (@Sendable (Core.Expired) -> Void))? in
             guard locked.timer.claim(arming) else { return nil }
@@ -79,16 +84,16 @@ public final class MachineRunner<Core: RunnableCore>: Sendable {
 /// Tasks waiting for the machine, by the token it gave: resumed with the value the
 /// machine's event carries.
 public struct Continuations<Token: Hashable & Sendable, Value: Sendable>: Sendable {
-    private var waiting: [Token: CheckedContinuation<Value, Never>] = [:]
+    @usableFromInline var waiting: [Token: CheckedContinuation<Value, Never>] = [:]
 
     public init() {}
 
-    public mutating func insert(_ continuation: CheckedContinuation<Value, Never>, for token: Token) {
+    @inlinable public mutating func insert(_ continuation: CheckedContinuation<Value, Never>, for token: Token) {
         waiting[token] = continuation
     }
 
     /// The task waiting for `token`, no longer waiting: its caller resumes it outside the lock.
-    public mutating func remove(_ token: Token) -> CheckedContinuation<Value, Never>? {
+    @inlinable public mutating func remove(_ token: Token) -> CheckedContinuation<Value, Never>? {
         waiting.removeValue(forKey: token)
     }
 

@@ -29,16 +29,21 @@ public struct IntentResponse: Sendable, Hashable {
     public var locked: Bool?
     /// ActivateCarSignal: the signals activated.
     public var signals: [CarSignal]?
-    /// GetCarPowerLevelStatus (empty for the other intents).
-    public var powerLevel: PowerLevel
     /// ListCars.
     public var cars: [Car]?
+    /// GetCarPowerLevelStatus (empty for the other intents).
+    public var powerLevel: PowerLevel {
+        get { powerLevelBox?.value ?? PowerLevel() }
+        set { powerLevelBox = newValue == PowerLevel() ? nil : PowerLevelBox(newValue) }
+    }
+    /// Out of line: a response passes through every phase by value, and only one intent
+    /// of twelve has a power level, the largest of its members.
+    private var powerLevelBox: PowerLevelBox?
 
     public init(code: IntentResponseCode, reason: String? = nil, detail: String? = nil) {
         self.code = code
         self.reason = reason
         self.detail = detail
-        powerLevel = PowerLevel()
     }
 
     public static func failure(_ reason: String, detail: String? = nil) -> IntentResponse {
@@ -64,4 +69,15 @@ public struct IntentResponse: Sendable, Hashable {
     /// The CAN controller is bus-off (confirm, or a send that met it): nothing is sent.
     public static let busOff = "busOff"
     public static let notResolved = "notResolved"
+}
+
+/// A power level, immutable and shared by the responses that copy it.
+private final class PowerLevelBox: Sendable, Hashable {
+    let value: PowerLevel
+
+    init(_ value: PowerLevel) { self.value = value }
+
+    static func == (a: PowerLevelBox, b: PowerLevelBox) -> Bool { a.value == b.value }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(value) }
 }

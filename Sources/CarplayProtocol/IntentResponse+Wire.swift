@@ -10,9 +10,11 @@ import VehicleKit
 extension IntentResponse {
     public var jsonValue: JSONValue {
         var object: [String: JSONValue] = ["code": .string(code.rawValue)]
-        for member in Self.members { member.write(self, &object) }
-        // Only GetCarPowerLevelStatus has a power level: the others skip its table.
-        if powerLevel != PowerLevel() {
+        for member in Self.common { member.write(self, &object) }
+        // Most responses are CarIntentResponse's alone: the intents' own members are
+        // written only when there are some.
+        if self != IntentResponse(code: code, reason: reason, detail: detail) {
+            for member in Self.own { member.write(self, &object) }
             for member in PowerLevel.members { member.write(powerLevel, &object) }
         }
         return .object(object)
@@ -21,21 +23,27 @@ extension IntentResponse {
     public init(json node: JSONNode) throws(JSONContentError) {
         let response = try node.object()
         self.init(code: try response.required("code").enumeration(IntentResponseCode.self, what: "response code"))
-        for member in Self.members { try member.read(&self, response) }
+        for member in Self.common + Self.own { try member.read(&self, response) }
         for member in PowerLevel.members { try member.read(&powerLevel, response) }
     }
 
-    static let members: [WireMember<IntentResponse>] = [
-        WireMember("reason", \.reason, .string),
-        WireMember("detail", \.detail, .string),
-        WireMember("profileNumber", \.profileNumber, .integer),
-        WireMember("profileName", \.profileName, .string),
-        WireMember("settings", \.settings, .integer),
-        WireMember("confirmed", \.confirmed, .list(.propertyKey)),
-        WireMember("failed", \.failed, .list(.propertyKey)),
-        WireMember("locked", \.locked, .bool),
-        WireMember("signals", \.signals, .list(.siriKitCase(CarSignal.self, what: "signal"))),
-        WireMember("cars", \.cars, .list(.car)),
+    /// CarIntentResponse's members beside `code`: every intent's response has them.
+    static let common: [WireMember<IntentResponse>] = [
+        WireMember("reason", { $0.reason }, { $0.reason = $1 }, .string),
+        WireMember("detail", { $0.detail }, { $0.detail = $1 }, .string),
+    ]
+
+    /// The members the intents' own response types add (SaveProfileInCarResponse, ...,
+    /// ListCarsResponse); GetCarPowerLevelStatusResponse's are `PowerLevel.members`.
+    static let own: [WireMember<IntentResponse>] = [
+        WireMember("profileNumber", { $0.profileNumber }, { $0.profileNumber = $1 }, .integer),
+        WireMember("profileName", { $0.profileName }, { $0.profileName = $1 }, .string),
+        WireMember("settings", { $0.settings }, { $0.settings = $1 }, .integer),
+        WireMember("confirmed", { $0.confirmed }, { $0.confirmed = $1 }, .list(.propertyKey)),
+        WireMember("failed", { $0.failed }, { $0.failed = $1 }, .list(.propertyKey)),
+        WireMember("locked", { $0.locked }, { $0.locked = $1 }, .bool),
+        WireMember("signals", { $0.signals }, { $0.signals = $1 }, .list(.siriKitCase(CarSignal.self, what: "signal"))),
+        WireMember("cars", { $0.cars }, { $0.cars = $1 }, .list(.car)),
     ]
 }
 
@@ -44,38 +52,43 @@ extension PowerLevel {
     public static let dateField = "dateOfLastStateUpdate"
 
     static let members: [WireMember<PowerLevel>] = [
-        WireMember("carIdentifier", \.carIdentifier, .string),
-        WireMember("fuelPercentRemaining", \.fuelPercentRemaining, .number),
-        WireMember("chargePercentRemaining", \.chargePercentRemaining, .number),
-        WireMember("distanceRemaining", \.distanceRemaining, .quantity),
-        WireMember("charging", \.charging, .bool),
-        WireMember("minutesToFull", \.minutesToFull, .integer),
-        WireMember("maximumDistance", \.maximumDistance, .quantity),
-        WireMember("distanceRemainingElectric", \.distanceRemainingElectric, .quantity),
-        WireMember("distanceRemainingFuel", \.distanceRemainingFuel, .quantity),
-        WireMember("maximumDistanceElectric", \.maximumDistanceElectric, .quantity),
-        WireMember("maximumDistanceFuel", \.maximumDistanceFuel, .quantity),
-        WireMember("consumptionFormulaArguments", \.consumptionFormulaArguments, .object),
-        WireMember("chargingFormulaArguments", \.chargingFormulaArguments, .object),
-        WireMember(dateField, \.dateOfLastStateUpdate, .string),
-        WireMember("activeConnector", \.activeConnector, .enumeration(ChargingConnectorType.self, what: "connector")),
-        WireMember("minimumBatteryCapacity", \.minimumBatteryCapacity, .quantity),
-        WireMember("currentBatteryCapacity", \.currentBatteryCapacity, .quantity),
-        WireMember("maximumBatteryCapacity", \.maximumBatteryCapacity, .quantity),
+        WireMember("carIdentifier", { $0.carIdentifier }, { $0.carIdentifier = $1 }, .string),
+        WireMember("fuelPercentRemaining", { $0.fuelPercentRemaining }, { $0.fuelPercentRemaining = $1 }, .number),
+        WireMember("chargePercentRemaining", { $0.chargePercentRemaining }, { $0.chargePercentRemaining = $1 }, .number),
+        WireMember("distanceRemaining", { $0.distanceRemaining }, { $0.distanceRemaining = $1 }, .quantity),
+        WireMember("charging", { $0.charging }, { $0.charging = $1 }, .bool),
+        WireMember("minutesToFull", { $0.minutesToFull }, { $0.minutesToFull = $1 }, .integer),
+        WireMember("maximumDistance", { $0.maximumDistance }, { $0.maximumDistance = $1 }, .quantity),
+        WireMember("distanceRemainingElectric", { $0.distanceRemainingElectric }, { $0.distanceRemainingElectric = $1 }, .quantity),
+        WireMember("distanceRemainingFuel", { $0.distanceRemainingFuel }, { $0.distanceRemainingFuel = $1 }, .quantity),
+        WireMember("maximumDistanceElectric", { $0.maximumDistanceElectric }, { $0.maximumDistanceElectric = $1 }, .quantity),
+        WireMember("maximumDistanceFuel", { $0.maximumDistanceFuel }, { $0.maximumDistanceFuel = $1 }, .quantity),
+        WireMember("consumptionFormulaArguments", { $0.consumptionFormulaArguments }, { $0.consumptionFormulaArguments = $1 }, .object),
+        WireMember("chargingFormulaArguments", { $0.chargingFormulaArguments }, { $0.chargingFormulaArguments = $1 }, .object),
+        WireMember(dateField, { $0.dateOfLastStateUpdate }, { $0.dateOfLastStateUpdate = $1 }, .string),
+        WireMember("activeConnector", { $0.activeConnector }, { $0.activeConnector = $1 }, .enumeration(ChargingConnectorType.self, what: "connector")),
+        WireMember("minimumBatteryCapacity", { $0.minimumBatteryCapacity }, { $0.minimumBatteryCapacity = $1 }, .quantity),
+        WireMember("currentBatteryCapacity", { $0.currentBatteryCapacity }, { $0.currentBatteryCapacity = $1 }, .quantity),
+        WireMember("maximumBatteryCapacity", { $0.maximumBatteryCapacity }, { $0.maximumBatteryCapacity = $1 }, .quantity),
     ]
 }
 
-/// One optional member of an object on the wire: absent when nil.
+/// One optional member of an object on the wire: absent when nil. Its value is got and
+/// set by closures, not a key path: a reply writes every member of the table, and a key
+/// path's projection costs far more than a closure's call (docs/BENCHMARKS.md).
 struct WireMember<Root>: Sendable {
     let write: @Sendable (Root, inout [String: JSONValue]) -> Void
     let read: @Sendable (inout Root, JSONObject) throws(JSONContentError) -> Void
 
-    init<Value>(_ name: String, _ path: WritableKeyPath<Root, Value?> & Sendable, _ codec: WireCodec<Value>) {
+    init<Value>(
+        _ name: String, _ get: @escaping @Sendable (Root) -> Value?, _ set: @escaping @Sendable (inout Root, Value) -> Void,
+        _ codec: WireCodec<Value>
+    ) {
         write = { root, object in
-            if let value = root[keyPath: path] { object[name] = codec.write(value) }
+            if let value = get(root) { object[name] = codec.write(value) }
         }
         read = { root, object throws(JSONContentError) in
-            if let node = object.optional(name) { root[keyPath: path] = try codec.read(node) }
+            if let node = object.optional(name) { set(&root, try codec.read(node)) }
         }
     }
 }
@@ -165,11 +178,11 @@ extension WireCodec where Value == Car {
 
 extension Car {
     static let members: [WireMember<Car>] = [
-        WireMember("make", \.make, .string),
-        WireMember("model", \.model, .string),
-        WireMember("year", \.year, .string),
-        WireMember("color", \.color, .string),
-        WireMember("headUnit", \.headUnit, .headUnit),
+        WireMember("make", { $0.make }, { $0.make = $1 }, .string),
+        WireMember("model", { $0.model }, { $0.model = $1 }, .string),
+        WireMember("year", { $0.year }, { $0.year = $1 }, .string),
+        WireMember("color", { $0.color }, { $0.color = $1 }, .string),
+        WireMember("headUnit", { $0.headUnit }, { $0.headUnit = $1 }, .headUnit),
     ]
 }
 
