@@ -158,7 +158,9 @@ class Carplayd:
         confirmed every one. The socket waits up to timeout (the gRPC deadline) or the
         backend's timeout."""
         wait = self.timeout if timeout is None else max(0.1, min(timeout, self.timeout))
+        log.info("actuate %s", targets)
         reply = self.call("Actuate", timeout=wait, targets=dict(targets))
+        log.info("actuated %s: the car confirmed after %s s", sorted(targets), reply.get("elapsed"))
         reported = reply.get("values") or {}
         for path, target in targets.items():
             if path in reported and reported[path] != target:

@@ -9,6 +9,11 @@ exactly one level, `**` any number of levels (zero or more). The databroker's ow
 
 import re
 
+from .errors import KuksaError
+
+# The databroker's limit on a requested path's length.
+MAX_REQUEST_PATH_LENGTH = 1000
+
 _SEGMENT = re.compile(r"^(\*\*|\*|[^.*\s:]+)$")
 
 
@@ -44,3 +49,16 @@ def matches(pattern, path):
 def select(pattern, paths):
     """The paths pattern matches, in their order."""
     return [path for path in paths if matches(pattern, path)]
+
+
+def length_error(path):
+    """The databroker's error for a path longer than it takes, or None."""
+    if len(path) > MAX_REQUEST_PATH_LENGTH:
+        return KuksaError("BadRequest", reason="The provided path is too long")
+    return None
+
+
+def check_length(path):
+    error = length_error(path)
+    if error is not None:
+        raise error

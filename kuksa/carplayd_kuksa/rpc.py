@@ -8,6 +8,7 @@ traceback.
 
 import functools
 import logging
+import threading
 
 import grpc
 
@@ -58,3 +59,20 @@ def unimplemented(name, why):
         context.abort(grpc.StatusCode.UNIMPLEMENTED, "%s is not served by carplayd-kuksa: %s" % (name, why))
     handler.__name__ = name
     return handler
+
+
+def changes(backend, context, wanted, lasting_ms=0):
+    """(first, values) for each Monitor reply on `wanted` while the caller listens: the
+    first holds every wanted value, each later one what changed. The Monitor ends when
+    the call does, or after lasting_ms when that is given (v2's filter)."""
+    subscription = backend.monitor(wanted)
+    context.add_callback(subscription.close)
+    if lasting_ms:
+        timer = threading.Timer(lasting_ms / 1000.0, subscription.close)
+        timer.daemon = True
+        timer.start()
+        context.add_callback(timer.cancel)
+    first = True
+    for changed in subscription:
+        yield first, changed
+        first = False

@@ -12,15 +12,11 @@ carplayd-kuksa keeps no actuator targets: the target view answers an error that 
 read the value (an actuation returns only when the car has it).
 """
 
-import logging
-
 from . import paths
 from . import values
 from .errors import KuksaError
-from .rpc import stream, unary
+from .rpc import changes, stream, unary
 
-log = logging.getLogger("carplayd-kuksa")
-MAX_REQUEST_PATH_LENGTH = 1000
 
 
 def make_servicer(stubs, backend, access, server_info):
@@ -78,8 +74,9 @@ def make_servicer(stubs, backend, access, server_info):
         chosen = []
         for request in requests:
             pattern = request.path
-            if len(pattern) > MAX_REQUEST_PATH_LENGTH:
-                errors.append((pattern, KuksaError("BadRequest", reason="The provided path is too long")))
+            too_long = paths.length_error(pattern)
+            if too_long is not None:
+                errors.append((pattern, too_long))
                 continue
             if not paths.valid(pattern):
                 errors.append((pattern, KuksaError("BadRequest", reason="Bad Wildcard Pattern Request: %r" % pattern)))
@@ -152,9 +149,7 @@ def make_servicer(stubs, backend, access, server_info):
                 raise KuksaError("BadRequest", reason="No updates given")
             if not failed:
                 try:
-                    log.info("set %s", targets)
-                    _, elapsed = backend.actuate(targets, timeout=context.time_remaining())
-                    log.info("set %s: the car confirmed after %s s", sorted(targets), elapsed)
+                    backend.actuate(targets, timeout=context.time_remaining())
                 except KuksaError as error:
                     if not error.per_entry():
                         raise
@@ -178,10 +173,7 @@ def make_servicer(stubs, backend, access, server_info):
             for path, fields in chosen:
                 fields_of.setdefault(path, set()).update(fields)
             wanted = list(fields_of)
-            subscription = backend.monitor(wanted)
-            context.add_callback(subscription.close)
-            first = True
-            for changed in subscription:
+            for first, changed in changes(backend, context, wanted):
                 updates = []
                 for path in wanted:
                     fields = fields_of[path]
@@ -193,7 +185,6 @@ def make_servicer(stubs, backend, access, server_info):
                     entry = data_entry(catalog, path, shown if first else shown & {"FIELD_PATH", "FIELD_VALUE"}, changed)
                     updates.append(pb.EntryUpdate(entry=entry, fields=[F.Value(name) for name in sorted(shown)
                                                                         if name in ("FIELD_VALUE", "FIELD_METADATA")]))
-                first = False
                 if updates:
                     yield pb.SubscribeResponse(updates=updates)
 

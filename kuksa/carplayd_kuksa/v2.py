@@ -10,17 +10,12 @@ refusal or failure is the status errors.TABLE gives it. The provider side of the
 the only provider, fed by the car.
 """
 
-import logging
-import threading
-
 from . import paths
 from . import values
 from .errors import KuksaError
-from .rpc import stream, unary, unimplemented
+from .rpc import changes, stream, unary, unimplemented
 
-log = logging.getLogger("carplayd-kuksa")
 MAX_BUFFER_SIZE = 1000  # the databroker's limit for Subscribe's buffer_size
-MAX_REQUEST_PATH_LENGTH = 1000
 
 
 def make_servicer(stubs, backend, access, server_info):
@@ -35,8 +30,7 @@ def make_servicer(stubs, backend, access, server_info):
                 raise KuksaError("BadRequest", reason="No SignalId provided")
             which = signal_id.WhichOneof("signal")
             if which == "path":
-                if len(signal_id.path) > MAX_REQUEST_PATH_LENGTH:
-                    raise KuksaError("BadRequest", reason="The provided path is too long")
+                paths.check_length(signal_id.path)
                 catalog.signal(signal_id.path)
                 return signal_id.path
             if which == "id":
@@ -66,9 +60,7 @@ def make_servicer(stubs, backend, access, server_info):
             return targets
 
         def _actuate(self, context, targets):
-            log.info("actuate %s", targets)
-            values_after, elapsed = backend.actuate(targets, timeout=context.time_remaining())
-            log.info("actuated %s: the car confirmed after %s s", sorted(targets), elapsed)
+            backend.actuate(targets, timeout=context.time_remaining())
 
         # ------------------------------------------------------------ reads
         @unary
@@ -96,17 +88,9 @@ def make_servicer(stubs, backend, access, server_info):
             if request.buffer_size > MAX_BUFFER_SIZE:
                 raise KuksaError("BadRequest", reason="Subscription buffer_size max allowed value is %d" % MAX_BUFFER_SIZE)
             catalog = backend.catalog()
-            subscription = backend.monitor(wanted)
-            context.add_callback(subscription.close)
-            if request.HasField("filter") and request.filter.duration_ms:
-                timer = threading.Timer(request.filter.duration_ms / 1000.0, subscription.close)
-                timer.daemon = True
-                timer.start()
-                context.add_callback(timer.cancel)
-            first = True
-            for changed in subscription:
+            lasting = request.filter.duration_ms if request.HasField("filter") else 0
+            for first, changed in changes(backend, context, wanted, lasting):
                 shown = wanted if first else [path for path in wanted if path in changed]
-                first = False
                 if not shown:
                     continue
                 points = self._datapoints(catalog, shown, changed)
@@ -120,8 +104,7 @@ def make_servicer(stubs, backend, access, server_info):
             catalog = backend.catalog()
             wanted = []
             for path in request.signal_paths:
-                if len(path) > MAX_REQUEST_PATH_LENGTH:
-                    raise KuksaError("BadRequest", reason="The provided path is too long")
+                paths.check_length(path)
                 catalog.signal(path)
                 permissions.check("read", path)
                 if path not in wanted:
