@@ -1,3 +1,4 @@
+import CarIntents
 import CarplayJSON
 import Varlink
 
@@ -33,6 +34,15 @@ public struct ErrorReply: Sendable, Hashable {
         varlinkError = error
         let members = try JSONNode(value: .object(error.parameters), file: error.name).object()
         self.error = try DeclaredError(name: error.name, members)
+    }
+
+    /// The InvalidParameter that carplayd answers a request its declarations refuse: what
+    /// a client that reads its request through the same declarations reports before
+    /// sending it.
+    public init(refusing error: IntentParseError) {
+        let (name, reason) = error.parameter
+        varlinkError = VarlinkError("\(CarplaydClient.vehicleInterface).InvalidParameter", ["parameter": .string(name), "reason": .string(reason)])
+        self.error = .vehicle(.invalidParameter(parameter: name, reason: reason))
     }
 }
 

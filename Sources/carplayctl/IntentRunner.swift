@@ -46,12 +46,13 @@ enum IntentRunner {
     }
 
     /// The intent as its declaration reads `parameters`: what is sent. A value the
-    /// declaration refuses is refused here, as the daemon would, before anything is sent.
+    /// declaration refuses is refused here with the daemon's own error (and `--json`
+    /// prints it as the daemon's), before anything is sent.
     static func typed(_ intent: IntentName, _ parameters: [String: JSONValue]) throws -> Intent {
         do {
             return try Intent(named: intent.rawValue, parameters: .object(parameters))
         } catch {
-            throw OperationFailure("invalid parameter \(error.parameter.name): \(error.parameter.reason)")
+            throw DaemonError(ErrorReply(refusing: error))
         }
     }
 

@@ -38,3 +38,24 @@ import Testing
         #expect(throws: UsageError.self) { try ParameterInput.parse(parameter: "seat", text: "trunk") }
     }
 }
+
+/// What carplayctl sends is the intent its declarations read; what they refuse is refused
+/// before sending, as the daemon's own InvalidParameter (text and `--json` alike).
+@Suite struct TypedRequestTests {
+    @Test func theRequestIsTheTypedIntent() throws {
+        let intent = try IntentRunner.typed(.setCarLockStatus, ["locked": true])
+        #expect(intent == .setCarLockStatus(SetCarLockStatusParameters(locked: true)))
+    }
+
+    @Test func aRefusedValueIsTheDaemonsError() {
+        do {
+            _ = try IntentRunner.typed(.setClimateSettingsInCar, ["fanSpeedPercentage": 120])
+            Issue.record("120 % was taken")
+        } catch let error as DaemonError {
+            #expect(error.description == "invalid parameter fanSpeedPercentage: expected a number 0…100, found 120")
+            #expect(error.json.objectValue?["error"] == "io.carplayd.Vehicle.InvalidParameter")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+}
