@@ -40,6 +40,17 @@ IFACE = os.environ.get("CARPLAYD_VCAN") or {"gw1": "vcan1"}.get(os.environ.get("
 PYTHON = sys.executable
 
 
+def wait_for(condition, seconds=20):
+    """Polls condition until it holds: waited for, not slept, however long a loaded host
+    takes; seconds bound a hang, not the speed."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.1)
+    return condition()
+
+
 def have_vcan():
     return subprocess.run(["ip", "link", "show", IFACE], capture_output=True).returncode == 0
 

@@ -15,7 +15,7 @@ import cantools
 import pytest
 import varlink
 
-from test_vcan import IFACE, REPO, Rig, rig_factory, vcan  # noqa: F401  (fixtures)
+from test_vcan import IFACE, REPO, Rig, rig_factory, vcan, wait_for  # noqa: F401  (fixtures)
 
 DBC = cantools.database.load_file(str(REPO / "VehicleProfiles" / "sedan" / "sedan.dbc"))
 SEAT_COMMAND = DBC.get_message_by_name("SeatCommand")
@@ -49,15 +49,6 @@ def set_heating(rig, level):
 def sent_frames(rig):
     """Frames carplayd sent so far, by its own count (GetBusTraffic)."""
     return sum(m["sent"] for m in rig.call("GetBusTraffic")["messages"])
-
-
-def wait_for(condition, seconds=10):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
 
 
 def seat_statuses_after(rig, moment):

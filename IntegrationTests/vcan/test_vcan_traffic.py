@@ -5,7 +5,7 @@ frames the daemon sent."""
 
 import time
 
-from test_vcan import Rig, rig_factory, vcan  # noqa: F401  (fixtures)
+from test_vcan import Rig, rig_factory, vcan, wait_for  # noqa: F401  (fixtures)
 
 
 def candump_lines(rig):
@@ -40,15 +40,6 @@ def settled(rig, statuses):
         if not frames or second[status].get("lastFrame") != frames[-1]:
             return False
     return True
-
-
-def wait_for(condition, seconds=20):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def test_bus_traffic_is_what_candump_saw(rig_factory):  # noqa: F811
