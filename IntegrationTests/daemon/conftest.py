@@ -64,6 +64,35 @@ def commanded(state):
     return {k: v for k, v in state.items() if not k.startswith(DRIFTING)}
 
 
+def wait_started(process, ready, what, waiting_for, output, timeout):
+    """Polls ready() until it returns something true, and returns that. The process
+    exiting first, or timeout passing, is an AssertionError naming `what` with output()."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = ready()
+        if found:
+            return found
+        if process.poll() is not None:
+            raise AssertionError("%s exited with %d while starting:\n%s" % (what, process.returncode, output()))
+        if time.monotonic() > deadline:
+            raise AssertionError("%s did not %s within %.0f s:\n%s" % (what, waiting_for, timeout, output()))
+        time.sleep(0.02)
+
+
+def stop_process(process, what, output, timeout):
+    """SIGTERM and the exit code (None if never started); one that outlives timeout is
+    killed and an AssertionError."""
+    if process is None or process.poll() is not None:
+        return process.returncode if process else None
+    process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise AssertionError("%s did not stop within %.0f s of SIGTERM:\n%s" % (what, timeout, output()))
+
+
 class Daemon:
     """One carplayd process on its own socket; stderr goes to a log file."""
 
@@ -101,14 +130,7 @@ class Daemon:
         log.close()
         Daemon.started.append(self)
         deadline = time.monotonic() + timeout
-        while True:
-            if self.process.poll() is not None:
-                raise AssertionError("carplayd exited with %d while starting:\n%s" % (self.process.returncode, self.stderr()))
-            if self.connectable():
-                break
-            if time.monotonic() > deadline:
-                raise AssertionError("carplayd did not listen on %s within %.0f s:\n%s" % (self.socket, timeout, self.stderr()))
-            time.sleep(0.02)
+        wait_started(self.process, self.connectable, "carplayd", "listen on %s" % self.socket, self.stderr, timeout)
         if wait_reachable:
             self.wait_complete(timeout=deadline - time.monotonic())
         return self
@@ -151,15 +173,7 @@ class Daemon:
 
     def stop(self, timeout=10.0):
         """SIGTERM; returns the exit code."""
-        if self.process is None or self.process.poll() is not None:
-            return self.process.returncode if self.process else None
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            raise AssertionError("carplayd did not stop within %.0f s of SIGTERM:\n%s" % (timeout, self.stderr()))
+        return stop_process(self.process, "carplayd", self.stderr, timeout)
 
     def kill(self):
         self.process.send_signal(signal.SIGKILL)

@@ -16,7 +16,6 @@ import os
 import pwd
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -90,31 +89,19 @@ class KuksaServer:
         self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd="/")
         log.close()
         KuksaServer.started.append(self)
-        deadline = time.monotonic() + timeout
-        while True:
-            text = self.log()
-            line = next((l for l in text.splitlines() if l.startswith("carplayd-kuksa: kuksa.val.v1 and kuksa.val.v2 on ")), None)
-            if line:
-                self.startup_line = line
-                port = re.search(r"tcp://[^ ]*:(\d+) ", line)
-                self.tcp_port = int(port.group(1)) if port else None
-                return self
-            if self.process.poll() is not None:
-                raise AssertionError("carplayd-kuksa exited with %d while starting:\n%s" % (self.process.returncode, text))
-            if time.monotonic() > deadline:
-                raise AssertionError("carplayd-kuksa printed no start-up line within %.0f s:\n%s" % (timeout, text))
-            time.sleep(0.05)
+
+        def startup_line():
+            prefix = "carplayd-kuksa: kuksa.val.v1 and kuksa.val.v2 on "
+            return next((line for line in self.log().splitlines() if line.startswith(prefix)), None)
+
+        self.startup_line = daemon_conftest.wait_started(
+            self.process, startup_line, "carplayd-kuksa", "print its start-up line", self.log, timeout)
+        port = re.search(r"tcp://[^ ]*:(\d+) ", self.startup_line)
+        self.tcp_port = int(port.group(1)) if port else None
+        return self
 
     def stop(self, timeout=30.0):
-        if self.process is None or self.process.poll() is not None:
-            return self.process.returncode if self.process else None
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            raise AssertionError("carplayd-kuksa did not stop within %.0f s of SIGTERM:\n%s" % (timeout, self.log()))
+        return daemon_conftest.stop_process(self.process, "carplayd-kuksa", self.log, timeout)
 
     def alive(self):
         return self.process is not None and self.process.poll() is None
