@@ -47,7 +47,12 @@ def test_climate_through_the_typed_method(sedan):
         raw = conn.call(INTERFACE + ".SetClimateSettingsInCar",
                         {"temperature": {"value": 22.0, "unit": "celsius"}, "climateZone": "driver"})
     assert set(raw["parameters"]) == {"resolutions", "response", "frames", "state"}
-    assert raw["parameters"]["state"]["climate"] == reply["state"]["climate"]
+    # The same settings both times; the cabin's reading moves toward the set point
+    # between the two calls (by 0.5 °C steps, further the longer a loaded host takes).
+    def settings(state):
+        return {key: value for key, value in state["climate"].items() if key != "cabinTemperature"}
+    assert settings(raw["parameters"]["state"]) == settings(reply["state"])
+    assert set(raw["parameters"]["state"]["climate"]) == set(reply["state"]["climate"])
 
 
 def test_phases_as_a_parameter(sedan):
